@@ -1,0 +1,47 @@
+# The only commands a newcomer needs: make demo, make test (and make, make lint, make bench).
+# Each installs what it is missing, so a fresh machine needs nothing else.
+
+SWIFT ?= swift
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+BIN := .build/release/cloudbackup
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev
+
+.PHONY: all build test lint bench demo deps venv clean
+
+all: build
+
+# System headers for the CCurl / COpenSSL targets; apt-get only when they are missing.
+deps:
+	@if [ ! -f /usr/include/curl/curl.h ] || [ ! -f /usr/include/openssl/evp.h ]; then \
+		echo "installing $(APT_PACKAGES)"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	fi
+
+# A project-local Python for the JSON Schema check, the emulator's tests and the bench peers.
+$(VENV)/.ready: Tests/requirements.txt
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/requirements.txt
+	touch $@
+
+venv: $(VENV)/.ready
+
+build: deps
+	$(SWIFT) build -c release --product cloudbackup
+
+test: deps venv
+	$(SWIFT) build --build-tests
+	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --parallel
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+bench: build
+	@echo "make bench: the benchmark arrives with the performance issue"
+
+demo: build venv
+	PYTHON=$(abspath $(PYTHON)) BIN=$(abspath $(BIN)) bash Examples/demo.sh
+
+clean:
+	rm -rf .build $(VENV)

@@ -1,0 +1,51 @@
+// swift-tools-version: 6.0
+// No package dependencies: SwiftPM cannot fetch here, and everything we need ships with the
+// toolchain or comes from the system (libcurl, OpenSSL) through system-library targets.
+import PackageDescription
+
+let package = Package(
+    name: "cloudbackup",
+    products: [
+        .library(name: "BackupKit", targets: ["BackupKit"]),
+        .executable(name: "cloudbackup", targets: ["cloudbackup"]),
+    ],
+    targets: [
+        // Pure: Foundation only, no C, no I/O beyond what a caller hands it.
+        .target(name: "BackupKit"),
+
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Atomic writes, size-capped reads and the profile lock, shared by OAuth's token
+        // store and the CLI.
+        .target(name: "LocalFiles"),
+        .target(name: "Networking", dependencies: ["CCurl"]),
+        .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "LocalFiles"]),
+        .target(name: "GoogleDrive", dependencies: ["Networking"]),
+        .target(
+            name: "CloudBackupCLI",
+            dependencies: ["BackupKit", "LocalFiles", "Networking", "OAuth", "GoogleDrive"]
+        ),
+        .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
+
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"]),
+        .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
+        .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
+        .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
+        .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
+        .testTarget(
+            name: "CloudBackupCLITests",
+            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,100 @@
+/// An instant in UTC, kept to the millisecond, as every stamp in a backup is.
+///
+/// Text form (SPEC §4b): `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, upper-case `T` and `Z`, years
+/// 2000…9999, no leap second, any number of fraction digits truncated to milliseconds,
+/// written back with exactly three.
+///
+///     Timestamp("2026-11-29T22:14:03.1209Z")!.description == "2026-11-29T22:14:03.120Z"
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var millisecondsSince1970: Int64
+
+    public static let years: ClosedRange<Int> = 2000...9999
+    public static let millisecondsPerDay: Int64 = 86_400_000
+
+    public init(millisecondsSince1970: Int64) {
+        self.millisecondsSince1970 = millisecondsSince1970
+    }
+
+    public init?(_ text: some StringProtocol) {
+        self.init(utf8: text.utf8)
+    }
+
+    @inlinable
+    public init?<Bytes: Collection<UInt8>>(utf8 bytes: Bytes) {
+        // Fixed part: YYYY-MM-DDTHH:MM:SS (19 bytes), then optional .digits, then Z.
+        guard bytes.count >= 20 else { return nil }
+        var index = bytes.startIndex
+        func next() -> UInt8 {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            return byte
+        }
+        func number(_ width: Int) -> Int? {
+            var value = 0
+            for _ in 0..<width {
+                let byte = next()
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte &- UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(4), next() == UInt8(ascii: "-"),
+            let month = number(2), next() == UInt8(ascii: "-"),
+            let day = number(2), next() == UInt8(ascii: "T"),
+            let hour = number(2), next() == UInt8(ascii: ":"),
+            let minute = number(2), next() == UInt8(ascii: ":"),
+            let second = number(2)
+        else { return nil }
+        guard Timestamp.years.contains(year), (1...12).contains(month),
+            day >= 1, day <= DayKey.daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        var millis = 0
+        var byte = next()
+        if byte == UInt8(ascii: ".") {
+            var digits = 0
+            byte = next()
+            while byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if digits < 3 { millis = millis * 10 + Int(byte &- UInt8(ascii: "0")) }
+                digits += 1
+                guard index != bytes.endIndex else { return nil }
+                byte = next()
+            }
+            guard digits > 0 else { return nil }
+            for _ in digits..<max(digits, 3) { millis *= 10 }
+        }
+        guard byte == UInt8(ascii: "Z"), index == bytes.endIndex else { return nil }
+        let days = Int64(DayKey.daysFromCivil(year: year, month: month, day: day))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        self.millisecondsSince1970 = seconds * 1000 + Int64(millis)
+    }
+
+    /// The canonical form, always with three fraction digits.
+    public var description: String {
+        let millis = millisecondsSince1970
+        let days = millis >= 0 ? millis / Timestamp.millisecondsPerDay
+            : (millis - Timestamp.millisecondsPerDay + 1) / Timestamp.millisecondsPerDay
+        let inDay = millis - days * Timestamp.millisecondsPerDay
+        let date = DayKey(dayNumber: Int32(days)).description
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let hour = pad(inDay / 3_600_000, 2)
+        let minute = pad(inDay / 60_000 % 60, 2)
+        let second = pad(inDay / 1000 % 60, 2)
+        return "\(date)T\(hour):\(minute):\(second).\(pad(inDay % 1000, 3))Z"
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        lhs.millisecondsSince1970 < rhs.millisecondsSince1970
+    }
+
+    public func adding(milliseconds: Int64) -> Timestamp {
+        Timestamp(millisecondsSince1970: millisecondsSince1970 + milliseconds)
+    }
+
+    public func adding(days: Int) -> Timestamp {
+        adding(milliseconds: Int64(days) * Timestamp.millisecondsPerDay)
+    }
+}

@@ -1,0 +1,56 @@
+/// One broken rule, at its place in the document.
+public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
+    /// RFC 6901 JSON Pointer; the root is "".
+    public var pointer: String
+    public var message: String
+
+    public init(pointer: String, message: String) {
+        self.pointer = pointer
+        self.message = message
+    }
+
+    public var description: String { "\(pointer.isEmpty ? "/" : pointer): \(message)" }
+}
+
+/// Why a file could not be read as a backup. The CLI maps `.newerSchema` to exit 7 and
+/// everything else to exit 3.
+public enum BackupFileError: Error, Equatable, Sendable {
+    /// Refused before parsing (SPEC §2: 256 MiB by default).
+    case tooLarge(size: Int, limit: Int)
+    /// Not well-formed JSON (or not UTF-8); line and column are 1-based, column in bytes.
+    case syntax(line: Int, column: Int, message: String)
+    /// Well-formed JSON, but clearly not a habit backup (e.g. no `format`/`schemaVersion`).
+    case notABackup(String)
+    /// `schemaVersion` is newer than this build understands.
+    case newerSchema(Int)
+    /// Every broken rule found, in document order, at most `ReadOptions.maxIssues`.
+    case invalid([ValidationIssue])
+}
+
+public struct ReadOptions: Sendable {
+    public var maxBytes: Int
+    public var maxIssues: Int
+    public var maxDepth: Int
+
+    public init(maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32) {
+        self.maxBytes = maxBytes
+        self.maxIssues = maxIssues
+        self.maxDepth = maxDepth
+    }
+}
+
+public struct ReadResult: Equatable, Sendable {
+    /// Always schema 3: older files are migrated on the way in.
+    public var document: BackupDocument
+    /// The version the file was written in.
+    public var sourceVersion: Int
+    /// Things `validate --verbose` may mention that are not errors (SPEC §2: day logs that do
+    /// not fit their challenge's winning copy).
+    public var notes: [ValidationIssue]
+
+    public init(document: BackupDocument, sourceVersion: Int, notes: [ValidationIssue] = []) {
+        self.document = document
+        self.sourceVersion = sourceVersion
+        self.notes = notes
+    }
+}

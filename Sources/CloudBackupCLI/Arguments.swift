@@ -1,0 +1,99 @@
+/// The one small argument parser: commands pull the flags and options they know, then
+/// `finish()` rejects anything left over. Options take their value as `--name value` or
+/// `--name=value`; `--` ends options.
+public struct Arguments: Sendable {
+    private var items: [String]
+    private var positionalOnlyFrom: Int?
+    public let usage: String
+
+    public init(_ items: [String], usage: String) {
+        self.items = items
+        self.usage = usage
+        self.positionalOnlyFrom = items.firstIndex(of: "--")
+    }
+
+    private func isOptionIndex(_ index: Int) -> Bool {
+        positionalOnlyFrom.map { index < $0 } ?? true
+    }
+
+    /// True when `name` was given (once or more); removes it.
+    public mutating func flag(_ name: String) -> Bool {
+        var found = false
+        var index = 0
+        while index < items.count {
+            if isOptionIndex(index), items[index] == name {
+                remove(at: index)
+                found = true
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    /// The value of `--name value` or `--name=value`; the last one wins.
+    public mutating func option(_ name: String) throws(CLIError) -> String? {
+        var value: String?
+        var index = 0
+        while index < items.count {
+            guard isOptionIndex(index) else { break }
+            let item = items[index]
+            if item == name {
+                guard index + 1 < items.count, isOptionIndex(index + 1) || items[index + 1] != "--"
+                else { throw .usage("\(name) needs a value", usage) }
+                value = items[index + 1]
+                remove(at: index)
+                remove(at: index)
+            } else if item.hasPrefix(name + "=") {
+                value = String(item.dropFirst(name.count + 1))
+                remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return value
+    }
+
+    /// An option converted by `parse`, which returns nil for a value it does not accept.
+    public mutating func option<T>(
+        _ name: String, expecting what: String, _ parse: (String) -> T?
+    ) throws(CLIError) -> T? {
+        guard let text = try option(name) else { return nil }
+        guard let value = parse(text) else {
+            throw .usage("\(name) expects \(what), not '\(text)'", usage)
+        }
+        return value
+    }
+
+    private mutating func remove(at index: Int) {
+        items.remove(at: index)
+        if let end = positionalOnlyFrom, index < end { positionalOnlyFrom = end - 1 }
+    }
+
+    /// Everything left, which must all be positional; an unknown option is a usage error.
+    public mutating func positionals() throws(CLIError) -> [String] {
+        var result: [String] = []
+        for (index, item) in items.enumerated() {
+            if let end = positionalOnlyFrom, index == end { continue }
+            if isOptionIndex(index), item.hasPrefix("-"), item != "-" {
+                throw .usage("unknown option '\(item)'", usage)
+            }
+            result.append(item)
+        }
+        items.removeAll()
+        return result
+    }
+
+    /// Exactly `count` positionals named by `names` (for the message).
+    public mutating func positionals(exactly names: [String]) throws(CLIError) -> [String] {
+        let values = try positionals()
+        guard values.count == names.count else {
+            let expected = names.map { "<\($0)>" }.joined(separator: " ")
+            throw .usage(
+                values.count < names.count
+                    ? "missing \(expected.isEmpty ? "argument" : expected)"
+                    : "unexpected argument '\(values[names.count])'", usage)
+        }
+        return values
+    }
+}

@@ -1,0 +1,48 @@
+import BackupKit
+import LocalFiles
+
+/// Reading and writing backup files for commands, with errors that name the file.
+enum BackupFile {
+    /// Reads, validates and migrates `path`; every problem becomes one `FILE: …` line.
+    static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError) -> ReadResult {
+        let bytes: [UInt8]
+        do {
+            bytes = try LocalFile.read(path, maxBytes: options.maxBytes)
+        } catch {
+            throw CLIError(error.description, exitCode: .invalidFile)
+        }
+        do {
+            return try BackupReader.read(bytes, options: options)
+        } catch {
+            throw describe(error, file: path)
+        }
+    }
+
+    static func describe(_ error: BackupFileError, file: String) -> CLIError {
+        switch error {
+        case .tooLarge(let size, let limit):
+            return CLIError(
+                "\(file): \(size) bytes is over the \(limit)-byte limit; raise it with --max-bytes if the file is genuine",
+                exitCode: .invalidFile)
+        case .syntax(let line, let column, let message):
+            return CLIError("\(file):\(line):\(column): \(message)", exitCode: .invalidFile)
+        case .notABackup(let message):
+            return CLIError("\(file): \(message)", exitCode: .invalidFile)
+        case .newerSchema(let version):
+            return CLIError(
+                "\(file): written by a newer version (schema \(version)); update cloudbackup",
+                exitCode: .refused)
+        case .invalid(let issues):
+            return CLIError(issues.map { "\(file): \($0)" }, exitCode: .invalidFile)
+        }
+    }
+
+    /// Writes the canonical bytes of `document` to `path` atomically.
+    static func save(_ document: BackupDocument, to path: String, pretty: Bool = false) throws(CLIError) {
+        do {
+            try LocalFile.writeAtomically(BackupWriter.write(document, pretty: pretty), to: path)
+        } catch {
+            throw CLIError(error.description, exitCode: .failure)
+        }
+    }
+}

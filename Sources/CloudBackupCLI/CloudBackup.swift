@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+import BackupKit
+import LocalFiles
+
+/// The entry point and the ONE error boundary: every error any command throws becomes a
+/// message on stderr and an exit code here, and nowhere else.
+public enum CloudBackup {
+    public static let version = "0.1.0"
+
+    /// Every command, in the order `--help` lists them.
+    static var commands: [any Command.Type] {
+        [
+            ValidateCommand.self,
+            InspectCommand.self,
+            MigrateCommand.self,
+        ]
+    }
+
+    static let usage = "usage: cloudbackup <command> [options]   (cloudbackup --help lists them)"
+
+    static var help: String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        let rows = commands.map { command in
+            "  " + command.name + String(repeating: " ", count: width - command.name.count + 2)
+                + command.summary
+        }
+        return """
+            cloudbackup \(version): back up a habit tracker's document to Google Drive's app folder.
+
+            usage: cloudbackup <command> [options]
+
+            commands:
+            \(rows.joined(separator: "\n"))
+
+            Run 'cloudbackup <command> --help' for a command's options.
+            Exit codes: 0 done, 1 unexpected failure, 2 usage, 3 invalid or unreadable file,
+            4 not logged in, 5 network or server failure, 6 another run holds the lock,
+            7 refused (newer schema, or a file that predates the tombstone window).
+            """
+    }
+
+    public static func exit(withArguments arguments: [String]) -> Never {
+        Glibc.exit(run(arguments, in: .process()).rawValue)
+    }
+
+    /// Runs one command line and returns its exit code, having printed what it had to say.
+    public static func run(_ arguments: [String], in context: Context) -> ExitCode {
+        guard let first = arguments.first else {
+            context.printError(usage)
+            return .usage
+        }
+        switch first {
+        case "--help", "-h", "help":
+            context.print(help)
+            return .success
+        case "--version":
+            context.print("cloudbackup \(version)")
+            return .success
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            context.printError("cloudbackup: unknown command '\(first)'")
+            context.printError(usage)
+            return .usage
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.contains(where: { $0 == "--help" || $0 == "-h" }) {
+            context.print(command.help)
+            return .success
+        }
+        do {
+            var parsed = Arguments(rest, usage: command.usage)
+            let instance = try command.init(arguments: &parsed)
+            try instance.run(in: context)
+            return .success
+        } catch {
+            return report(error, in: context)
+        }
+    }
+
+    /// Maps any error to its lines on stderr and its exit code.
+    static func report(_ error: any Error, in context: Context) -> ExitCode {
+        let cliError = describe(error)
+        for line in cliError.lines { context.printError("cloudbackup: " + line) }
+        if let usage = cliError.usage { context.printError(usage) }
+        return cliError.exitCode
+    }
+
+    static func describe(_ error: any Error) -> CLIError {
+        switch error {
+        case let error as CLIError:
+            return error
+        case let error as LocalFileError:
+            return CLIError(error.description, exitCode: .invalidFile)
+        default:
+            return CLIError("unexpected failure: \(error)", exitCode: .failure)
+        }
+    }
+}

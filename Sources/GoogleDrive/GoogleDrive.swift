@@ -1,0 +1,1 @@
+// The GoogleDrive module; see Package.swift for what it owns.

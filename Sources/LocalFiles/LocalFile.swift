@@ -1,0 +1,179 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What went wrong with a local file, with the OS's own words (`strerror`).
+public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var operation: String
+    public var errno: Int32
+
+    public init(path: String, operation: String, errno: Int32) {
+        self.path = path
+        self.operation = operation
+        self.errno = errno
+    }
+
+    public var description: String {
+        "\(path): cannot \(operation): \(String(cString: strerror(errno)))"
+    }
+
+    public var isMissing: Bool { errno == ENOENT }
+}
+
+public enum LocalFile {
+    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them.
+    public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw LocalFileError(path: path, operation: "open", errno: errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw LocalFileError(path: path, operation: "stat", errno: errno)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw LocalFileError(path: path, operation: "read a regular file", errno: EISDIR)
+        }
+        guard Int(info.st_size) <= maxBytes else {
+            throw LocalFileError(path: path, operation: "read", errno: EFBIG)
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        // A file may grow or shrink while we read; read until EOF, growing as needed.
+        while true {
+            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: 65536)) }
+            let got = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw LocalFileError(path: path, operation: "read", errno: errno)
+            }
+            if got == 0 { break }
+            filled += got
+            guard filled <= maxBytes else {
+                throw LocalFileError(path: path, operation: "read", errno: EFBIG)
+            }
+        }
+        bytes.removeSubrange(filled...)
+        return bytes
+    }
+
+    /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file
+    /// or the new one, never a partial one: write a temporary file in the same folder, fsync
+    /// it, rename it over the target, fsync the folder. `mode` applies to the new file from
+    /// its creation (so a token is never briefly readable by others).
+    public static func writeAtomically(
+        _ bytes: [UInt8], to path: String, mode: mode_t = 0o644
+    ) throws(LocalFileError) {
+        let folder = directory(of: path)
+        var template = Array((folder + "/.\(baseName(of: path)).tmp-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw LocalFileError(path: path, operation: "create a temporary file", errno: errno) }
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var committed = false
+        defer {
+            if !committed { unlink(temporary) }
+        }
+        do {
+            defer { close(fd) }
+            guard fchmod(fd, mode) == 0 else {
+                throw LocalFileError(path: temporary, operation: "chmod", errno: errno)
+            }
+            var written = 0
+            while written < bytes.count {
+                let result = bytes.withUnsafeBytes { buffer in
+                    write(fd, buffer.baseAddress! + written, buffer.count - written)
+                }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw LocalFileError(path: temporary, operation: "write", errno: errno)
+                }
+                written += result
+            }
+            guard fsync(fd) == 0 else {
+                throw LocalFileError(path: temporary, operation: "fsync", errno: errno)
+            }
+        }
+        guard rename(temporary, path) == 0 else {
+            throw LocalFileError(path: path, operation: "rename into place", errno: errno)
+        }
+        committed = true
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folderFD >= 0 {
+            // The rename is durable only once the folder entry is on disk.
+            _ = fsync(folderFD)
+            close(folderFD)
+        }
+    }
+
+    /// Creates `path` and its parents with `mode` (no error if it exists).
+    public static func makeDirectory(_ path: String, mode: mode_t = 0o700) throws(LocalFileError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, mode) != 0, errno != EEXIST {
+                throw LocalFileError(path: current, operation: "create the folder", errno: errno)
+            }
+        }
+    }
+
+    /// The permission bits, or nil when the file does not exist.
+    public static func mode(of path: String) throws(LocalFileError) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw LocalFileError(path: path, operation: "stat", errno: errno)
+        }
+        return info.st_mode & 0o7777
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        access(path, F_OK) == 0
+    }
+
+    /// Removes `path`; a missing file is not an error.
+    public static func remove(_ path: String) throws(LocalFileError) {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw LocalFileError(path: path, operation: "delete", errno: errno)
+        }
+    }
+
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    public static func baseName(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
+}
+
+/// An advisory, non-blocking lock on a file (`flock(LOCK_EX | LOCK_NB)`): one run at a time
+/// per profile. The lock ends with the process, so a crashed run never leaves it held.
+public final class FileLock {
+    private let fd: Int32
+    public let path: String
+
+    /// nil when another process holds the lock.
+    public init?(path: String) throws(LocalFileError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw LocalFileError(path: path, operation: "open the lock file", errno: errno) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            close(fd)
+            if code == EWOULDBLOCK { return nil }
+            throw LocalFileError(path: path, operation: "lock", errno: code)
+        }
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}

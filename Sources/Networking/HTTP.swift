@@ -1,0 +1,76 @@
+/// An HTTP request as a value: what the Drive and OAuth layers hand to a transport.
+public struct HTTPRequest: Sendable, Equatable {
+    public var method: String
+    public var url: String
+    /// In order; names as given (HTTP names are case-insensitive, see `HTTPResponse.header`).
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// Whole-request deadline in seconds (connect + transfer).
+    public var timeout: Double
+
+    public init(
+        method: String, url: String, headers: [(name: String, value: String)] = [],
+        body: [UInt8] = [], timeout: Double = 60
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    public static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        lhs.method == rhs.method && lhs.url == rhs.url && lhs.body == rhs.body
+            && lhs.timeout == rhs.timeout
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// Any status, including 4xx/5xx and 308: the caller decides which are errors.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first header named `name`, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    public static func == (lhs: HTTPResponse, rhs: HTTPResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body
+            && lhs.headers.elementsEqual(rhs.headers) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+/// The seam between protocol logic and the wire. The curl transport is the real conformer;
+/// tests may script answers. Throws `TransportError` only when no HTTP answer arrived
+/// (connection refused, reset, timed out, TLS failure).
+public protocol HTTPTransport: Sendable {
+    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse
+}
+
+/// No HTTP answer: the request may or may not have reached the server.
+public struct TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        case couldNotConnect, timedOut, connectionLost, tls, responseTooLarge, other
+    }
+
+    public var kind: Kind
+    /// Human words, e.g. from `curl_easy_strerror`; never holds a token.
+    public var message: String
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,1 @@
+// The OAuth module; see Package.swift for what it owns.

@@ -1,0 +1,3 @@
+import CloudBackupCLI
+
+CloudBackup.exit(withArguments: Array(CommandLine.arguments.dropFirst()))
