@@ -74,3 +74,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String { message }
 }
+
+/// Where an authorised request gets its bearer token. OAuth's token provider is the real
+/// conformer; Drive only asks. `refreshing: true` is the one forced refresh after a 401.
+public protocol AccessTokenSource: Sendable {
+    func accessToken(refreshing: Bool) throws -> String
+}

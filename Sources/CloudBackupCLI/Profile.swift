@@ -1,0 +1,134 @@
+import Foundation
+import LocalFiles
+
+/// One named profile's settings and files (SPEC §6): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
+/// with `config.json`, the token file, the lock and the last-backup record. Every setting
+/// may come from the environment, which wins over `config.json`.
+struct Profile: Sendable {
+    var name: String
+    var folder: String
+    var clientID: String?
+    var clientSecret: String?
+    var authURL: String
+    var tokenURL: String
+    var revokeURL: String
+    var driveURL: String
+    var fileName: String
+
+    var configPath: String { folder + "/config.json" }
+    var tokenPath: String { folder + "/token.json" }
+    var lockPath: String { folder + "/lock" }
+    var lastBackupPath: String { folder + "/last-backup.json" }
+
+    /// Environment variable → config.json key → default, for every setting.
+    static let settings: [(variable: String, key: String, fallback: String?)] = [
+        ("CLOUDBACKUP_CLIENT_ID", "clientId", nil),
+        ("CLOUDBACKUP_CLIENT_SECRET", "clientSecret", nil),
+        ("CLOUDBACKUP_AUTH_URL", "authUrl", "https://accounts.google.com/o/oauth2/v2/auth"),
+        ("CLOUDBACKUP_TOKEN_URL", "tokenUrl", "https://oauth2.googleapis.com/token"),
+        ("CLOUDBACKUP_REVOKE_URL", "revokeUrl", "https://oauth2.googleapis.com/revoke"),
+        ("CLOUDBACKUP_DRIVE_URL", "driveUrl", "https://www.googleapis.com"),
+        ("CLOUDBACKUP_FILE_NAME", "fileName", "habit-backup.json"),
+    ]
+
+    static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
+        guard Self.isValidName(name) else {
+            throw CLIError(
+                "profile name '\(name)' may use only letters, digits, '-', '_' and '.'",
+                exitCode: .usage)
+        }
+        let base: String
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else if let home = environment["HOME"], !home.isEmpty {
+            base = home + "/.config"
+        } else {
+            throw CLIError(
+                "neither XDG_CONFIG_HOME nor HOME is set; set one to say where the profile lives",
+                exitCode: .usage)
+        }
+        return base + "/cloudbackup/" + name
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && name.utf8.count <= 64
+            && name.unicodeScalars.allSatisfy {
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0)
+            }
+    }
+
+    /// Reads the profile; a missing config.json is fine (defaults and environment apply).
+    static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
+        let folder = try folder(for: name, environment: environment)
+        var file: [String: String] = [:]
+        let path = folder + "/config.json"
+        if LocalFile.exists(path) {
+            do {
+                let bytes = try LocalFile.read(path, maxBytes: 1 << 20)
+                guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+                else {
+                    throw CLIError(
+                        "\(path): expected a JSON object of settings; fix or delete the file",
+                        exitCode: .usage)
+                }
+                for (key, value) in object {
+                    guard Self.settings.contains(where: { $0.key == key }) else {
+                        let known = Self.settings.map(\.key).joined(separator: ", ")
+                        throw CLIError(
+                            "\(path): unknown setting '\(key)'; known settings are \(known)",
+                            exitCode: .usage)
+                    }
+                    guard let text = value as? String else {
+                        throw CLIError("\(path): setting '\(key)' must be a string", exitCode: .usage)
+                    }
+                    file[key] = text
+                }
+            } catch let error as CLIError {
+                throw error
+            } catch let error as LocalFileError {
+                throw CLIError(error.description, exitCode: .usage)
+            } catch {
+                throw CLIError(
+                    "\(path): not valid JSON (\(error.localizedDescription)); fix or delete the file",
+                    exitCode: .usage)
+            }
+        }
+        func value(_ index: Int) -> String? {
+            let setting = Self.settings[index]
+            if let fromEnvironment = environment[setting.variable], !fromEnvironment.isEmpty {
+                return fromEnvironment
+            }
+            return file[setting.key] ?? setting.fallback
+        }
+        let profile = Profile(
+            name: name, folder: folder, clientID: value(0), clientSecret: value(1),
+            authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
+            fileName: value(6)!)
+        for (index, url) in [profile.authURL, profile.tokenURL, profile.revokeURL, profile.driveURL]
+            .enumerated()
+        {
+            try checkEndpoint(url, setting: Self.settings[index + 2].variable)
+        }
+        return profile
+    }
+
+    /// https everywhere; plain http only for loopback hosts (the local emulator).
+    static func checkEndpoint(_ url: String, setting: String) throws(CLIError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            let host = components.host, !host.isEmpty
+        else {
+            throw CLIError("\(setting): '\(url)' is not a URL", exitCode: .usage)
+        }
+        switch scheme.lowercased() {
+        case "https":
+            return
+        case "http" where ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+            || host.hasPrefix("127."):
+            return
+        default:
+            throw CLIError(
+                "\(setting): '\(url)' must use https (plain http is allowed only for 127.0.0.1 or localhost)",
+                exitCode: .usage)
+        }
+    }
+}
