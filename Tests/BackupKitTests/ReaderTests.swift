@@ -3,11 +3,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Reads a fixture from `Tests/BackupKitTests/Fixtures`.
-func fixture(_ name: String) throws -> [UInt8] {
-    Array(try Data(contentsOf: Paths.file("Tests/BackupKitTests/Fixtures/" + name)))
-}
-
 @Suite struct ReaderTests {
     @Test func readsTheSpecExample() throws {
         let result = try BackupReader.read(try fixture("v3-example.json"))

@@ -1,7 +1,7 @@
 extension Migration {
     /// Version 1 has no `exportedAt`; with nothing stamped at all it dates from the
-    /// earliest instant a document may carry.
-    public static let undatedExport = Timestamp(millisecondsSince1970: 946_684_800_000)  // 2000-01-01
+    /// earliest instant a document may carry, 2000-01-01T00:00:00.000Z.
+    public static let undatedExport = Timestamp(millisecondsSince1970: 946_684_800_000)
 
     /// The task id each version-1 goal becomes.
     public static let goalTaskID = TaskID(unchecked: "goal")
