@@ -20,7 +20,8 @@ import Testing
         case .deleteByte:
             bytes.remove(at: index)
         case .deleteRange:
-            bytes.removeSubrange(index..<min(bytes.count, index + Int.random(in: 1...40, using: &random)))
+            bytes.removeSubrange(
+                index..<min(bytes.count, index + Int.random(in: 1...40, using: &random)))
         case .insertByte:
             let interesting = Array(#"{}[],:"\0-.eE \#u{7F}"#.utf8) + [0xC3, 0xFF, 0xED]
             bytes.insert(interesting.randomElement(using: &random) ?? 0, at: index)
@@ -37,10 +38,13 @@ import Testing
         case .changeNumber:
             let digits = bytes.indices.filter { (48...57).contains(bytes[$0]) }
             guard let at = digits.randomElement(using: &random) else { break }
-            let replacement = ["0", "1", "-1", "4", "5", "9999", "10000", "1e3", "2.5", "00", "365", "366"]
+            let replacement = [
+                "0", "1", "-1", "4", "5", "9999", "10000", "1e3", "2.5", "00", "365", "366",
+            ]
             var end = at
             while end < bytes.count, (48...57).contains(bytes[end]) { end += 1 }
-            bytes.replaceSubrange(at..<end, with: Array((replacement.randomElement(using: &random) ?? "0").utf8))
+            bytes.replaceSubrange(
+                at..<end, with: Array((replacement.randomElement(using: &random) ?? "0").utf8))
         }
         return bytes
     }
@@ -52,7 +56,9 @@ import Testing
         var accepted = 0
         for round in 0..<2000 {
             var bytes = original
-            for _ in 0...Int.random(in: 0..<3, using: &random) { bytes = Self.mutate(bytes, &random) }
+            for _ in 0...Int.random(in: 0..<3, using: &random) {
+                bytes = Self.mutate(bytes, &random)
+            }
             guard let result = try? BackupReader.read(bytes) else { continue }
             accepted += 1
             #expect(BackupValidator.validate(result.document) == [], "seed \(seed) round \(round)")
