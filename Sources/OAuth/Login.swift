@@ -79,22 +79,27 @@ public enum Logout {
     public static func run(store: TokenStore, client: OAuthClient, transport: any HTTPTransport)
         throws(OAuthError) -> Outcome
     {
-        guard let login = try store.load(checkingMode: false) else { return .wasNotLoggedIn }
-        let outcome: Outcome
-        do {
-            // Revoking the refresh token also ends every access token issued from it.
-            let response = try transport.send(client.revocationRequest(token: login.refreshToken))
-            switch response.status {
-            case 200..<300, 400:
-                outcome = .revoked
-            default:
-                outcome = .deletedWithoutRevoking(
-                    reason: "the revocation endpoint answered \(response.status)")
+        // Under the refresh lock, so a refresh running in another process cannot write the
+        // file back after it was deleted.
+        try store.withLock { () throws(OAuthError) -> Outcome in
+            guard let login = try store.load(checkingMode: false) else { return .wasNotLoggedIn }
+            let outcome: Outcome
+            do throws(TransportError) {
+                // Revoking the refresh token also ends every access token issued from it.
+                let response = try transport.send(
+                    client.revocationRequest(token: login.refreshToken))
+                switch response.status {
+                case 200..<300, 400:
+                    outcome = .revoked
+                default:
+                    outcome = .deletedWithoutRevoking(
+                        reason: "the revocation endpoint answered \(response.status)")
+                }
+            } catch {
+                outcome = .deletedWithoutRevoking(reason: error.message)
             }
-        } catch {
-            outcome = .deletedWithoutRevoking(reason: error.message)
+            try store.delete()
+            return outcome
         }
-        try store.delete()
-        return outcome
     }
 }

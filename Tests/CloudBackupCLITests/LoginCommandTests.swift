@@ -178,3 +178,29 @@ import Testing
         #expect(Browser.command(for: "U", environment: environment) == expected)
     }
 }
+
+@Suite struct OAuthCommandHelpTests {
+    @Test(arguments: [
+        ("login", ["--profile NAME", "--no-browser", "--port N", "--timeout S", "--verbose"]),
+        ("logout", ["--profile NAME", "--verbose"]),
+        ("status", ["--profile NAME", "--json"]),
+    ])
+    func helpStartsWithTheUsageAndExplainsEveryOption(command: String, options: [String]) throws {
+        let result = try cloudbackup([command, "--help"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
+        #expect(lines.first?.hasPrefix("usage: cloudbackup \(command) ") == true)
+        for option in options {
+            #expect(lines.first?.contains("[\(option)]") == true)
+            #expect(lines.contains { $0.hasPrefix("  \(option)  ") })
+        }
+    }
+
+    @Test func theCommandListNamesTheNewCommands() throws {
+        let result = try cloudbackup(["--help"])
+        for name in ["login", "logout", "status"] {
+            #expect(result.stdout.contains("\n  \(name) "))
+        }
+    }
+}
