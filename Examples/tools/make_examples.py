@@ -50,10 +50,6 @@ def stamp(day_key, time, millis=0):
     return f"{day_key}T{time}.{millis:03d}Z"
 
 
-def next_day(day_key):
-    return (day(day_key) + datetime.timedelta(1)).isoformat()
-
-
 def rule(start, kind, target, unit=None):
     result = {"from": start, "type": kind, "target": target}
     if kind != "check":
