@@ -131,8 +131,10 @@ def fault_reply(rule, path):
     if rule.get("retryAfter") is not None:
         headers.append(("Retry-After", str(rule["retryAfter"])))
     if path in ("/token", "/revoke"):
-        return oauth_error(status, "temporarily_unavailable",
-                           "The service is temporarily unavailable (injected fault).").reply
+        reply = oauth_error(status, "temporarily_unavailable",
+                            "The service is temporarily unavailable (injected fault).").reply
+        reply.headers += headers
+        return reply
     domain = "usageLimits" if reason in ("rateLimitExceeded", "userRateLimitExceeded") else "global"
     messages = {
         "rateLimitExceeded": "Rate Limit Exceeded",
@@ -1448,6 +1450,8 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    # A parent may have spawned us with these blocked (a child inherits the signal mask).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     watch_stdin(server)
     print(f"LISTENING {base_url}", flush=True)
     server.serve_forever(poll_interval=0.2)
