@@ -319,6 +319,7 @@ class DriveFile:
 
     def write(self, content, instant):
         self.content = bytes(content)
+        self.md5 = hashlib.md5(self.content).hexdigest()
         self.modified = instant
         self.version += 1
         # Google's etags are opaque quoted strings that change with every write.
@@ -333,10 +334,6 @@ class DriveFile:
             "md5Checksum": self.md5,
         })
         del self.revisions[:-MAX_REVISIONS]
-
-    @property
-    def md5(self):
-        return hashlib.md5(self.content).hexdigest()
 
     def v3(self):
         return {
@@ -1433,6 +1430,9 @@ def main(argv=None):
     parser.add_argument("--access-token-lifetime", type=int, default=3600, metavar="SECONDS")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--state-file", help="load state from and save it to this JSON file")
+    parser.add_argument("--ignore-stdin", action="store_true",
+                        help="keep running when standard input closes (for a background server; "
+                             "stop it with SIGTERM)")
     options = parser.parse_args(argv)
 
     state = State(options.client_id, options.client_secret, options.access_token_lifetime)
@@ -1452,7 +1452,8 @@ def main(argv=None):
     signal.signal(signal.SIGINT, stop)
     # A parent may have spawned us with these blocked (a child inherits the signal mask).
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
-    watch_stdin(server)
+    if not options.ignore_stdin:
+        watch_stdin(server)
     print(f"LISTENING {base_url}", flush=True)
     server.serve_forever(poll_interval=0.2)
     server.server_close()

@@ -568,6 +568,10 @@ class FakeBrowserTests(EmulatorTestCase):
                 pass
 
             def do_GET(self):
+                if not self.path.startswith("/cb"):
+                    self.send_response(404)
+                    self.end_headers()
+                    return
                 query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
                 seen.append(query)
                 ok = query.get("state") == ["s-123"]
@@ -585,7 +589,7 @@ class FakeBrowserTests(EmulatorTestCase):
         port, seen = self.listener()
         _, challenge = pkce_pair()
         url = self.base + "/o/oauth2/v2/auth?" + urllib.parse.urlencode({
-            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/",
+            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/cb",
             "response_type": "code", "scope": SCOPE, "state": "s-123",
             "code_challenge": challenge, "code_challenge_method": "S256"})
         result = subprocess.run([sys.executable, BROWSER, url], capture_output=True, timeout=30,
@@ -603,6 +607,33 @@ class FakeBrowserTests(EmulatorTestCase):
         result, seen = self.run_browser("tamper-state")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual([q["state"][0] == "s-123" for q in seen], [False, True])
+
+    def test_probe_asks_for_another_path_first(self):
+        result, seen = self.run_browser("probe")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(seen), 1)
+
+    def test_deny_makes_the_emulator_redirect_with_access_denied(self):
+        result, seen = self.run_browser("deny")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual([q.get("error") for q in seen], [["access_denied"]])
+
+    def test_failures_are_reported_without_the_code(self):
+        port, _ = self.listener()
+        _, challenge = pkce_pair()
+        url = self.base + "/o/oauth2/v2/auth?" + urllib.parse.urlencode({
+            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/elsewhere",
+            "response_type": "code", "scope": SCOPE, "state": "s-123",
+            "code_challenge": challenge, "code_challenge_method": "S256", "access_type": "offline"})
+        result = subprocess.run([sys.executable, BROWSER, url], capture_output=True, timeout=30,
+                                env={**os.environ, "FAKE_BROWSER_FOREGROUND": "1"})
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(b"answered 404", result.stderr)
+        _, _, issued = self.client.json("GET", "/__emulator/secrets")
+        codes = [secret for secret in issued if secret.startswith("4/emu-")]
+        self.assertEqual(len(codes), 1)
+        self.assertNotIn(codes[0].encode(), result.stderr)
+        self.assertNotIn(urllib.parse.quote(codes[0], safe="").encode(), result.stderr)
 
     def test_the_launcher_returns_at_once(self):
         port, seen = self.listener()
