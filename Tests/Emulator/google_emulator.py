@@ -28,6 +28,32 @@ Worked example (what `cloudbackup backup` does against it):
     GET  /drive/v2/files/1abc...                                -> 200, ETag: "..."
     PUT  /upload/drive/v2/files/1abc...?uploadType=media  If-Match: <stale>  -> 412
 
+Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...}):
+
+    POST /__emulator/faults      {"status": 429|403|500|503, "next": N, "reason": r,
+                                  "retryAfter": s, "paths": prefix or [prefixes],
+                                  "methods": [..]} fail the next N matching requests;
+                                 {"cut": N, "when": "after"|"before"} drop the connection
+                                  mid-answer (after handling the request, or instead of it);
+                                 {"truncate": N} half the bytes of the next N downloads;
+                                 {"delay": s, "next": N} wait before answering;
+                                 {"clear": true}; a list of rules is accepted too
+    POST /__emulator/interleave  {"content" | "contentBase64", "name"?, "count"?}: another
+                                 device writes this to the file between our client's next read
+                                 of it (download or metadata) and its next write to it
+    POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
+    POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
+    POST /__emulator/settings    {"accessTokenLifetime": s} for tokens issued from now on
+    POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
+    GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
+                                   grantType?, ifMatch?, revoked?, interleaved?, denied?}]
+    GET  /__emulator/files       every file with metadata, etag, content and contentBase64
+    POST /__emulator/files       {"name", "content" | "contentBase64", "parents"?, "id"?,
+                                  "modifiedTime"?}: seed a file (names need not be unique)
+    GET  /__emulator/secrets     every secret issued or received (see below)
+
+`reset` forgets files, tokens, faults and the log but not the list of secrets.
+
 Tokens are random but recognisable (`ya29.emu-…`, `1//emu-…`, `4/emu-…`) and every secret
 the emulator issued or received is listed by GET /__emulator/secrets, so tests can scan all
 output for leaks. The emulator itself prints exactly one line, `LISTENING <base URL>`.
@@ -35,6 +61,7 @@ output for leaks. The emulator itself prints exactly one line, `LISTENING <base 
 
 import argparse
 import base64
+import calendar
 import hashlib
 import http
 import json
@@ -1168,11 +1195,7 @@ class Control:
             if name == "faults" and method == "GET":
                 return json_reply(200, state.faults)
             if name == "interleave" and method == "POST":
-                if "contentBase64" in data:
-                    content = base64.b64decode(data["contentBase64"])
-                else:
-                    content = str(data.get("content", "")).encode()
-                state.interleave = {"content": content, "name": data.get("name"),
+                state.interleave = {"content": self.content_of(data), "name": data.get("name"),
                                     "remaining": int(data.get("count", 1)), "armed": set()}
                 return json_reply(200, {"armed": True})
             if name == "deny" and method == "POST":
@@ -1225,19 +1248,22 @@ class Control:
         entry["kind"] = kind
         return entry
 
+    @staticmethod
+    def content_of(data):
+        """File bytes from a control request: `contentBase64`, or `content` as UTF-8 text."""
+        if "contentBase64" in data:
+            return base64.b64decode(data["contentBase64"])
+        return str(data.get("content", "")).encode()
+
     def seed(self, data):
         state = self.state
-        if "contentBase64" in data:
-            content = base64.b64decode(data["contentBase64"])
-        else:
-            content = str(data.get("content", "")).encode()
+        content = self.content_of(data)
         file_id = data.get("id") or random_id("1", 32)
         parents = [APP_FOLDER_ID if p == "appDataFolder" else p
                    for p in data.get("parents", ["appDataFolder"])]
         instant = state.now()
         if "modifiedTime" in data:
-            instant = time.mktime(time.strptime(data["modifiedTime"][:19], "%Y-%m-%dT%H:%M:%S")) \
-                - time.timezone
+            instant = calendar.timegm(time.strptime(data["modifiedTime"][:19], "%Y-%m-%dT%H:%M:%S"))
         file = DriveFile(file_id, data.get("name", "habit-backup.json"),
                          data.get("mimeType", "application/json"), parents, content, instant)
         state.files[file.id] = file
@@ -1291,6 +1317,8 @@ class Handler(BaseHTTPRequestHandler):
                 reply = server.control.route(method, path, body)
             except Failure as failure:
                 reply = failure.reply
+            except (ValueError, TypeError, KeyError, AttributeError) as error:
+                reply = json_reply(400, {"error": f"bad control request: {error!r}"})
             self.send(reply)
             return
         is_download = method == "GET" and query.get("alt") == "media"
