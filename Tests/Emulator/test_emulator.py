@@ -274,6 +274,30 @@ class OAuthTests(EmulatorTestCase):
         return self.client.json("GET", "/__emulator/log")[2]
 
 
+class GrantLifecycleTests(EmulatorTestCase):
+    def test_revoke_all_kills_every_grant(self):
+        first, second = self.login(), self.login()
+        self.client.request("POST", "/__emulator/revoke-all")
+        for tokens in (first, second):
+            status, _, answer = self.client.json("POST", "/token", form={
+                "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+                "client_id": "test-client-id", "client_secret": "test-client-secret"})
+            self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
+
+    def test_revoking_an_access_token_revokes_its_grant(self):
+        tokens = self.login()
+        status, _, _ = self.client.json("POST", "/revoke", form={"token": tokens["access_token"]})
+        self.assertEqual(status, 200)
+        status, _, answer = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
+
+    def test_lifetime_setting_applies_to_new_tokens(self):
+        self.client.request("POST", "/__emulator/settings", json_body={"accessTokenLifetime": 5})
+        self.assertEqual(self.login()["expires_in"], 5)
+
+
 class ShortLivedTokenTests(EmulatorTestCase):
     extra_arguments = ("--access-token-lifetime", "0")
 
@@ -456,6 +480,39 @@ class DriveTests(DriveTestCase):
         self.assertEqual([e["status"] for e in log if e.get("interleaved")], [412])
 
 
+class ConcurrencyTests(DriveTestCase):
+    def test_compare_and_swap_loses_no_write_under_concurrent_writers(self):
+        """Three "devices" append their own line through read-etag / conditional-write loops;
+        every line must survive, which holds only if the If-Match check and the write are
+        one atomic step."""
+        file_id = self.seed("habit-backup.json", "")["id"]
+        writes_each, conflicts = 15, []
+
+        def device(name):
+            for n in range(writes_each):
+                while True:
+                    _, _, meta = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+                    _, _, data = self.client.request(
+                        "GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+                    status, _, _ = self.client.request(
+                        "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                        body=data + f"{name}-{n}\n".encode(),
+                        headers={"If-Match": meta["etag"], **self.auth})
+                    if status == 200:
+                        break
+                    conflicts.append(status)
+
+        threads = [threading.Thread(target=device, args=(name,)) for name in "abc"]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        lines = data.decode().split()
+        self.assertEqual(sorted(lines), sorted(f"{name}-{n}" for name in "abc" for n in range(writes_each)))
+        self.assertTrue(all(status == 412 for status in conflicts))
+
+
 class ResumableTests(DriveTestCase):
     def start(self, total=None, name="big.json"):
         headers = {"X-Upload-Content-Type": "application/json", **self.auth}
@@ -540,6 +597,31 @@ class FaultTests(DriveTestCase):
         status, _, _ = self.create_multipart("habit-backup.json", b"{}", file_id)
         self.assertEqual(status, 409, "the cut create happened: the retry finds the id in use")
         self.assertEqual(len(self.client.json("GET", "/__emulator/files")[2]), 1)
+
+    def test_cut_before_handling_leaves_no_trace(self):
+        self.client.request("POST", "/__emulator/faults", json_body={
+            "cut": 1, "when": "before", "paths": "/upload/"})
+        with self.assertRaises((http.client.HTTPException, ConnectionError)):
+            self.create_multipart("habit-backup.json", b"{}")
+        self.assertEqual(self.client.json("GET", "/__emulator/files")[2], [])
+
+    def test_faults_follow_path_and_method_filters(self):
+        self.client.request("POST", "/__emulator/faults", json_body={
+            "status": 500, "paths": ["/upload/"], "methods": ["PUT"]})
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        self.assertEqual(status, 200)
+        file_id = self.seed("habit-backup.json", "x")["id"]
+        status, _, _ = self.client.request(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media", body=b"y", headers=self.auth)
+        self.assertEqual(status, 500)
+
+    def test_delay_postpones_the_answer(self):
+        self.client.request("POST", "/__emulator/faults", json_body={"delay": 0.5})
+        started = datetime.now(timezone.utc)
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        elapsed = (datetime.now(timezone.utc) - started).total_seconds()
+        self.assertEqual(status, 200)
+        self.assertGreaterEqual(elapsed, 0.5)
 
     def test_truncate_shortens_the_download_only(self):
         content = b"0123456789" * 10
@@ -630,10 +712,29 @@ class FakeBrowserTests(EmulatorTestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn(b"answered 404", result.stderr)
         _, _, issued = self.client.json("GET", "/__emulator/secrets")
-        codes = [secret for secret in issued if secret.startswith("4/emu-")]
-        self.assertEqual(len(codes), 1)
-        self.assertNotIn(codes[0].encode(), result.stderr)
-        self.assertNotIn(urllib.parse.quote(codes[0], safe="").encode(), result.stderr)
+        self.assertTrue(any(secret.startswith("4/emu-") for secret in issued))
+        for secret in issued:
+            self.assertNotIn(secret.encode(), result.stderr)
+            self.assertNotIn(urllib.parse.quote(secret, safe="").encode(), result.stderr)
+
+    def test_browser_log_records_steps_without_code_or_state(self):
+        path = os.path.join(tempfile.mkdtemp(), "browser.log")
+        port, _ = self.listener()
+        _, challenge = pkce_pair()
+        url = self.base + "/o/oauth2/v2/auth?" + urllib.parse.urlencode({
+            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/cb",
+            "response_type": "code", "scope": SCOPE, "state": "s-123",
+            "code_challenge": challenge, "code_challenge_method": "S256"})
+        result = subprocess.run([sys.executable, BROWSER, url], capture_output=True, timeout=30,
+                                env={**os.environ, "FAKE_BROWSER_MODE": "tamper-state",
+                                     "FAKE_BROWSER_FOREGROUND": "1", "FAKE_BROWSER_LOG": path})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(path) as handle:
+            text = handle.read()
+        steps = [json.loads(line)["step"] for line in text.splitlines()]
+        self.assertEqual(steps, ["authorize", "tampered", "callback"])
+        _, _, issued = self.client.json("GET", "/__emulator/secrets")
+        self.assertFalse([secret for secret in issued if secret in text])
 
     def test_the_launcher_returns_at_once(self):
         port, seen = self.listener()
