@@ -90,6 +90,22 @@ import Testing
         #expect(try emulator.secrets().contains("secret-1"))
     }
 
+    @Test func issuedTokensOpenDriveAndTheLeakScanFindsThem() throws {
+        let emulator = try Emulator()
+        defer { emulator.stop() }
+        let tokens = try emulator.issueTokens()
+        let refreshToken = try #require(tokens.refreshToken)
+        let listing = try LoopbackHTTP.request(
+            port: emulator.port, method: "GET", path: "/drive/v3/files?spaces=appDataFolder",
+            headers: ["Authorization": "Bearer \(tokens.accessToken)"])
+        #expect(listing.status == 200)
+
+        let output = ["all fine", "token=\(refreshToken)"]
+        let leaked = try emulator.leakedSecrets(in: output)
+        #expect(leaked.map(emulatorSecretKind) == ["refresh token"])
+        #expect(try emulator.leakedSecrets(in: ["all fine"]).isEmpty)
+    }
+
     @Test func stopEndsTheProcessAndFreesThePort() throws {
         let emulator = try Emulator()
         let port = emulator.port

@@ -50,6 +50,8 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
     GET  /__emulator/files       every file with metadata, etag, content and contentBase64
     POST /__emulator/files       {"name", "content" | "contentBase64", "parents"?, "id"?,
                                   "modifiedTime"?}: seed a file (names need not be unique)
+    POST /__emulator/tokens      {"scope"?, "offline"?}: a grant without the browser dance,
+                                 answered like /token (for Drive tests that need a token)
     GET  /__emulator/secrets     every secret issued or received (see below)
 
 `reset` forgets files, tokens, faults and the log but not the list of secrets.
@@ -89,6 +91,7 @@ SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
 }
 REASON_PHRASES = {308: "Resume Incomplete"}
+NO_STORE = [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"), ("Pragma", "no-cache")]
 BASE64URL = re.compile(r"^[A-Za-z0-9_-]+$")
 VERIFIER = re.compile(r"^[A-Za-z0-9._~-]{43,128}$")
 
@@ -134,9 +137,7 @@ def drive_error(status, reason, message, domain="global", location=None, locatio
 
 def oauth_error(status, error, description):
     """The token and revocation endpoints' error body: {"error", "error_description"}."""
-    return Failure(json_reply(
-        status, {"error": error, "error_description": description},
-        [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"), ("Pragma", "no-cache")]))
+    return Failure(json_reply(status, {"error": error, "error_description": description}, NO_STORE))
 
 
 def error_page(status, error, description):
@@ -675,16 +676,20 @@ class OAuth:
             raise oauth_error(400, "invalid_grant", "Missing code verifier.")
         if not VERIFIER.match(verifier) or s256(verifier) != grant["challenge"]:
             raise oauth_error(400, "invalid_grant", "Invalid code verifier.")
-        answer = {"expires_in": state.lifetime, "scope": grant["scope"], "token_type": "Bearer"}
+        return json_reply(200, self.grant(grant["scope"], grant["offline"]), NO_STORE)
+
+    def grant(self, scope, offline):
+        """A new grant's token answer (with a refresh token only for offline access)."""
+        state = self.state
+        answer = {"expires_in": state.lifetime, "scope": scope, "token_type": "Bearer"}
         refresh_token = None
-        if grant["offline"]:
+        if offline:
             refresh_token = random_id("1//emu-", 64)
             state.remember_secret(refresh_token)
-            state.refresh_tokens[refresh_token] = {"scope": grant["scope"], "revoked": False}
+            state.refresh_tokens[refresh_token] = {"scope": scope, "revoked": False}
             answer["refresh_token"] = refresh_token
-        answer["access_token"] = self.issue_access_token(grant["scope"], refresh_token)
-        return json_reply(200, answer, [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"),
-                                        ("Pragma", "no-cache")])
+        answer["access_token"] = self.issue_access_token(scope, refresh_token)
+        return answer
 
     def refresh(self, form):
         state = self.state
@@ -700,8 +705,7 @@ class OAuth:
             "scope": record["scope"],
             "token_type": "Bearer",
         }
-        return json_reply(200, answer, [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"),
-                                        ("Pragma", "no-cache")])
+        return json_reply(200, answer, NO_STORE)
 
     def issue_access_token(self, scope, refresh_token):
         token = random_id("ya29.emu-", 80)
@@ -1170,9 +1174,9 @@ class Drive:
 
 
 class Control:
-    def __init__(self, state, drive):
+    def __init__(self, state, oauth):
         self.state = state
-        self.drive = drive
+        self.oauth = oauth
 
     def route(self, method, path, body):
         state = self.state
@@ -1226,6 +1230,9 @@ class Control:
                 return json_reply(200, [file.control() for file in state.files.values()])
             if name == "files" and method == "POST":
                 return self.seed(data)
+            if name == "tokens" and method == "POST":
+                scope = data.get("scope", SCOPE_APPDATA)
+                return json_reply(200, self.oauth.grant(scope, data.get("offline", True)))
             if name == "secrets" and method == "GET":
                 return json_reply(200, list(state.seen_secrets))
             if name == "reset" and method == "POST":
@@ -1471,7 +1478,7 @@ def main(argv=None):
     server.state = state
     server.oauth = OAuth(state)
     server.drive = Drive(state, server.oauth, base_url)
-    server.control = Control(state, server.drive)
+    server.control = Control(state, server.oauth)
 
     def stop(signum, frame):
         threading.Thread(target=server.shutdown, daemon=True).start()

@@ -293,6 +293,16 @@ class GrantLifecycleTests(EmulatorTestCase):
             "client_id": "test-client-id", "client_secret": "test-client-secret"})
         self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
 
+    def test_control_tokens_grant_works_for_drive_and_refresh(self):
+        _, _, tokens = self.client.json("POST", "/__emulator/tokens")
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                           headers=self.bearer(tokens["access_token"]))
+        self.assertEqual(status, 200)
+        status, _, _ = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual(status, 200)
+
     def test_lifetime_setting_applies_to_new_tokens(self):
         self.client.request("POST", "/__emulator/settings", json_body={"accessTokenLifetime": 5})
         self.assertEqual(self.login()["expires_in"], 5)

@@ -225,6 +225,13 @@ public final class Emulator: @unchecked Sendable {
         return try JSONDecoder().decode(EmulatorFile.self, from: control("POST", "files", body))
     }
 
+    /// A fresh grant, as if the user had logged in (no browser, no PKCE): for tests of the
+    /// Drive layer that only need a valid access token, or a refresh token to refresh.
+    public func issueTokens(offline: Bool = true) throws -> EmulatorTokens {
+        try JSONDecoder().decode(
+            EmulatorTokens.self, from: control("POST", "tokens", ["offline": offline]))
+    }
+
     /// Every token, code and verifier the emulator issued or received, and the client secret.
     public func secrets() throws -> [String] {
         try JSONDecoder().decode([String].self, from: control("GET", "secrets", nil))
@@ -279,6 +286,21 @@ public struct EmulatorLogEntry: Decodable, Sendable {
     public var interleaved: Bool?
     /// True on an authorization answered with access_denied.
     public var denied: Bool?
+}
+
+/// A token answer, with Google's field names.
+public struct EmulatorTokens: Decodable, Sendable {
+    public var accessToken: String
+    public var refreshToken: String?
+    public var expiresIn: Int
+    public var scope: String
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+        case expiresIn = "expires_in"
+        case scope
+    }
 }
 
 /// A Drive file as the emulator holds it.
