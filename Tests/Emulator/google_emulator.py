@@ -46,7 +46,8 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
     POST /__emulator/settings    {"accessTokenLifetime": s} for tokens issued from now on
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
-                                   grantType?, ifMatch?, revoked?, interleaved?, denied?}]
+                                   grantType?, ifMatch?, revoked?, interleaved?, denied?,
+                                   incomplete? (the client hung up mid-body: not handled)}]
     GET  /__emulator/files       every file with metadata, etag, content and contentBase64
     POST /__emulator/files       {"name", "content" | "contentBase64", "parents"?, "id"?,
                                   "modifiedTime"?}: seed a file (names need not be unique)
@@ -1295,30 +1296,43 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
     def read_body(self):
+        """The whole request body, or None when the client went away before sending it all:
+        such a request is dropped unhandled, as Google drops an interrupted upload."""
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             chunks = []
             while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                line = self.rfile.readline()
+                if not line:
+                    return None
+                size = int(line.split(b";")[0].strip() or b"0", 16)
                 if size == 0:
                     while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                         pass
                     return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
+                chunk = self.rfile.read(size)
+                if len(chunk) < size:
+                    return None
+                chunks.append(chunk)
                 self.rfile.readline()
         length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        body = self.rfile.read(length) if length else b""
+        return body if len(body) == length else None
 
     def dispatch(self):
         server = self.server
         state = server.state
         split = urllib.parse.urlsplit(self.path)
         path, query = split.path, first_values(split.query)
+        method = self.command
         try:
             body = self.read_body()
         except (ValueError, OSError):
+            body = None
+        if body is None:
             self.close_connection = True
+            self.append_log({"method": method, "path": path, "query": redacted(query),
+                             "status": None, "incomplete": True})
             return
-        method = self.command
         if path.startswith("/__emulator/"):
             try:
                 reply = server.control.route(method, path, body)

@@ -11,6 +11,7 @@ import http.server
 import json
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -452,6 +453,19 @@ class DriveTests(DriveTestCase):
         self.assertEqual(stale["error"]["errors"][0]["reason"], "conditionNotMet")
         _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
         self.assertEqual(data, b"two")
+
+    def test_an_upload_interrupted_mid_body_changes_nothing(self):
+        file_id = self.seed("habit-backup.json", "original")["id"]
+        with socket.create_connection((self.client.host, self.client.port)) as connection:
+            connection.sendall((f"PUT /upload/drive/v2/files/{file_id}?uploadType=media HTTP/1.1\r\n"
+                                f"Host: x\r\nAuthorization: Bearer {self.token}\r\n"
+                                f"Content-Length: 1000\r\n\r\n").encode() + b"partial")
+            connection.shutdown(socket.SHUT_WR)
+            self.assertEqual(connection.recv(100), b"", "no answer to a request cut mid-body")
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.assertEqual(data, b"original")
+        log = self.client.json("GET", "/__emulator/log")[2]
+        self.assertTrue(log[-2]["incomplete"])
 
     def test_v3_update_and_revisions(self):
         file_id = self.seed("habit-backup.json", "one")["id"]

@@ -286,6 +286,8 @@ public struct EmulatorLogEntry: Decodable, Sendable {
     public var interleaved: Bool?
     /// True on an authorization answered with access_denied.
     public var denied: Bool?
+    /// True when the client hung up before sending the whole body (the request was dropped).
+    public var incomplete: Bool?
 }
 
 /// A token answer, with Google's field names.
