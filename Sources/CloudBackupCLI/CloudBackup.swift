@@ -19,6 +19,8 @@ public enum CloudBackup {
             ValidateCommand.self,
             InspectCommand.self,
             MigrateCommand.self,
+            MergeCommand.self,
+            VerifyCommand.self,
             LoginCommand.self,
             LogoutCommand.self,
             StatusCommand.self,
