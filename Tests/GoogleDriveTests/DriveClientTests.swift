@@ -1,6 +1,7 @@
 import Foundation
 import GoogleDrive
 import Networking
+import TestSupport
 import Testing
 
 private let fileJSON =
@@ -17,7 +18,7 @@ private let fileJSON =
             #"{"files":[{"id":"A","name":"n.json","size":"9","version":"1","createdTime":"2026-01-01T00:00:00.000Z"}]}"#
         ),
     ])
-    let files = try client(transport).list(named: "it's \\ n.json")
+    let files = try fakeDrive(transport).list(named: "it's \\ n.json")
     #expect(files.map(\.id) == ["A", "B"])
     #expect(files.map(\.size) == [9, 5])
     #expect(files.map(\.version) == [1, 3])
@@ -39,7 +40,7 @@ private let fileJSON =
         ),
         answer(200, bytes: bytes),
     ])
-    let snapshot = try client(transport).read(id: "F1")
+    let snapshot = try fakeDrive(transport).read(id: "F1")
     #expect(snapshot.etag == "\"e1\"")
     #expect(snapshot.bytes == bytes)
     #expect(snapshot.file.size == 12)
@@ -55,7 +56,7 @@ private let fileJSON =
         meta, answer(200, bytes: Array(bytes.prefix(5))), meta, answer(200, bytes: bytes),
     ])
     let clock = FakeClock()
-    let snapshot = try client(transport, clock: clock).read(id: "F1")
+    let snapshot = try fakeDrive(transport, clock: clock).read(id: "F1")
     #expect(snapshot.bytes == bytes)
     #expect(clock.sleeps.count == 1)
     #expect(transport.remaining == 0)
@@ -69,7 +70,7 @@ private let fileJSON =
     let transport = ScriptedTransport(
         Array(repeating: [meta, answer(200, "x")], count: 3).flatMap { $0 })
     let error = #expect(throws: DriveError.self) {
-        try client(transport, retry: RetryPolicy(maxAttempts: 3)).read(id: "F1")
+        try fakeDrive(transport, retry: RetryPolicy(maxAttempts: 3)).read(id: "F1")
     }
     guard case .unavailable(_, let attempts, let last) = error else {
         Issue.record("expected .unavailable, got \(String(describing: error))")
@@ -105,7 +106,7 @@ struct RetryCase: Sendable, CustomTestStringConvertible {
 func transientFailuresAreRetriedAfterABackoff(_ retryCase: RetryCase) throws {
     let clock = FakeClock()
     let transport = ScriptedTransport([retryCase.first, answer(200, #"{"ids":["X1"]}"#)])
-    #expect(try client(transport, clock: clock).generateID() == "X1")
+    #expect(try fakeDrive(transport, clock: clock).generateID() == "X1")
     #expect(clock.sleeps == [retryCase.wait])
 }
 
@@ -117,7 +118,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     let clock = FakeClock()
     let transport = ScriptedTransport([googleError(status, reason)])
     let error = #expect(throws: DriveError.self) {
-        try client(transport, clock: clock).generateID()
+        try fakeDrive(transport, clock: clock).generateID()
     }
     guard case .rejected(_, let google) = error else {
         Issue.record("expected .rejected, got \(String(describing: error))")
@@ -133,7 +134,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     let transport = ScriptedTransport(Array(repeating: answer(503), count: 6))
     let policy = RetryPolicy(base: 1, maxDelay: 5, maxAttempts: 6, deadline: 1000)
     let error = #expect(throws: DriveError.self) {
-        try client(transport, clock: clock, retry: policy).generateID()
+        try fakeDrive(transport, clock: clock, retry: policy).generateID()
     }
     #expect(clock.sleeps == [1, 2, 4, 5, 5])
     guard case .unavailable(_, let attempts, _) = error else {
@@ -151,7 +152,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
             count: 5))
     let policy = RetryPolicy(base: 1, maxDelay: 32, maxAttempts: 10, deadline: 45)
     #expect(throws: DriveError.self) {
-        try client(transport, clock: clock, retry: policy).generateID()
+        try fakeDrive(transport, clock: clock, retry: policy).generateID()
     }
     #expect(clock.sleeps == [20, 20])
 }
@@ -159,7 +160,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
 @Test func a401RefreshesTheTokenOnce() throws {
     let tokens = CountingTokens()
     let transport = ScriptedTransport([answer(401), answer(200, #"{"ids":["X1"]}"#)])
-    #expect(try client(transport, tokens: tokens).generateID() == "X1")
+    #expect(try fakeDrive(transport, tokens: tokens).generateID() == "X1")
     #expect(tokens.refreshes == 1)
     #expect(
         transport.sent.map { $0.header("Authorization") } == ["Bearer token-0", "Bearer token-1"])
@@ -167,7 +168,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
 
 @Test func aSecond401MeansTheLoginIsGone() throws {
     let transport = ScriptedTransport([answer(401), googleError(401, "authError")])
-    let error = #expect(throws: DriveError.self) { try client(transport).generateID() }
+    let error = #expect(throws: DriveError.self) { try fakeDrive(transport).generateID() }
     guard case .unauthorized = error else {
         Issue.record("expected .unauthorized, got \(String(describing: error))")
         return
@@ -178,7 +179,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     struct Revoked: Error {}
     let transport = ScriptedTransport([])
     let error = #expect(throws: DriveError.self) {
-        try client(transport, tokens: CountingTokens(failure: Revoked())).generateID()
+        try fakeDrive(transport, tokens: CountingTokens(failure: Revoked())).generateID()
     }
     guard case .token(let inner) = error else {
         Issue.record("expected .token, got \(String(describing: error))")
@@ -194,7 +195,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     let transport = ScriptedTransport([
         answer(200, #"{"ids":["X1"]}"#, headers: [("Date", "Fri, 15 Jan 2027 08:10:00 GMT")])
     ])
-    let drive = client(transport, clock: clock)
+    let drive = fakeDrive(transport, clock: clock)
     _ = try drive.generateID()
     let reading = try #require(drive.clockReading)
     #expect(reading.skew == 600)
@@ -203,7 +204,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
 @Test func createSendsTheIdAndTheAppFolderAsParent() throws {
     let bytes = Array("{}\n".utf8)
     let transport = ScriptedTransport([answer(201, fileJSON)])
-    let file = try client(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
+    let file = try fakeDrive(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
     #expect(file.id == "F1")
     let request = try #require(transport.sent.first)
     #expect(request.method == "POST")
@@ -222,7 +223,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
         cut(), googleError(409, "fileIdInUse"),
         answer(200, #"{"id":"F1","name":"habit-backup.json","md5Checksum":"\#(MD5.hex(bytes))"}"#),
     ])
-    let file = try client(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
+    let file = try fakeDrive(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
     #expect(file.id == "F1")
     #expect(transport.sent.map(\.method) == ["POST", "POST", "GET"])
     #expect(transport.sent.last?.path == "/drive/v3/files/F1")
@@ -237,7 +238,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
         ),
     ])
     #expect(throws: DriveError.self) {
-        try client(transport).create(name: "n", id: "F1", bytes: [1])
+        try fakeDrive(transport).create(name: "n", id: "F1", bytes: [1])
     }
 }
 
@@ -245,7 +246,7 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     let transport = ScriptedTransport([
         answer(200, #"{"id":"F1","title":"n.json","fileSize":"3","version":"9"}"#)
     ])
-    let result = try client(transport).update(id: "F1", bytes: [1, 2, 3], ifMatch: "\"e1\"")
+    let result = try fakeDrive(transport).update(id: "F1", bytes: [1, 2, 3], ifMatch: "\"e1\"")
     #expect(result == .updated(DriveFile(id: "F1", name: "n.json", size: 3, version: 9)))
     let request = try #require(transport.sent.first)
     #expect(request.method == "PUT")
@@ -259,14 +260,14 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     let clock = FakeClock()
     let transport = ScriptedTransport([googleError(412, "conditionNotMet")])
     #expect(
-        try client(transport, clock: clock).update(id: "F1", bytes: [1], ifMatch: "e1")
+        try fakeDrive(transport, clock: clock).update(id: "F1", bytes: [1], ifMatch: "e1")
             == .changedSinceRead)
     #expect(clock.sleeps.isEmpty)
 }
 
 @Test func deleteCountsAFileAlreadyGoneAsDeleted() throws {
     let transport = ScriptedTransport([cut(), googleError(404, "notFound")])
-    try client(transport).delete(id: "F1")
+    try fakeDrive(transport).delete(id: "F1")
     #expect(transport.sent.map(\.method) == ["DELETE", "DELETE"])
 }
 

@@ -1,5 +1,6 @@
 import GoogleDrive
 import Networking
+import TestSupport
 import Testing
 
 private let kib = 1024
@@ -19,7 +20,7 @@ private func payload(_ count: Int) -> [UInt8] {
         answer(308, headers: [("Range", "bytes=0-393215")]),
         answer(200, #"{"id":"F1","name":"n.json","size":"614400"}"#),
     ])
-    let file = try client(transport, clock: clock, resumableThreshold: 512 * kib).create(
+    let file = try fakeDrive(transport, clock: clock, resumableThreshold: 512 * kib).create(
         name: "n.json", id: "F1", bytes: bytes)
     #expect(file.size == 600 * kib)
     let sent = transport.sent
@@ -46,7 +47,7 @@ private func payload(_ count: Int) -> [UInt8] {
         answer(308, headers: [("Range", "bytes=0-262143")]),
         answer(201, #"{"id":"F1","name":"n.json"}"#),
     ])
-    _ = try client(transport, resumableThreshold: 256 * kib).create(
+    _ = try fakeDrive(transport, resumableThreshold: 256 * kib).create(
         name: "n.json", id: "F1", bytes: bytes)
     let sent = transport.sent
     #expect(sent.map(\.method) == ["POST", "PUT", "POST", "PUT", "PUT"])
@@ -57,7 +58,7 @@ private func payload(_ count: Int) -> [UInt8] {
 
 @Test func aLargeConditionalUpdateOpensItsSessionWithIfMatch() throws {
     let transport = ScriptedTransport([googleError(412, "conditionNotMet")])
-    let result = try client(transport, resumableThreshold: 256 * kib).update(
+    let result = try fakeDrive(transport, resumableThreshold: 256 * kib).update(
         id: "F1", bytes: payload(300 * kib), ifMatch: "e9")
     #expect(result == .changedSinceRead)
     let request = try #require(transport.sent.first)
@@ -76,7 +77,7 @@ private func payload(_ count: Int) -> [UInt8] {
         answer(308, headers: [("Range", "bytes=0-262143")]),
         answer(200, #"{"id":"F1","name":"n.json"}"#),
     ])
-    _ = try client(transport, clock: clock, resumableThreshold: 256 * kib).create(
+    _ = try fakeDrive(transport, clock: clock, resumableThreshold: 256 * kib).create(
         name: "n.json", id: "F1", bytes: bytes)
     let sent = transport.sent
     #expect(sent[2].header("Content-Range") == "bytes */307200")

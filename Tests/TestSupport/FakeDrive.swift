@@ -5,18 +5,18 @@ import Synchronization
 
 /// A transport that answers from a script, one step per request, and records what it was
 /// sent. Running past the script's end is a test failure, reported as a 599 answer.
-final class ScriptedTransport: HTTPTransport, Sendable {
-    typealias Step = @Sendable (HTTPRequest) -> Result<HTTPResponse, TransportError>
+public final class ScriptedTransport: HTTPTransport, Sendable {
+    public typealias Step = @Sendable (HTTPRequest) -> Result<HTTPResponse, TransportError>
     private let state: Mutex<(steps: [Step], sent: [HTTPRequest])>
 
-    init(_ steps: [Step]) {
+    public init(_ steps: [Step]) {
         state = Mutex((steps, []))
     }
 
-    var sent: [HTTPRequest] { state.withLock { $0.sent } }
-    var remaining: Int { state.withLock { $0.steps.count } }
+    public var sent: [HTTPRequest] { state.withLock { $0.sent } }
+    public var remaining: Int { state.withLock { $0.steps.count } }
 
-    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         let step: Step? = state.withLock { state in
             state.sent.append(request)
             return state.steps.isEmpty ? nil : state.steps.removeFirst()
@@ -27,17 +27,21 @@ final class ScriptedTransport: HTTPTransport, Sendable {
 }
 
 /// Canned answers.
-func answer(_ status: Int, _ body: String = "", headers: [(name: String, value: String)] = [])
+public func answer(
+    _ status: Int, _ body: String = "", headers: [(name: String, value: String)] = []
+)
     -> ScriptedTransport.Step
 {
     { _ in .success(HTTPResponse(status: status, headers: headers, body: Array(body.utf8))) }
 }
 
-func answer(_ status: Int, bytes: [UInt8]) -> ScriptedTransport.Step {
+public func answer(_ status: Int, bytes: [UInt8]) -> ScriptedTransport.Step {
     { _ in .success(HTTPResponse(status: status, body: bytes)) }
 }
 
-func googleError(_ status: Int, _ reason: String, headers: [(name: String, value: String)] = [])
+public func googleError(
+    _ status: Int, _ reason: String, headers: [(name: String, value: String)] = []
+)
     -> ScriptedTransport.Step
 {
     answer(
@@ -46,22 +50,22 @@ func googleError(_ status: Int, _ reason: String, headers: [(name: String, value
         headers: headers)
 }
 
-func cut(_ message: String = "connection reset") -> ScriptedTransport.Step {
+public func cut(_ message: String = "connection reset") -> ScriptedTransport.Step {
     { _ in .failure(TransportError(kind: .connectionLost, message: message)) }
 }
 
 /// Tokens numbered by how often they were asked for, so a test sees a refresh happen.
-final class CountingTokens: AccessTokenSource, Sendable {
+public final class CountingTokens: AccessTokenSource, Sendable {
     private let state = Mutex<(fetches: Int, refreshes: Int)>((0, 0))
-    let failure: (any Error)?
+    public let failure: (any Error)?
 
-    init(failure: (any Error)? = nil) {
+    public init(failure: (any Error)? = nil) {
         self.failure = failure
     }
 
-    var refreshes: Int { state.withLock { $0.refreshes } }
+    public var refreshes: Int { state.withLock { $0.refreshes } }
 
-    func accessToken(refreshing: Bool) throws -> String {
+    public func accessToken(refreshing: Bool) throws -> String {
         if let failure { throw failure }
         return state.withLock { state in
             state.fetches += 1
@@ -72,18 +76,18 @@ final class CountingTokens: AccessTokenSource, Sendable {
 }
 
 /// A clock whose sleeps only move time forward and are written down.
-final class FakeClock: Sendable {
+public final class FakeClock: Sendable {
     private let state = Mutex<(now: Double, sleeps: [Double])>((1000, []))
-    let wallStart = Date(timeIntervalSince1970: 1_800_000_000)
-    let jitter: Double
+    public let wallStart = Date(timeIntervalSince1970: 1_800_000_000)
+    public let jitter: Double
 
-    init(jitter: Double = 0.5) {
+    public init(jitter: Double = 0.5) {
         self.jitter = jitter
     }
 
-    var sleeps: [Double] { state.withLock { $0.sleeps } }
+    public var sleeps: [Double] { state.withLock { $0.sleeps } }
 
-    var clock: DriveClock {
+    public var clock: DriveClock {
         DriveClock(
             monotonic: { self.state.withLock { $0.now } },
             wall: { self.wallStart.addingTimeInterval(self.state.withLock { $0.now } - 1000) },
@@ -97,7 +101,8 @@ final class FakeClock: Sendable {
     }
 }
 
-func client(
+/// A client on a fake address over `transport`; small chunks so tests stay small.
+public func fakeDrive(
     _ transport: ScriptedTransport, tokens: CountingTokens = CountingTokens(),
     clock: FakeClock = FakeClock(),
     retry: RetryPolicy = RetryPolicy(), resumableThreshold: Int = 5 * 1024 * 1024,
@@ -110,13 +115,13 @@ func client(
 }
 
 extension HTTPRequest {
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    var path: String { URLComponents(string: url)?.path ?? "" }
+    public var path: String { URLComponents(string: url)?.path ?? "" }
 
-    func query(_ name: String) -> String? {
+    public func query(_ name: String) -> String? {
         URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
     }
 }
