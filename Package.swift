@@ -48,7 +48,9 @@ let package = Package(
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
         .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
         .testTarget(
-            name: "BenchDocumentsTests", dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]),
+            name: "BenchDocumentsTests",
+            dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]
+        ),
         .testTarget(
             name: "CloudBackupCLITests",
             dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"]
