@@ -38,13 +38,14 @@ lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 # BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
-# cached in .build/bench-data. BENCH_SIZES=20000,200000 skips the slow top size.
+# cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
+# missing. BENCH_SIZES=20000,200000 skips the slow top size.
 bench: venv
-	@command -v jq >/dev/null || { \
-		echo "installing jq"; \
+	@if ! command -v jq >/dev/null || [ ! -x /usr/bin/time ]; then \
+		echo "installing jq and time"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq jq >/dev/null; \
-	}
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq jq time >/dev/null; \
+	fi
 	$(SWIFT) build -c release --product backup-bench
 	$(PYTHON) Tests/Bench/bench.py --bin .build/release/backup-bench
 

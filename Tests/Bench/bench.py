@@ -4,7 +4,7 @@ For each size it makes (or reuses) a seeded two-device pair with `backup-bench g
 then times, on those same files:
   ours   BackupReader.read (parse + validate), BackupWriter.write, and the full merge
          (read both files, validate, merge, write the result) in a child process whose peak
-         resident memory comes from the kernel (wait4);
+         resident memory GNU time reports;
   peers  Python json.loads and orjson.loads (parse only, from bytes in memory), `jq -S -c .`
          (a whole process: parse + sorted write to /dev/null), Foundation's JSONDecoder into
          an equivalent Codable model (in backup-bench).
@@ -41,25 +41,28 @@ class Child:
     stdout: bytes
     stderr: str
     wall: float
-    peak_rss: int  # bytes
+    peak_rss: int | None  # bytes
 
 
 def spawn(argv, capture=True):
-    """Runs argv to completion; the peak RSS is the child's own, from wait4."""
-    with tempfile.TemporaryFile() as err:
+    """Runs argv to completion under GNU time for its peak RSS.
+
+    Not wait4 from here: Linux counts the RSS a child had before exec, i.e. this driver's,
+    which holds the files and the Python peers' results. GNU time is a small process, so what
+    it reports is the program's own peak.
+    """
+    with tempfile.NamedTemporaryFile() as peak, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE if capture else subprocess.DEVNULL, stderr=err
+        completed = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", peak.name, *argv],
+            stdout=subprocess.PIPE if capture else subprocess.DEVNULL, stderr=err,
         )
-        out = process.stdout.read() if capture else b""
-        _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.stdout:
-            process.stdout.close()
         err.seek(0)
         message = err.read().decode(errors="replace").strip()
-    return Child(process.returncode, out, message, wall, usage.ru_maxrss * 1024)
+        kilobytes = peak.read().decode().strip().splitlines()
+    peak_rss = int(kilobytes[-1]) * 1024 if kilobytes and kilobytes[-1].isdigit() else None
+    return Child(completed.returncode, completed.stdout or b"", message, wall, peak_rss)
 
 
 class Failed(Exception):
@@ -156,7 +159,7 @@ def measure(binary, files, runs, slow_runs, out_folder):
         for _ in range(runs):
             report, rss = bench_json(binary, "merge", str(phone), str(laptop), "-o", str(output))
             seconds.append(report["seconds"])
-            peak = max(peak, rss)
+            peak = max(peak, rss or 0)
         results["mergePeak"] = peak
         return median_of(seconds), peak, f"peak {peak / 1e6 / pair_mb:.2f}× inputs"
 
@@ -186,7 +189,7 @@ def measure(binary, files, runs, slow_runs, out_folder):
     else:
         jq_seconds = median_of([run.wall for run in jq_runs])
         rows.append(Row("jq -S -c . (phone, whole process)", jq_seconds, phone_mb,
-                        max(run.peak_rss for run in jq_runs),
+                        max(run.peak_rss or 0 for run in jq_runs),
                         ratio(["read", "write"], jq_seconds, "read+write")))
 
     row = Row("Foundation JSONDecoder (phone)", megabytes=phone_mb)
