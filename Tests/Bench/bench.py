@@ -142,7 +142,6 @@ def measure(binary, files, runs, slow_runs, out_folder):
         except Failed as failure:
             row.failure = str(failure)
         rows.append(row)
-        return row
 
     def read_step():
         report, _ = bench_json(binary, "read", str(phone), "--runs", str(runs))
