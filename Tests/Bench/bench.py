@@ -144,9 +144,9 @@ def measure(binary, files, runs, slow_runs, out_folder):
         rows.append(row)
 
     def read_step():
-        report, _ = bench_json(binary, "read", str(phone), "--runs", str(runs))
+        report, peak = bench_json(binary, "read", str(phone), "--runs", str(runs))
         results["dayLogs"] = report["dayLogs"]
-        return median_of(report["seconds"]), None, ""
+        return median_of(report["seconds"]), peak, ""
 
     def write_step():
         report, _ = bench_json(binary, "write", str(phone), "--runs", str(runs))
