@@ -36,6 +36,11 @@ let package = Package(
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
 
+        // `make bench`: seeded document pairs and the timed runs, with Foundation as a peer.
+        .target(name: "BenchDocuments", dependencies: ["BackupKit", "TestSupport"]),
+        .executableTarget(
+            name: "backup-bench", dependencies: ["BenchDocuments", "BackupKit", "LocalFiles"]),
+
         .target(name: "TestSupport", dependencies: ["Networking", "GoogleDrive"], path: "Tests/TestSupport"),
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"], exclude: ["Fixtures"]),
@@ -43,6 +48,10 @@ let package = Package(
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
         .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
+        .testTarget(
+            name: "BenchDocumentsTests",
+            dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]
+        ),
         .testTarget(
             name: "CloudBackupCLITests",
             dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"]
