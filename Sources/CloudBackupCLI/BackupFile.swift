@@ -10,9 +10,14 @@ import LocalFiles
 /// Reading and writing backup files for commands, with errors that name the file.
 enum BackupFile {
     /// Reads, validates and migrates `path`; every problem becomes one `FILE: …` line.
-    static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError)
-        -> ReadResult
-    {
+    static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError) -> ReadResult {
+        try loadWithBytes(path, options: options).result
+    }
+
+    /// `load`, also handing back the file's bytes (the merge log hashes them).
+    static func loadWithBytes(
+        _ path: String, options: ReadOptions = ReadOptions()
+    ) throws(CLIError) -> (result: ReadResult, bytes: [UInt8]) {
         let bytes: [UInt8]
         do {
             bytes = try LocalFile.read(path, maxBytes: options.maxBytes)
@@ -25,7 +30,7 @@ enum BackupFile {
             throw CLIError(error.description, exitCode: .invalidFile)
         }
         do {
-            return try BackupReader.read(bytes, options: options)
+            return (try BackupReader.read(bytes, options: options), bytes)
         } catch {
             throw describe(error, file: path)
         }
