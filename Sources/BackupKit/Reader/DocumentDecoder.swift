@@ -20,6 +20,8 @@ final class DocumentDecoder {
     let scanner: JSONScanner
     @exclusivity(unchecked) var issues: IssueList
     @exclusivity(unchecked) private var path: [Component] = []
+    /// Scratch for a day log's values (see `values()`).
+    @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
 
     init(scanner: JSONScanner, maxIssues: Int) {
         self.scanner = scanner
