@@ -201,6 +201,22 @@ struct BackupWriterTests {
         }
     }
 
+    /// Issue 2: `read(write(d)) == d` always, and `write(read(x)) == x` for canonical `x`,
+    /// compact and pretty.
+    @Test func roundTripsThroughTheReader() throws {
+        var random = RandomDocuments(seed: 13)
+        for _ in 0..<300 {
+            let document = random.document()
+            for pretty in [false, true] {
+                let bytes = BackupWriter.write(document, pretty: pretty)
+                let read = try BackupReader.read(bytes)
+                #expect(read.document == document)
+                #expect(read.sourceVersion == 3)
+                #expect(BackupWriter.write(read.document, pretty: pretty) == bytes)
+            }
+        }
+    }
+
     /// Python's json module is an independent implementation of the same canonical form:
     /// sort_keys orders by code point (= UTF-8 byte order), ensure_ascii=False keeps raw
     /// UTF-8 and escapes exactly `"`, `\` and controls below U+0020 with lower-case hex.
