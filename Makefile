@@ -33,6 +33,7 @@ build: deps
 test: deps venv
 	$(SWIFT) build --build-tests
 	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --parallel
+	for tz in America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu Pacific/Apia; do TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep || exit 1; done
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
