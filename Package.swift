@@ -37,7 +37,8 @@ let package = Package(
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
 
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"]),
+        .testTarget(
+            name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),

@@ -17,6 +17,8 @@ public enum CloudBackup {
             ValidateCommand.self,
             InspectCommand.self,
             MigrateCommand.self,
+            MergeCommand.self,
+            VerifyCommand.self,
         ]
     }
 

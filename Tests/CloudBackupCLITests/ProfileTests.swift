@@ -1,0 +1,59 @@
+@testable import CloudBackupCLI
+import Foundation
+import LocalFiles
+import Testing
+import TestSupport
+
+@Suite struct ProfileTests {
+    @Test func defaultsAreGooglesRealEndpointsUnderXDGConfigHome() throws {
+        let profile = try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": "/tmp/x"])
+        #expect(profile.folder == "/tmp/x/cloudbackup/default")
+        #expect(profile.tokenURL == "https://oauth2.googleapis.com/token")
+        #expect(profile.driveURL == "https://www.googleapis.com")
+        #expect(profile.fileName == "habit-backup.json")
+        #expect(profile.clientID == nil)
+    }
+
+    @Test func homeIsUsedWithoutXDGConfigHome() throws {
+        let profile = try Profile.load(name: "work", environment: ["HOME": "/home/u"])
+        #expect(profile.folder == "/home/u/.config/cloudbackup/work")
+    }
+
+    @Test func environmentWinsOverConfigFile() throws {
+        let base = try Paths.temporaryFolder()
+        let folder = base.appendingPathComponent("cloudbackup/default").path
+        try LocalFile.makeDirectory(folder)
+        try LocalFile.writeAtomically(
+            Array(#"{"clientId":"from-file","fileName":"file.json"}"#.utf8), to: folder + "/config.json")
+        let profile = try Profile.load(
+            name: "default",
+            environment: ["XDG_CONFIG_HOME": base.path, "CLOUDBACKUP_CLIENT_ID": "from-env"])
+        #expect(profile.clientID == "from-env")
+        #expect(profile.fileName == "file.json")
+    }
+
+    @Test func unknownConfigKeyIsNamed() throws {
+        let base = try Paths.temporaryFolder()
+        let folder = base.appendingPathComponent("cloudbackup/default").path
+        try LocalFile.makeDirectory(folder)
+        try LocalFile.writeAtomically(Array(#"{"clientID":"x"}"#.utf8), to: folder + "/config.json")
+        let error = #expect(throws: CLIError.self) {
+            try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
+        }
+        #expect(error?.lines.first?.contains("unknown setting 'clientID'") == true)
+    }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:8080", true), ("http://localhost:1", true), ("https://example.com", true),
+        ("http://example.com", false), ("ftp://127.0.0.1", false), ("not a url", false),
+    ])
+    func plainHTTPOnlyForLoopback(url: String, allowed: Bool) {
+        let accepted = (try? Profile.checkEndpoint(url, setting: "CLOUDBACKUP_DRIVE_URL")) != nil
+        #expect(accepted == allowed)
+    }
+
+    @Test(arguments: ["../etc", ".hidden", "", "a/b", "white space"])
+    func badProfileNamesAreRefused(name: String) {
+        #expect(throws: CLIError.self) { try Profile.folder(for: name, environment: ["HOME": "/h"]) }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import LocalFiles
+import Testing
+import TestSupport
+
+@Suite struct LocalFileTests {
+    let folder: URL
+
+    init() throws {
+        folder = try Paths.temporaryFolder()
+    }
+
+    @Test func atomicWriteReplacesContentAndAppliesMode() throws {
+        let path = folder.appendingPathComponent("state.json").path
+        try LocalFile.writeAtomically(Array("old\n".utf8), to: path)
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: path, mode: 0o600)
+        #expect(try LocalFile.read(path) == Array("new\n".utf8))
+        #expect(try LocalFile.mode(of: path) == 0o600)
+        // No temporary file is left behind next to the target.
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(names == ["state.json"])
+    }
+
+    @Test func failedWriteLeavesTheOldFileAndNoTemporary() throws {
+        let path = folder.appendingPathComponent("missing-folder/state.json").path
+        #expect(throws: LocalFileError.self) { try LocalFile.writeAtomically([1, 2, 3], to: path) }
+        #expect(!LocalFile.exists(path))
+    }
+
+    @Test func readRefusesFilesOverTheLimitBeforeReading() throws {
+        let path = folder.appendingPathComponent("big").path
+        try LocalFile.writeAtomically([UInt8](repeating: 7, count: 1000), to: path)
+        #expect(try LocalFile.read(path, maxBytes: 1000).count == 1000)
+        let error = #expect(throws: LocalFileError.self) { try LocalFile.read(path, maxBytes: 999) }
+        #expect(error?.description.contains("big") == true)
+    }
+
+    @Test func readOfAMissingFileNamesIt() throws {
+        let path = folder.appendingPathComponent("nope.json").path
+        let error = #expect(throws: LocalFileError.self) { try LocalFile.read(path) }
+        #expect(error?.isMissing == true)
+        #expect(error?.description == "\(path): cannot open: No such file or directory")
+    }
+
+    @Test func secondLockOnTheSameFileIsRefusedUntilTheFirstEnds() throws {
+        let path = folder.appendingPathComponent("lock").path
+        var first = try FileLock(path: path)
+        #expect(first != nil)
+        // flock locks belong to the open file description, so a second open in the same
+        // process conflicts exactly as another process would.
+        #expect(try FileLock(path: path) == nil)
+        first = nil
+        #expect(try FileLock(path: path) != nil)
+    }
+
+    @Test func makeDirectoryCreatesParents() throws {
+        let path = folder.appendingPathComponent("a/b/c").path
+        try LocalFile.makeDirectory(path)
+        try LocalFile.makeDirectory(path)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+    }
+}
