@@ -36,7 +36,7 @@ let package = Package(
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Networking", "GoogleDrive"], path: "Tests/TestSupport"),
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
