@@ -1,18 +1,36 @@
 import BackupKit
 import LocalFiles
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Reading and writing backup files for commands, with errors that name the file.
 enum BackupFile {
     /// Reads, validates and migrates `path`; every problem becomes one `FILE: …` line.
     static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError) -> ReadResult {
+        try loadWithBytes(path, options: options).result
+    }
+
+    /// `load`, also handing back the file's bytes (the merge log hashes them).
+    static func loadWithBytes(
+        _ path: String, options: ReadOptions = ReadOptions()
+    ) throws(CLIError) -> (result: ReadResult, bytes: [UInt8]) {
         let bytes: [UInt8]
         do {
             bytes = try LocalFile.read(path, maxBytes: options.maxBytes)
         } catch {
+            guard error.errno != EFBIG else {
+                throw CLIError(
+                    "\(path): the file is over the \(options.maxBytes)-byte limit; raise it with --max-bytes if the file is genuine",
+                    exitCode: .invalidFile)
+            }
             throw CLIError(error.description, exitCode: .invalidFile)
         }
         do {
-            return try BackupReader.read(bytes, options: options)
+            return (try BackupReader.read(bytes, options: options), bytes)
         } catch {
             throw describe(error, file: path)
         }
@@ -37,8 +55,29 @@ enum BackupFile {
         }
     }
 
+    /// The `--max-bytes` line of a command's help, its text starting at `column`.
+    static func maxBytesHelp(column: Int) -> String {
+        let option = "  --max-bytes N"
+        return option + String(repeating: " ", count: max(2, column - option.count))
+            + "refuse files larger than N bytes (default \(ReadOptions().maxBytes), 256 MiB)"
+    }
+
+    /// The read options a command takes: `--max-bytes N`.
+    static func readOptions(_ arguments: inout Arguments) throws(CLIError) -> ReadOptions {
+        var options = ReadOptions()
+        if let maxBytes = try arguments.option(
+            "--max-bytes", expecting: "a positive number of bytes",
+            { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+        {
+            options.maxBytes = maxBytes
+        }
+        return options
+    }
+
     /// Writes the canonical bytes of `document` to `path` atomically.
-    static func save(_ document: BackupDocument, to path: String, pretty: Bool = false) throws(CLIError) {
+    static func save(_ document: BackupDocument, to path: String, pretty: Bool = false)
+        throws(CLIError)
+    {
         do {
             try LocalFile.writeAtomically(BackupWriter.write(document, pretty: pretty), to: path)
         } catch {

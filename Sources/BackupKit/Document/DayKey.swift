@@ -60,14 +60,7 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// `YYYY-MM-DD`, zero-padded.
-    public var description: String {
-        let (year, month, day) = parts
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
-    }
+    public var description: String { JSONOutput.text(of: self) }
 
     /// Whole days from `self` to `other` (positive when `other` is later).
     public func days(to other: DayKey) -> Int {

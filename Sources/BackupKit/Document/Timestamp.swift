@@ -70,21 +70,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// The canonical form, always with three fraction digits.
-    public var description: String {
-        let millis = millisecondsSince1970
-        let days = millis >= 0 ? millis / Timestamp.millisecondsPerDay
-            : (millis - Timestamp.millisecondsPerDay + 1) / Timestamp.millisecondsPerDay
-        let inDay = millis - days * Timestamp.millisecondsPerDay
-        let date = DayKey(dayNumber: Int32(days)).description
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let hour = pad(inDay / 3_600_000, 2)
-        let minute = pad(inDay / 60_000 % 60, 2)
-        let second = pad(inDay / 1000 % 60, 2)
-        return "\(date)T\(hour):\(minute):\(second).\(pad(inDay % 1000, 3))Z"
-    }
+    public var description: String { JSONOutput.text(of: self) }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970

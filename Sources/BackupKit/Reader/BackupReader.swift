@@ -1,10 +1,48 @@
 /// Reads any supported schema version from untrusted bytes into a validated schema-3
 /// document.
+///
+/// One pass over the bytes. The top-level members are read in file order, but how most of
+/// them decode depends on `schemaVersion`, which canonical files write late (keys are
+/// sorted). So a member met before the version is known is stepped over and its offset
+/// kept; once the version is known the scanner jumps back and decodes it. `dayLogs`, by far
+/// the largest part, has the same shape in versions 2 and 3 and is decoded on the spot.
+///
+/// Then, in order: the version's own validator on what decoded, each migration step with
+/// the next version's validator before it, and the schema-3 notes.
 public enum BackupReader {
     public static func read(
         _ bytes: UnsafeRawBufferPointer, options: ReadOptions = ReadOptions()
     ) throws(BackupFileError) -> ReadResult {
-        throw .notABackup("reader not written yet")
+        guard bytes.count <= options.maxBytes else {
+            throw .tooLarge(size: bytes.count, limit: options.maxBytes)
+        }
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), !bytes.isEmpty
+        else {
+            throw .syntax(line: 1, column: 1, message: "the file is empty")
+        }
+        if let problem = encodingProblem(UnsafeBufferPointer(start: base, count: bytes.count)) {
+            throw .syntax(line: 1, column: 1, message: problem)
+        }
+        let scanner = JSONScanner(base: base, count: bytes.count, maxDepth: options.maxDepth)
+        let decoder = DocumentDecoder(scanner: scanner, maxIssues: options.maxIssues)
+        let outcome: TopLevel.Outcome
+        var topLevel = TopLevel(decoder: decoder)
+        do throws(ScanError) {
+            outcome = try topLevel.read()
+        } catch {
+            let (line, column) = scanner.lineAndColumn(of: error.offset)
+            throw .syntax(line: line, column: column, message: error.message)
+        }
+        switch outcome {
+        case .notABackup(let message): throw .notABackup(message)
+        case .newerSchema(let version): throw .newerSchema(version)
+        case .decoded(let parts, let version):
+            var issues = decoder.issues
+            let document = migrate(parts, version: version, issues: &issues)
+            guard issues.isEmpty, let document else { throw .invalid(issues.issues) }
+            return ReadResult(
+                document: document, sourceVersion: version, notes: BackupValidator.notes(document))
+        }
     }
 
     public static func read(
@@ -15,5 +53,289 @@ public enum BackupReader {
             Result { () throws(BackupFileError) in try read(buffer, options: options) }
         }
         return try result.get()
+    }
+
+    /// RFC 8259 §8.1: JSON between systems is UTF-8, without a byte order mark.
+    static func encodingProblem(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return "the file starts with a byte order mark (BOM); save it as UTF-8 without one"
+        }
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+            return "the file is UTF-16 (it starts with a UTF-16 byte order mark); save it as UTF-8"
+        }
+        if bytes.count >= 2, bytes[0] == 0 || bytes[1] == 0 {
+            return "the file looks like UTF-16 or UTF-32 (it has zero bytes); save it as UTF-8"
+        }
+        return nil
+    }
+
+    /// Validates the decoded parts of `version` and migrates them to schema 3; nil when
+    /// anything was reported (here or while decoding).
+    private static func migrate(
+        _ parts: TopLevel.Parts, version: Int, issues: inout IssueList
+    ) -> BackupDocument? {
+        switch version {
+        case 1:
+            let settings = parts.settings.map {
+                SchemaV1.Settings(dayStartHour: $0.dayStartHour, theme: $0.theme)
+            }
+            LegacyValidator.check(
+                settings: settings ?? SchemaV1.Settings(dayStartHour: 0, theme: .system),
+                challenges: parts.challengesV1 ?? [], logs: parts.logs ?? [],
+                deleted: parts.deleted ?? [],
+                brokenChallenges: parts.brokenChallenges, into: &issues)
+            guard issues.isEmpty, let deviceId = parts.deviceId, let settings,
+                let challenges = parts.challengesV1, let logs = parts.logs,
+                let deleted = parts.deleted
+            else { return nil }
+            let document = SchemaV1.Document(
+                deviceId: deviceId, settings: settings, challenges: challenges.map(\.challenge),
+                logs: logs.map(\.log), deleted: deleted.map(\.tombstone))
+            let next = Migration.migrate(document)
+            LegacyValidator.check(next, into: &issues)
+            return issues.isEmpty ? checked(Migration.migrate(next), issues: &issues) : nil
+        case 2:
+            let placeholder = SchemaV2.Document(
+                exportedAt: parts.exportedAt ?? Migration.undatedExport,
+                deviceId: parts.deviceId ?? DeviceID(unchecked: "unknown"),
+                settings: parts.settings ?? SchemaV2.Settings(dayStartHour: 0, theme: .system),
+                challenges: parts.challengesV2 ?? [], dayLogs: parts.dayLogs ?? [],
+                tombstones: parts.tombstones ?? [])
+            // Validate every part that decoded, even when another part is missing.
+            LegacyValidator.check(
+                placeholder, brokenChallenges: parts.brokenChallenges, into: &issues)
+            guard issues.isEmpty, parts.exportedAt != nil, parts.deviceId != nil,
+                parts.settings != nil,
+                parts.challengesV2 != nil, parts.dayLogs != nil, parts.tombstones != nil
+            else { return nil }
+            return checked(Migration.migrate(placeholder), issues: &issues)
+        default:
+            let settings = parts.settings.flatMap(\.current)
+            if let settings { BackupValidator.check(settings, into: &issues) }
+            let challenges = parts.challenges ?? []
+            BackupValidator.check(challenges, into: &issues)
+            let lookup = ChallengeLookup(challenges)
+            let exists = { (id: ChallengeID) in
+                lookup.find(id) != nil || parts.brokenChallenges.contains(id)
+            }
+            if let dayLogs = parts.dayLogs {
+                BackupValidator.check(dayLogs, challengeExists: exists, into: &issues)
+            }
+            if let tombstones = parts.tombstones {
+                BackupValidator.check(tombstones, isLive: exists, into: &issues)
+            }
+            guard issues.isEmpty, let exportedAt = parts.exportedAt, let deviceId = parts.deviceId,
+                let settings,
+                let challenges = parts.challenges, let dayLogs = parts.dayLogs,
+                let tombstones = parts.tombstones
+            else { return nil }
+            return BackupDocument(
+                exportedAt: exportedAt, deviceId: deviceId, settings: settings,
+                challenges: challenges,
+                dayLogs: dayLogs, tombstones: tombstones)
+        }
+    }
+
+    /// A migrated document must pass the schema-3 rules; if a step ever produced one that
+    /// does not, say so rather than hand it on.
+    private static func checked(_ document: BackupDocument, issues: inout IssueList)
+        -> BackupDocument?
+    {
+        BackupValidator.check(document, into: &issues)
+        return issues.isEmpty ? document : nil
+    }
+}
+
+extension SchemaV2.Settings {
+    /// The schema-3 settings, when every field schema 3 requires is present.
+    fileprivate var current: Settings? {
+        guard let weekStartsOn else { return nil }
+        return Settings(
+            dayStartHour: dayStartHour, weekStartsOn: weekStartsOn, theme: theme,
+            reminderTime: reminderTime, premium: premium, appLock: appLock)
+    }
+}
+
+/// The top-level object: which version it is and its decoded parts.
+private struct TopLevel {
+    enum Outcome {
+        case notABackup(String)
+        case newerSchema(Int)
+        case decoded(Parts, version: Int)
+    }
+
+    struct Parts {
+        var exportedAt: Timestamp?
+        var deviceId: DeviceID?
+        var settings: SchemaV2.Settings?
+        var challenges: [Challenge]?
+        var challengesV2: [SchemaV2.Challenge]?
+        var challengesV1: [(index: Int, challenge: SchemaV1.Challenge)]?
+        var dayLogs: [DayLog]?
+        var tombstones: [Tombstone]?
+        var logs: [(index: Int, log: SchemaV1.Log)]?
+        var deleted: [(index: Int, tombstone: Tombstone)]?
+        /// Challenges present in the file but unreadable (already reported).
+        var brokenChallenges: Set<ChallengeID> = []
+    }
+
+    static let fields: [StaticString] = [
+        "format", "schemaVersion", "exportedAt", "deviceId", "settings", "challenges", "dayLogs",
+        "tombstones", "logs", "deleted",
+    ]
+    private static let format = 0
+    private static let schemaVersion = 1
+    private static let dayLogs = 6
+
+    /// The members each version has, all required (bits over `fields`).
+    static func members(of version: Int) -> UInt64 {
+        switch version {
+        case 1: return 0b11_0011_1010
+        case 2: return 0b00_1111_1110
+        default: return 0b00_1111_1111
+        }
+    }
+
+    let decoder: DocumentDecoder
+    var scanner: JSONScanner { decoder.scanner }
+    var parts = Parts()
+
+    init(decoder: DocumentDecoder) {
+        self.decoder = decoder
+    }
+
+    mutating func read() throws(ScanError) -> Outcome {
+        let first = scanner.peek()
+        guard first == UInt8(ascii: "{") else {
+            try scanner.skipValue()
+            try scanner.finish()
+            let kind =
+                first == UInt8(ascii: "[")
+                ? "an array" : first == UInt8(ascii: "\"") ? "a string" : "a single value"
+            return .notABackup(
+                "not a habit backup: the file holds \(kind), not an object with \"format\": \"habit-backup\""
+            )
+        }
+        var seen: UInt64 = 0
+        var deferred: [(index: Int, key: JSONString, offset: Int)] = []
+        var version: Int?
+        var versionPresent = false
+        var format: String?
+        var dayLogsBeforeVersion = false
+        if try scanner.openObject() {
+            repeat {
+                let key = try scanner.key()
+                guard let index = Self.fields.firstIndex(where: { scanner.equals(key, $0) }) else {
+                    try decoder.within(.key(key)) { () throws(ScanError) in
+                        decoder.report("unknown field")
+                        try scanner.skipValue()
+                    }
+                    continue
+                }
+                let bit: UInt64 = 1 << UInt64(index)
+                if seen & bit != 0 {
+                    try decoder.within(.key(key)) { () throws(ScanError) in
+                        decoder.report("duplicate key")
+                        try scanner.skipValue()
+                    }
+                    continue
+                }
+                seen |= bit
+                switch index {
+                case Self.format:
+                    format = try decoder.within(.key(key)) { () throws(ScanError) in
+                        try decoder.string()
+                    }
+                case Self.schemaVersion:
+                    versionPresent = true
+                    let number = try decoder.within(.key(key)) { () throws(ScanError) in
+                        try decoder.integer()
+                    }
+                    if let number, number > BackupDocument.currentSchemaVersion {
+                        return .newerSchema(number)
+                    }
+                    if let number, number >= 1 {
+                        version = number
+                    } else if number != nil {
+                        decoder.report("must be 1, 2 or 3", at: .key(key))
+                    }
+                case Self.dayLogs where version == nil:
+                    dayLogsBeforeVersion = true
+                    parts.dayLogs = try decoder.within(.key(key)) { () throws(ScanError) in
+                        try decoder.dayLogs()
+                    }
+                default:
+                    if let version {
+                        try decoder.within(.key(key)) { () throws(ScanError) in
+                            try member(index, version: version)
+                        }
+                    } else {
+                        deferred.append((index, key, scanner.position))
+                        try scanner.skipValue()
+                    }
+                }
+            } while try scanner.nextMember()
+        }
+        try scanner.finish()
+
+        let isBackup = format == BackupDocument.format
+        if version == nil {
+            guard versionPresent || isBackup else {
+                return .notABackup(
+                    "not a habit backup: it has no \"format\": \"habit-backup\" and no \"schemaVersion\""
+                )
+            }
+            if !versionPresent { decoder.report("is required", at: .name("schemaVersion")) }
+            // A broken version number: read it as the version its members suggest.
+            version = isBackup ? 3 : seen & (1 << 8 | 1 << 9) != 0 ? 1 : 2
+        }
+        let known = version ?? BackupDocument.currentSchemaVersion
+        if known == 3, let format, !isBackup {
+            decoder.report("must be \"habit-backup\", not \"\(format)\"", at: .name("format"))
+        }
+        if known < 3, format != nil {
+            decoder.report("unknown field (schema \(known) has no format)", at: .name("format"))
+        }
+        if known == 1, dayLogsBeforeVersion {
+            decoder.report("unknown field (schema 1 has logs, not dayLogs)", at: .name("dayLogs"))
+            parts.dayLogs = nil
+        }
+        for (index, key, offset) in deferred {
+            scanner.position = offset
+            scanner.depth = 1
+            try decoder.within(.key(key)) { () throws(ScanError) in
+                try member(index, version: known)
+            }
+        }
+        let missing = Self.members(of: known) & ~seen
+        for index in Self.fields.indices
+        where missing & (1 << UInt64(index)) != 0 && index != Self.schemaVersion {
+            decoder.report("is required", at: .name(Self.fields[index]))
+        }
+        return .decoded(parts, version: known)
+    }
+
+    /// Decodes the member `index` as `version` has it, at the current position.
+    private mutating func member(_ index: Int, version: Int) throws(ScanError) {
+        guard Self.members(of: version) & (1 << UInt64(index)) != 0 else {
+            decoder.report("unknown field (not part of schema \(version))")
+            try scanner.skipValue()
+            return
+        }
+        switch Self.fields[index].description {
+        case "exportedAt": parts.exportedAt = try decoder.timestamp()
+        case "deviceId": parts.deviceId = try decoder.identifier()
+        case "settings": parts.settings = try decoder.settings(version: version)
+        case "challenges":
+            switch version {
+            case 1: parts.challengesV1 = try decoder.challengesV1(broken: &parts.brokenChallenges)
+            case 2: parts.challengesV2 = try decoder.challengesV2(broken: &parts.brokenChallenges)
+            default: parts.challenges = try decoder.challenges(broken: &parts.brokenChallenges)
+            }
+        case "dayLogs": parts.dayLogs = try decoder.dayLogs()
+        case "tombstones": parts.tombstones = try decoder.tombstones()
+        case "logs": parts.logs = try decoder.logsV1()
+        default: parts.deleted = try decoder.deletedV1()
+        }
     }
 }

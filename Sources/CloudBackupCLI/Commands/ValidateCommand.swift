@@ -1,14 +1,59 @@
+import BackupKit
+
+/// `cloudbackup validate FILE…`: every problem of every file, one line each; silent when
+/// all are valid unless `--verbose`.
 struct ValidateCommand: Command {
     static let name = "validate"
-    static let summary = "(not written yet)"
-    static let usage = "usage: cloudbackup validate FILE"
-    static let help = usage
+    static let summary = "check backup files against every rule of the format"
+    static let usage = "usage: cloudbackup validate FILE... [--verbose] [--max-bytes N]"
+    static let help = """
+        \(usage)
+
+        Checks each backup FILE (any schema version) against every rule of the
+        document format and prints every problem on stderr as FILE: /pointer: message,
+        where /pointer is the JSON Pointer of the broken value. Prints nothing when
+        all files are valid.
+
+        options:
+          --verbose      also say which files are valid, with their schema version, and
+                         note day logs that do not fit their challenge (kept, but not
+                         counted for streaks)
+        \(BackupFile.maxBytesHelp(column: 17))
+
+        exit status: 0 all valid, 3 a file is invalid or unreadable, 7 a file was
+        written by a newer version; with several files, the highest of their codes.
+        """
+
+    let files: [String]
+    let verbose: Bool
+    let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
-        _ = try arguments.positionals()
+        verbose = arguments.flag("--verbose")
+        options = try BackupFile.readOptions(&arguments)
+        files = try arguments.positionals()
+        guard !files.isEmpty else { throw .usage("missing <FILE>", Self.usage) }
     }
 
     func run(in context: Context) throws {
-        throw CLIError("validate is not written yet", exitCode: .failure)
+        // Every file is checked; the failures are thrown together at the end, so the
+        // boundary prints them all and exits with the highest code.
+        var failures: [String] = []
+        var exitCode = ExitCode.success
+        for file in files {
+            do {
+                let result = try BackupFile.load(file, options: options)
+                guard verbose else { continue }
+                let migrated =
+                    result.sourceVersion == BackupDocument.currentSchemaVersion
+                    ? "" : ", migrates to schema 3"
+                context.print("\(file): valid (schema \(result.sourceVersion)\(migrated))")
+                for note in result.notes { context.print("\(file): \(note)") }
+            } catch {
+                failures += error.lines
+                if error.exitCode.rawValue > exitCode.rawValue { exitCode = error.exitCode }
+            }
+        }
+        if !failures.isEmpty { throw CLIError(failures, exitCode: exitCode) }
     }
 }

@@ -1,0 +1,535 @@
+/// The sync (SPEC §4): newest edit wins per challenge and per day log, dated tombstones keep
+/// deletes until a later edit, guards filter the incoming side first.
+///
+/// Design: every collection is a sorted array, so the merge is one linear walk per kind.
+/// Challenges and tombstones share their key (the challenge id), so one walk over four
+/// cursors (local copies, local tombstones, incoming copies, incoming tombstones) settles each
+/// id completely — rules 1, 7, 8, 2, 3, 4 in that order — and counts it once. Day logs follow
+/// in a two-way walk that knows which challenges survived (rule 5) and which were held back.
+///
+/// Worked example, `now` 2026-11-29, window 90 days:
+///
+///     local    X edited 03-10                     tombstone Y deleted 11-01
+///     incoming X edited 03-12 (different title)   Y edited 11-05
+///     → X: incoming newer, updated; Y: edited after the delete, revived, tombstone dropped.
+///
+/// Equal stamps compare the copies' canonical bytes (the writer's own output), so the result
+/// never depends on which side is local; only comparisons with equal stamps pay for it.
+public func merge(
+    local: BackupDocument, incoming: BackupDocument, options: MergeOptions
+) -> MergeOutcome {
+    var merger = Merger(options: options)
+    switch options.mode {
+    case .merge: return merger.merge(local: local, incoming: incoming)
+    case .replace: return merger.replace(local: local, incoming: incoming)
+    }
+}
+
+/// A copy of an item that merges by `updatedAt`, then by canonical bytes.
+private protocol Copy {
+    var updatedAt: Timestamp { get }
+    func writeCanonical(into out: inout JSONOutput)
+}
+
+extension Challenge: Copy {
+    fileprivate func writeCanonical(into out: inout JSONOutput) {
+        BackupWriter.write(self, into: &out)
+    }
+}
+
+extension DayLog: Copy {
+    fileprivate func writeCanonical(into out: inout JSONOutput) {
+        BackupWriter.write(self, into: &out)
+    }
+}
+
+private enum Pick {
+    case local, incoming, identical
+}
+
+private struct Merger {
+    let options: MergeOptions
+    var report = MergeReport()
+    var decisions: [MergeDecision] = []
+    var futureStamped: [FutureStampedItem] = []
+    /// Reused buffers for canonical bytes, so tie-breaks allocate nothing.
+    var leftBytes = JSONOutput(capacity: 512)
+    var rightBytes = JSONOutput(capacity: 512)
+
+    init(options: MergeOptions) {
+        self.options = options
+    }
+
+    /// Rule 2 for one pair of copies.
+    mutating func pick<C: Copy>(_ local: C, _ incoming: C) -> Pick {
+        if local.updatedAt != incoming.updatedAt {
+            return local.updatedAt < incoming.updatedAt ? .incoming : .local
+        }
+        return compareBytes(local, incoming)
+    }
+
+    /// `.identical` when the canonical bytes match, else the side whose bytes sort higher.
+    mutating func compareBytes<C: Copy>(_ local: C, _ incoming: C) -> Pick {
+        leftBytes.reset()
+        rightBytes.reset()
+        local.writeCanonical(into: &leftBytes)
+        incoming.writeCanonical(into: &rightBytes)
+        if leftBytes.bytes == rightBytes.bytes { return .identical }
+        return leftBytes.bytes.lexicographicallyPrecedes(rightBytes.bytes) ? .incoming : .local
+    }
+
+    mutating func decide(
+        _ item: MergeDecision.Item, _ winner: MergeDecision.Winner, _ reason: MergeDecision.Reason,
+        local: MergeDecision.Version? = nil, incoming: MergeDecision.Version? = nil
+    ) {
+        decisions.append(
+            MergeDecision(
+                item: item, winner: winner, reason: reason, local: local, incoming: incoming))
+    }
+
+    func isExpired(_ tombstone: Tombstone) -> Bool { tombstone.deletedAt < options.windowStart }
+
+    // MARK: Merge
+
+    mutating func merge(local: BackupDocument, incoming: BackupDocument) -> MergeOutcome {
+        let windowStart = options.windowStart
+        // Rule 7's exemption: nothing can be a forgotten delete when there is nothing here.
+        let localIsEmpty =
+            local.challenges.isEmpty && !local.tombstones.contains { !isExpired($0) }
+        let staleGuard =
+            !options.allowStale && !localIsEmpty && incoming.exportedAt < windowStart
+
+        var result = BackupDocument(
+            exportedAt: options.now, deviceId: local.deviceId, settings: local.settings)
+        result.challenges.reserveCapacity(max(local.challenges.count, incoming.challenges.count))
+        /// Challenges held back with their incoming day logs, and why.
+        var heldBack: [ChallengeID: MergeDecision.Reason] = [:]
+
+        var cursor = IDCursor(local: local, incoming: incoming)
+        while let (id, entry) = cursor.next() {
+            var (localCopy, localTombstone) = (entry.localCopy, entry.localTombstone)
+            var (incomingCopy, incomingTombstone) = (entry.incomingCopy, entry.incomingTombstone)
+            let item = MergeDecision.Item.challenge(id)
+            let hasLiveCopy = localCopy != nil || incomingCopy != nil
+
+            // Rule 1: the window.
+            var expired = false
+            if let tombstone = localTombstone, isExpired(tombstone) {
+                localTombstone = nil
+                expired = true
+            }
+            if let tombstone = incomingTombstone, isExpired(tombstone) {
+                incomingTombstone = nil
+                expired = true
+            }
+            if expired {
+                decide(
+                    item, .neither, .expired, local: entry.localTombstone.map(version),
+                    incoming: entry.incomingTombstone.map(version))
+            }
+
+            // Rules 7 and 8: filter the incoming side.
+            var copyHeldBack = false
+            var tombstoneHeldBack = false
+            if let copy = incomingCopy {
+                if copy.updatedAt > options.futureLimit {
+                    futureStamped.append(FutureStampedItem(item: item, version: version(copy)))
+                    if options.clockGuard { heldBack[id] = .future }
+                } else if staleGuard, localCopy == nil, localTombstone == nil,
+                    copy.updatedAt < windowStart
+                {
+                    heldBack[id] = .stale
+                }
+                if let reason = heldBack[id] {
+                    copyHeldBack = true
+                    incomingCopy = nil
+                    decide(
+                        item, .neither, reason, local: localCopy.map(version),
+                        incoming: version(copy))
+                }
+            }
+            if let tombstone = incomingTombstone, tombstone.deletedAt > options.futureLimit {
+                futureStamped.append(FutureStampedItem(item: item, version: version(tombstone)))
+                if options.clockGuard {
+                    tombstoneHeldBack = true
+                    incomingTombstone = nil
+                    decide(item, .neither, .future, incoming: version(tombstone))
+                }
+            }
+
+            // Tombstones for the same id on both sides: the later delete is kept.
+            var tombstone = localTombstone
+            var tombstoneSide = MergeDecision.Winner.local
+            if let theirs = incomingTombstone {
+                if let ours = localTombstone {
+                    if ours.deletedAt != theirs.deletedAt {
+                        let later: MergeDecision.Winner =
+                            ours.deletedAt < theirs.deletedAt ? .incoming : .local
+                        decide(
+                            item, later, .laterDelete, local: version(ours),
+                            incoming: version(theirs))
+                    }
+                    if ours.deletedAt < theirs.deletedAt {
+                        tombstone = theirs
+                        tombstoneSide = .incoming
+                    }
+                } else {
+                    tombstone = theirs
+                    tombstoneSide = .incoming
+                }
+            }
+
+            // Rule 2: the newer copy.
+            var copy = localCopy
+            var copyFromIncoming = false
+            var copyDiffers = false
+            if let theirs = incomingCopy {
+                if let ours = localCopy {
+                    let picked = pick(ours, theirs)
+                    if picked != .identical {
+                        copyDiffers = true
+                        let reason: MergeDecision.Reason =
+                            ours.updatedAt == theirs.updatedAt ? .equalStampsHigherBytes : .newer
+                        decide(
+                            item, picked == .local ? .local : .incoming, reason,
+                            local: version(ours), incoming: version(theirs))
+                    }
+                    if picked == .incoming {
+                        copy = theirs
+                        copyFromIncoming = true
+                    }
+                } else {
+                    copy = theirs
+                    copyFromIncoming = true
+                }
+            }
+
+            // Rules 3 and 4: a delete at or after the last edit wins; a later edit revives.
+            var survives = copy != nil
+            if let survivor = copy, let delete = tombstone {
+                let copySide: MergeDecision.Winner = copyFromIncoming ? .incoming : .local
+                let localVersion = localCopy.map(version) ?? localTombstone.map(version)
+                let incomingVersion = incomingCopy.map(version) ?? incomingTombstone.map(version)
+                if delete.deletedAt >= survivor.updatedAt {
+                    survives = false
+                    decide(
+                        item, tombstoneSide, .deletedAfterEdit, local: localVersion,
+                        incoming: incomingVersion)
+                } else {
+                    tombstone = nil
+                    decide(
+                        item, copySide, .editedAfterDelete, local: localVersion,
+                        incoming: incomingVersion)
+                }
+            }
+            if survives, let survivor = copy {
+                result.challenges.append(survivor)
+            }
+            if let delete = tombstone {
+                result.tombstones.append(delete)
+            }
+
+            // The challenge count: exactly one per id with a live copy on either side.
+            if hasLiveCopy {
+                if copyHeldBack {
+                    report.challenges.heldBack += 1
+                } else if localCopy != nil {
+                    if !survives {
+                        report.challenges.deleted += 1
+                    } else if copyFromIncoming && copyDiffers {
+                        report.challenges.updated += 1
+                    } else {
+                        report.challenges.unchanged += 1
+                    }
+                } else if incomingCopy != nil {
+                    if !survives {
+                        report.challenges.keptDeleted += 1
+                    } else if localTombstone != nil {
+                        report.challenges.revived += 1
+                    } else {
+                        report.challenges.added += 1
+                    }
+                }
+            }
+            // The tombstone count: incoming ones in the result, else the window or the guard.
+            if tombstoneHeldBack {
+                report.tombstones.heldBack += 1
+            } else if incomingTombstone != nil, tombstone != nil {
+                if localTombstone != nil {
+                    report.tombstones.unchanged += 1
+                } else {
+                    report.tombstones.added += 1
+                }
+            } else if expired {
+                report.tombstones.expired += 1
+            }
+        }
+
+        result.dayLogs = mergeDayLogs(
+            local: local.dayLogs, incoming: incoming.dayLogs, survivors: result.challenges,
+            heldBack: heldBack)
+        return MergeOutcome(
+            document: result, report: report, decisions: decisions, futureStamped: futureStamped)
+    }
+
+    /// Rules 2 and 5 for day logs, with the incoming ones the guards hold back.
+    mutating func mergeDayLogs(
+        local: [DayLog], incoming: [DayLog], survivors: [Challenge],
+        heldBack: [ChallengeID: MergeDecision.Reason]
+    ) -> [DayLog] {
+        var result: [DayLog] = []
+        result.reserveCapacity(max(local.count, incoming.count))
+        var lookup = SurvivorLookup(survivors: survivors)
+        var walk = KeyWalk(local: local, incoming: incoming)
+        while let (key, ours, incomingLog) = walk.next() {
+            var theirs = incomingLog
+            let item = MergeDecision.Item.dayLog(key)
+
+            var held = false
+            if let log = theirs {
+                if let reason = heldBack[key.challengeID] {
+                    held = true
+                    decide(
+                        item, .neither, reason == .stale ? .stale : .withChallenge,
+                        local: ours.map(version), incoming: version(log))
+                } else if log.updatedAt > options.futureLimit {
+                    futureStamped.append(FutureStampedItem(item: item, version: version(log)))
+                    if options.clockGuard {
+                        held = true
+                        decide(
+                            item, .neither, .future, local: ours.map(version),
+                            incoming: version(log))
+                    }
+                }
+                if held { theirs = nil }
+            }
+
+            var winner = ours
+            var fromIncoming = false
+            if let log = theirs {
+                if let mine = ours {
+                    let picked = pick(mine, log)
+                    if picked != .identical {
+                        decide(
+                            item, picked == .local ? .local : .incoming,
+                            mine.updatedAt == log.updatedAt ? .equalStampsHigherBytes : .newer,
+                            local: version(mine), incoming: version(log))
+                    }
+                    if picked == .incoming {
+                        winner = log
+                        fromIncoming = true
+                    }
+                } else {
+                    winner = log
+                    fromIncoming = true
+                }
+            }
+
+            let survives = winner != nil && lookup.contains(key.challengeID)
+            if survives, let log = winner { result.append(log) }
+
+            if held {
+                report.dayLogs.heldBack += 1
+            } else if !survives {
+                report.dayLogs.droppedOrphans += 1
+                decide(
+                    item, .neither, .orphan, local: ours.map(version), incoming: theirs.map(version)
+                )
+            } else if ours == nil {
+                report.dayLogs.added += 1
+            } else if fromIncoming {
+                report.dayLogs.updated += 1
+            } else {
+                report.dayLogs.unchanged += 1
+            }
+        }
+        return result
+    }
+
+    // MARK: Replace
+
+    /// Not a merge: the backup as it is (its expired tombstones dropped), counted against the
+    /// local side; local settings keep only `premium` and `appLock`.
+    mutating func replace(local: BackupDocument, incoming: BackupDocument) -> MergeOutcome {
+        var settings = incoming.settings
+        settings.premium = local.settings.premium
+        settings.appLock = local.settings.appLock
+        var result = BackupDocument(
+            exportedAt: options.now, deviceId: local.deviceId, settings: settings,
+            challenges: incoming.challenges, dayLogs: incoming.dayLogs)
+
+        var cursor = IDCursor(local: local, incoming: incoming)
+        while let (id, entry) = cursor.next() {
+            let item = MergeDecision.Item.challenge(id)
+            switch (entry.localCopy, entry.incomingCopy) {
+            case (let ours?, let theirs?):
+                if compareBytes(ours, theirs) == .identical {
+                    report.challenges.unchanged += 1
+                } else {
+                    report.challenges.updated += 1
+                    decide(
+                        item, .incoming, .replaced, local: version(ours), incoming: version(theirs))
+                }
+            case (nil, .some):
+                report.challenges.added += 1
+            case (let ours?, nil):
+                report.challenges.deleted += 1
+                decide(
+                    item, .neither, .replaced, local: version(ours),
+                    incoming: entry.incomingTombstone.map(version))
+            case (nil, nil):
+                break
+            }
+            if let tombstone = entry.incomingTombstone {
+                if isExpired(tombstone) {
+                    report.tombstones.expired += 1
+                    decide(item, .neither, .expired, incoming: version(tombstone))
+                } else {
+                    result.tombstones.append(tombstone)
+                    let hadOne = entry.localTombstone.map { !isExpired($0) } ?? false
+                    if hadOne {
+                        report.tombstones.unchanged += 1
+                    } else {
+                        report.tombstones.added += 1
+                    }
+                }
+            }
+        }
+
+        var walk = KeyWalk(local: local.dayLogs, incoming: incoming.dayLogs)
+        while let (_, ours, theirs) = walk.next() {
+            switch (ours, theirs) {
+            case (let mine?, let log?):
+                if compareBytes(mine, log) == .identical {
+                    report.dayLogs.unchanged += 1
+                } else {
+                    report.dayLogs.updated += 1
+                    decide(
+                        .dayLog(log.key), .incoming, .replaced, local: version(mine),
+                        incoming: version(log))
+                }
+            case (nil, .some):
+                report.dayLogs.added += 1
+            case (let mine?, nil):
+                // The report's shape has no "deleted" for day logs; a local log the backup
+                // does not have is dropped like an orphan.
+                report.dayLogs.droppedOrphans += 1
+                decide(.dayLog(mine.key), .neither, .replaced, local: version(mine))
+            case (nil, nil):
+                break
+            }
+        }
+        return MergeOutcome(
+            document: result, report: report, decisions: decisions, futureStamped: [])
+    }
+}
+
+private func version(_ copy: some Copy) -> MergeDecision.Version {
+    MergeDecision.Version(isTombstone: false, stamp: copy.updatedAt)
+}
+
+private func version(_ tombstone: Tombstone) -> MergeDecision.Version {
+    MergeDecision.Version(isTombstone: true, stamp: tombstone.deletedAt)
+}
+
+/// Everything both sides hold for one challenge id.
+private struct IDEntry {
+    var localCopy: Challenge?
+    var localTombstone: Tombstone?
+    var incomingCopy: Challenge?
+    var incomingTombstone: Tombstone?
+}
+
+/// Walks the ids of four sorted arrays in order, each id once.
+private struct IDCursor {
+    let local: BackupDocument
+    let incoming: BackupDocument
+    var indices = (0, 0, 0, 0)
+
+    init(local: BackupDocument, incoming: BackupDocument) {
+        self.local = local
+        self.incoming = incoming
+    }
+
+    mutating func next() -> (ChallengeID, IDEntry)? {
+        let heads = [
+            indices.0 < local.challenges.count ? local.challenges[indices.0].id : nil,
+            indices.1 < local.tombstones.count ? local.tombstones[indices.1].id : nil,
+            indices.2 < incoming.challenges.count ? incoming.challenges[indices.2].id : nil,
+            indices.3 < incoming.tombstones.count ? incoming.tombstones[indices.3].id : nil,
+        ]
+        guard let id = heads.compactMap({ $0 }).min() else { return nil }
+        var entry = IDEntry()
+        if heads[0] == id {
+            entry.localCopy = local.challenges[indices.0]
+            indices.0 += 1
+        }
+        if heads[1] == id {
+            entry.localTombstone = local.tombstones[indices.1]
+            indices.1 += 1
+        }
+        if heads[2] == id {
+            entry.incomingCopy = incoming.challenges[indices.2]
+            indices.2 += 1
+        }
+        if heads[3] == id {
+            entry.incomingTombstone = incoming.tombstones[indices.3]
+            indices.3 += 1
+        }
+        return (id, entry)
+    }
+}
+
+/// Walks two day-log arrays sorted by key, pairing equal keys.
+private struct KeyWalk {
+    let local: [DayLog]
+    let incoming: [DayLog]
+    var localIndex = 0
+    var incomingIndex = 0
+
+    init(local: [DayLog], incoming: [DayLog]) {
+        self.local = local
+        self.incoming = incoming
+    }
+
+    mutating func next() -> (key: DayLogKey, local: DayLog?, incoming: DayLog?)? {
+        let ours = localIndex < local.count ? local[localIndex] : nil
+        let theirs = incomingIndex < incoming.count ? incoming[incomingIndex] : nil
+        if let ours, let theirs, ours.key == theirs.key {
+            localIndex += 1
+            incomingIndex += 1
+            return (ours.key, ours, theirs)
+        }
+        if let ours, theirs.map({ ours.key < $0.key }) ?? true {
+            localIndex += 1
+            return (ours.key, ours, nil)
+        }
+        guard let theirs else { return nil }
+        incomingIndex += 1
+        return (theirs.key, nil, theirs)
+    }
+}
+
+/// Whether a challenge id survived, by binary search over the sorted result; day logs come
+/// grouped by challenge, so the last answer is kept.
+private struct SurvivorLookup {
+    let survivors: [Challenge]
+    var last: (ChallengeID, Bool)?
+
+    init(survivors: [Challenge]) {
+        self.survivors = survivors
+    }
+
+    mutating func contains(_ id: ChallengeID) -> Bool {
+        if let (lastID, answer) = last, lastID == id { return answer }
+        var low = 0
+        var high = survivors.count
+        while low < high {
+            let middle = (low + high) / 2
+            if survivors[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        let answer = low < survivors.count && survivors[low].id == id
+        last = (id, answer)
+        return answer
+    }
+}

@@ -1,0 +1,254 @@
+/// How a merge is run (SPEC §4). `now` is always given: BackupKit never reads the clock.
+public struct MergeOptions: Sendable {
+    public enum Mode: String, Sendable {
+        /// Newest edit wins per item; settings stay local.
+        case merge
+        /// A restore that is not a merge: the result is the incoming document.
+        case replace
+    }
+
+    public var now: Timestamp
+    /// Tombstones older than this many days before `now` are dropped; the stale guard uses
+    /// the same window.
+    public var windowDays: Int
+    public var mode: Mode
+    /// Lets in what the stale guard would hold back.
+    public var allowStale: Bool
+    /// Holds back incoming items stamped more than 24 h after `now` (they are reported
+    /// either way).
+    public var clockGuard: Bool
+
+    public static let defaultWindowDays = 90
+    /// How far ahead of `now` a stamp may be before the clock guard calls it future.
+    public static let clockTolerance: Int64 = 24 * 3_600_000
+
+    public init(
+        now: Timestamp, windowDays: Int = defaultWindowDays, mode: Mode = .merge,
+        allowStale: Bool = false, clockGuard: Bool = false
+    ) {
+        self.now = now
+        self.windowDays = windowDays
+        self.mode = mode
+        self.allowStale = allowStale
+        self.clockGuard = clockGuard
+    }
+
+    /// The oldest instant inside the window: anything stamped before it predates the window.
+    public var windowStart: Timestamp { now.adding(days: -windowDays) }
+    /// Stamps after this are in the future as far as the clock guard is concerned.
+    public var futureLimit: Timestamp { now.adding(milliseconds: Self.clockTolerance) }
+}
+
+/// What a merge did, counted against the local side (SPEC §4): each challenge id with a live
+/// copy on either side has exactly one challenge count, each day-log key likewise.
+public struct MergeReport: Equatable, Sendable {
+    public struct Challenges: Equatable, Sendable {
+        public var added = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var deleted = 0
+        public var keptDeleted = 0
+        public var revived = 0
+        public var heldBack = 0
+        public init() {}
+    }
+
+    public struct DayLogs: Equatable, Sendable {
+        public var added = 0
+        public var updated = 0
+        public var unchanged = 0
+        public var droppedOrphans = 0
+        public var heldBack = 0
+        public init() {}
+    }
+
+    public struct Tombstones: Equatable, Sendable {
+        public var added = 0
+        public var unchanged = 0
+        public var expired = 0
+        public var heldBack = 0
+        public init() {}
+    }
+
+    public var challenges = Challenges()
+    public var dayLogs = DayLogs()
+    public var tombstones = Tombstones()
+
+    public init() {}
+
+    /// Exactly the object of SPEC §4, members in the order shown there, compact.
+    public var json: String {
+        var out = JSONOutput(capacity: 320)
+        write(into: &out)
+        return String(decoding: out.bytes, as: UTF8.self)
+    }
+
+    public func write(into out: inout JSONOutput) {
+        out.beginObject()
+        out.key("challenges")
+        out.beginObject()
+        out.key("added")
+        out.integer(challenges.added)
+        out.key("updated")
+        out.integer(challenges.updated)
+        out.key("unchanged")
+        out.integer(challenges.unchanged)
+        out.key("deleted")
+        out.integer(challenges.deleted)
+        out.key("keptDeleted")
+        out.integer(challenges.keptDeleted)
+        out.key("revived")
+        out.integer(challenges.revived)
+        out.key("heldBack")
+        out.integer(challenges.heldBack)
+        out.endObject()
+        out.key("dayLogs")
+        out.beginObject()
+        out.key("added")
+        out.integer(dayLogs.added)
+        out.key("updated")
+        out.integer(dayLogs.updated)
+        out.key("unchanged")
+        out.integer(dayLogs.unchanged)
+        out.key("droppedOrphans")
+        out.integer(dayLogs.droppedOrphans)
+        out.key("heldBack")
+        out.integer(dayLogs.heldBack)
+        out.endObject()
+        out.key("tombstones")
+        out.beginObject()
+        out.key("added")
+        out.integer(tombstones.added)
+        out.key("unchanged")
+        out.integer(tombstones.unchanged)
+        out.key("expired")
+        out.integer(tombstones.expired)
+        out.key("heldBack")
+        out.integer(tombstones.heldBack)
+        out.endObject()
+        out.endObject()
+    }
+}
+
+/// One non-trivial choice a merge made, for `--explain` and the audit log. Trivial ones
+/// (an item on one side only, or the same bytes on both) are not listed; the counts cover
+/// them.
+public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
+    public enum Item: Hashable, Sendable, CustomStringConvertible {
+        /// A challenge id: its copies and its tombstones.
+        case challenge(ChallengeID)
+        case dayLog(DayLogKey)
+
+        public var description: String {
+            switch self {
+            case .challenge(let id): return "challenge \(id)"
+            case .dayLog(let key): return "day log \(key)"
+            }
+        }
+
+        public var key: String {
+            switch self {
+            case .challenge(let id): return id.rawValue
+            case .dayLog(let key): return key.description
+            }
+        }
+    }
+
+    /// Whose version is in the result.
+    public enum Winner: String, Sendable {
+        case local, incoming, neither
+    }
+
+    public enum Reason: String, Sendable, CaseIterable {
+        case newer
+        case equalStampsHigherBytes
+        case deletedAfterEdit
+        case editedAfterDelete
+        case laterDelete
+        case orphan
+        case expired
+        case stale
+        case future
+        case withChallenge
+        case replaced
+
+        /// Plain words for `--explain`.
+        public var explanation: String {
+            switch self {
+            case .newer: return "newer updatedAt"
+            case .equalStampsHigherBytes: return "equal stamps, higher canonical bytes"
+            case .deletedAfterEdit: return "deleted at or after its last edit, stays deleted"
+            case .editedAfterDelete: return "edited after the delete, so it returns"
+            case .laterDelete: return "the later delete is kept"
+            case .orphan: return "its challenge did not survive"
+            case .expired: return "tombstone older than the window, dropped"
+            case .stale:
+                return
+                    "held back: missing here and older than the window, from a file that predates it"
+            case .future: return "held back: stamped more than 24 h after now"
+            case .withChallenge: return "held back with its challenge"
+            case .replaced: return "replaced by the backup"
+            }
+        }
+    }
+
+    /// A side's version of an item: a copy's `updatedAt` or a tombstone's `deletedAt`.
+    public struct Version: Equatable, Sendable, CustomStringConvertible {
+        public var isTombstone: Bool
+        public var stamp: Timestamp
+
+        public init(isTombstone: Bool, stamp: Timestamp) {
+            self.isTombstone = isTombstone
+            self.stamp = stamp
+        }
+
+        public var description: String {
+            (isTombstone ? "deleted " : "edited ") + stamp.description
+        }
+    }
+
+    public var item: Item
+    public var winner: Winner
+    public var reason: Reason
+    public var local: Version?
+    public var incoming: Version?
+
+    public init(item: Item, winner: Winner, reason: Reason, local: Version?, incoming: Version?) {
+        self.item = item
+        self.winner = winner
+        self.reason = reason
+        self.local = local
+        self.incoming = incoming
+    }
+
+    /// `challenge X: incoming wins (edited after the delete so it returns; local deleted …, incoming edited …)`
+    public var description: String {
+        let versions = [local.map { "local \($0)" }, incoming.map { "incoming \($0)" }]
+            .compactMap { $0 }.joined(separator: ", ")
+        let verdict = winner == .neither ? "neither kept" : "\(winner.rawValue) wins"
+        return "\(item): \(verdict): \(reason.explanation)"
+            + (versions.isEmpty ? "" : " (\(versions))")
+    }
+}
+
+/// An incoming item stamped more than 24 h after `now`: always reported, held back only
+/// with the clock guard on.
+public struct FutureStampedItem: Equatable, Sendable {
+    public var item: MergeDecision.Item
+    public var version: MergeDecision.Version
+
+    public init(item: MergeDecision.Item, version: MergeDecision.Version) {
+        self.item = item
+        self.version = version
+    }
+}
+
+public struct MergeOutcome: Sendable {
+    /// The result, with the local `deviceId` and `exportedAt` = `now`.
+    public var document: BackupDocument
+    public var report: MergeReport
+    /// Non-trivial decisions: challenges and tombstones in id order, then day logs in key
+    /// order.
+    public var decisions: [MergeDecision]
+    public var futureStamped: [FutureStampedItem]
+}

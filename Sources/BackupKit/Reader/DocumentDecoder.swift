@@ -1,0 +1,269 @@
+/// Schema-directed decoding on top of `JSONScanner`: each part of the document is read by
+/// a function that knows its fields, straight into the typed model.
+///
+/// Problems the typed model cannot hold (a wrong type, a bad timestamp, a missing or
+/// unknown field, a duplicate key) are recorded with their JSON Pointer and decoding goes
+/// on, so one run reports them all. A value that failed comes back nil, which makes its
+/// item (a challenge, a day log…) "broken": it is left out of the document, and the value
+/// rules of `BackupValidator` then run on the intact items only. Syntax errors end the
+/// read at once (`ScanError`).
+///
+/// The current place is a stack of path components that point back into the input, so a
+/// pointer string is only built when an issue is reported.
+final class DocumentDecoder {
+    enum Component {
+        case key(JSONString)
+        case name(StaticString)
+        case index(Int)
+    }
+
+    let scanner: JSONScanner
+    var issues: IssueList
+    private var path: [Component] = []
+
+    init(scanner: JSONScanner, maxIssues: Int) {
+        self.scanner = scanner
+        self.issues = IssueList(limit: maxIssues)
+        path.reserveCapacity(16)
+    }
+
+    // MARK: Place and issues
+
+    var pointer: String {
+        var result = ""
+        for component in path {
+            result += "/"
+            switch component {
+            case .key(let token): result += Pointer.escape(scanner.decodeAgain(token))
+            case .name(let name): result += name.description
+            case .index(let index): result += String(index)
+            }
+        }
+        return result
+    }
+
+    /// Reports at the current place.
+    func report(_ message: @autoclosure () -> String) {
+        issues.add(pointer, message())
+    }
+
+    /// Reports at a child of the current place (e.g. a missing field).
+    func report(_ message: @autoclosure () -> String, at child: Component) {
+        path.append(child)
+        issues.add(pointer, message())
+        path.removeLast()
+    }
+
+    @inline(__always)
+    func within<T>(_ component: Component, _ body: () throws(ScanError) -> T) throws(ScanError) -> T
+    {
+        path.append(component)
+        defer { path.removeLast() }
+        return try body()
+    }
+
+    /// Reports a value of the wrong kind and steps over it.
+    func wrongType(_ expected: String) throws(ScanError) {
+        report("must be \(expected)")
+        try scanner.skipValue()
+    }
+
+    // MARK: Containers
+
+    /// An object with the fixed `fields`; `decode` gets each present field's index.
+    /// Unknown fields and duplicates are reported and skipped; missing `required` fields
+    /// (a bit mask over `fields`) are reported. Returns false when the value was not an
+    /// object or a required field was missing.
+    func object(
+        _ fields: [StaticString], required: UInt64, _ decode: (Int) throws(ScanError) -> Void
+    ) throws(ScanError) -> Bool {
+        guard scanner.peek() == UInt8(ascii: "{") else {
+            try wrongType("an object")
+            return false
+        }
+        var seen: UInt64 = 0
+        if try scanner.openObject() {
+            repeat {
+                let key = try scanner.key()
+                try within(.key(key)) { () throws(ScanError) in
+                    guard let index = fields.firstIndex(where: { scanner.equals(key, $0) }) else {
+                        report("unknown field")
+                        try scanner.skipValue()
+                        return
+                    }
+                    let bit: UInt64 = 1 << UInt64(index)
+                    guard seen & bit == 0 else {
+                        report("duplicate key")
+                        try scanner.skipValue()
+                        return
+                    }
+                    seen |= bit
+                    try decode(index)
+                }
+            } while try scanner.nextMember()
+        }
+        let missing = required & ~seen
+        guard missing != 0 else { return true }
+        for index in fields.indices where missing & (1 << UInt64(index)) != 0 {
+            report("is required", at: .name(fields[index]))
+        }
+        return false
+    }
+
+    /// An object used as a map: `decode` gets each key with the position at its value.
+    /// Returns false when the value was not an object.
+    func map(_ decode: (JSONString) throws(ScanError) -> Void) throws(ScanError) -> Bool {
+        guard scanner.peek() == UInt8(ascii: "{") else {
+            try wrongType("an object")
+            return false
+        }
+        guard try scanner.openObject() else { return true }
+        repeat {
+            let key = try scanner.key()
+            try within(.key(key)) { () throws(ScanError) in try decode(key) }
+        } while try scanner.nextMember()
+        return true
+    }
+
+    /// An array: `decode` gets each element's index. Returns false when not an array.
+    func array(_ decode: (Int) throws(ScanError) -> Void) throws(ScanError) -> Bool {
+        guard scanner.peek() == UInt8(ascii: "[") else {
+            try wrongType("an array")
+            return false
+        }
+        guard try scanner.openArray() else { return true }
+        var index = 0
+        repeat {
+            try within(.index(index)) { () throws(ScanError) in try decode(index) }
+            index += 1
+        } while try scanner.nextElement()
+        return true
+    }
+
+    /// Sorts `items` (stably) unless they already are, and drops duplicates after the first,
+    /// reporting each at its pointer.
+    func sortAndDropDuplicates<Item>(
+        _ items: inout [Item], by less: (Item, Item) -> Bool, pointer: (Item) -> String
+    ) {
+        var sorted = true
+        for index in items.indices.dropFirst() where !less(items[index - 1], items[index]) {
+            sorted = false
+            break
+        }
+        guard !sorted else { return }
+        items.sort(by: less)
+        var kept = 0
+        for index in items.indices {
+            if kept > 0, !less(items[kept - 1], items[index]) {
+                issues.add(pointer(items[index]), "duplicate key")
+                continue
+            }
+            items.swapAt(kept, index)
+            kept += 1
+        }
+        items.removeSubrange(kept...)
+    }
+
+    // MARK: Scalars
+
+    func string() throws(ScanError) -> String? {
+        guard scanner.peek() == UInt8(ascii: "\"") else {
+            try wrongType("a string")
+            return nil
+        }
+        return scanner.makeString(try scanner.string())
+    }
+
+    /// A string; nil (after reporting) when the value is not one.
+    func stringToken(_ expected: @autoclosure () -> String) throws(ScanError) -> JSONString? {
+        guard scanner.peek() == UInt8(ascii: "\"") else {
+            try wrongType(expected())
+            return nil
+        }
+        return try scanner.string()
+    }
+
+    func integer() throws(ScanError) -> Int? {
+        switch scanner.peek() {
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard let value = try scanner.number() else {
+                report("must be an integer (it has a fraction)")
+                return nil
+            }
+            return value
+        default:
+            try wrongType("an integer")
+            return nil
+        }
+    }
+
+    func bool() throws(ScanError) -> Bool? {
+        switch scanner.peek() {
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            return try scanner.literal() == .true
+        default:
+            try wrongType("true or false")
+            return nil
+        }
+    }
+
+    /// Consumes a `null` if one is next.
+    func null() throws(ScanError) -> Bool {
+        guard scanner.peek() == UInt8(ascii: "n") else { return false }
+        _ = try scanner.literal()
+        return true
+    }
+
+    static let timestampHelp = "a UTC timestamp like 2026-11-29T22:14:03.120Z (years 2000…9999)"
+    static let dayKeyHelp = "a real date YYYY-MM-DD (years 2000…2199)"
+    static let idHelp = "1…64 characters of A-Z a-z 0-9 - _"
+
+    func timestamp() throws(ScanError) -> Timestamp? {
+        guard let token = try stringToken(Self.timestampHelp) else { return nil }
+        guard let value = scanner.withBytes(token, { Timestamp(utf8: $0) }) else {
+            report("must be \(Self.timestampHelp)")
+            return nil
+        }
+        return value
+    }
+
+    func dayKey() throws(ScanError) -> DayKey? {
+        guard let token = try stringToken(Self.dayKeyHelp) else { return nil }
+        guard let value = scanner.withBytes(token, { DayKey(utf8: $0) }) else {
+            report("must be \(Self.dayKeyHelp)")
+            return nil
+        }
+        return value
+    }
+
+    /// An id from a string value.
+    func identifier() throws(ScanError) -> Identifier? {
+        guard let token = try stringToken("an id (\(Self.idHelp))") else { return nil }
+        return identifier(token)
+    }
+
+    /// An id from a token already read (a map key or a string value).
+    func identifier(_ token: JSONString) -> Identifier? {
+        guard scanner.withBytes(token, { Identifier.isValid($0) }) else {
+            report("must be an id: \(Self.idHelp)")
+            return nil
+        }
+        return Identifier(unchecked: scanner.makeString(token))
+    }
+
+    /// One of an enumeration's raw values.
+    func choice<Choice: CaseIterable & RawRepresentable<String>>(_: Choice.Type) throws(ScanError)
+        -> Choice?
+    {
+        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        guard let token = try stringToken("one of \(names)") else { return nil }
+        let value = scanner.withBytes(token) { bytes in
+            Choice.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) }
+        }
+        guard let value else {
+            report("must be one of \(names)")
+            return nil
+        }
+        return value
+    }
+}

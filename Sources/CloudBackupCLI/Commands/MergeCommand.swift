@@ -1,0 +1,241 @@
+import BackupKit
+import LocalFiles
+
+/// `cloudbackup merge LOCAL INCOMING -o OUT`: the sync of SPEC §4 on two local files.
+struct MergeCommand: Command {
+    static let name = "merge"
+    static let summary = "merge a backup into a local file: newest edit wins per item"
+    static let usage =
+        "usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace] [--dry-run] [--explain] [--json] "
+        + "[--allow-stale] [--clock-guard] [--window DAYS] [--now RFC3339] [--log FILE]"
+    static let help = """
+        \(usage)
+
+        Merges INCOMING (a backup) into LOCAL and writes the result to OUT atomically.
+        Per challenge and per day log the copy with the newer updatedAt wins; a delete
+        (tombstone) keeps an item deleted unless it was edited after the delete; tombstones
+        older than the window are forgotten; settings stay LOCAL's. Both files are validated
+        first: an invalid one writes nothing (exit 3).
+
+        options:
+          -o, --output OUT  where to write the result (LOCAL itself is fine)
+          --replace         take INCOMING as it is (a restore, not a merge); premium, app
+                            lock and device id still stay LOCAL's
+          --dry-run         show the counts, write nothing anywhere
+          --explain         list every decision that was not trivial, and why
+          --json            print only the report object on stdout
+          --allow-stale     let in what the stale guard holds back: items missing here and
+                            older than the window, from a file that predates it
+          --clock-guard     hold back incoming items stamped more than 24 h after now
+          --window DAYS     the tombstone window (default 90)
+          --now RFC3339     the clock to measure against (default: the system clock)
+          --log FILE        append one JSON line describing this merge to FILE
+        """
+
+    var localPath: String
+    var incomingPath: String
+    var outputPath: String?
+    var clock: ClockOptions
+    var mode: MergeOptions.Mode
+    var dryRun: Bool
+    var explain: Bool
+    var json: Bool
+    var allowStale: Bool
+    var clockGuard: Bool
+    var logPath: String?
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        mode = arguments.flag("--replace") ? .replace : .merge
+        dryRun = arguments.flag("--dry-run")
+        explain = arguments.flag("--explain")
+        json = arguments.flag("--json")
+        allowStale = arguments.flag("--allow-stale")
+        clockGuard = arguments.flag("--clock-guard")
+        logPath = try arguments.option("--log")
+        let short = try arguments.option("-o")
+        outputPath = try arguments.option("--output") ?? short
+        clock = try ClockOptions(arguments: &arguments)
+        let paths = try arguments.positionals(exactly: ["LOCAL", "INCOMING"])
+        localPath = paths[0]
+        incomingPath = paths[1]
+        if outputPath == nil, !dryRun {
+            throw .usage("missing -o OUT (or --dry-run to write nothing)", Self.usage)
+        }
+        if explain, json {
+            throw .usage(
+                "--explain and --json do not mix: --json prints only the report", Self.usage)
+        }
+    }
+
+    func run(in context: Context) throws {
+        let local = try BackupFile.loadWithBytes(localPath)
+        let incoming = try BackupFile.loadWithBytes(incomingPath)
+        let options = MergeOptions(
+            now: clock.now, windowDays: clock.windowDays, mode: mode, allowStale: allowStale,
+            clockGuard: clockGuard)
+        let outcome = BackupKit.merge(
+            local: local.result.document, incoming: incoming.result.document, options: options)
+
+        for line in warnings(outcome, incoming: incoming.result.document) {
+            context.printError(line)
+        }
+        if json {
+            context.print(outcome.report.json)
+        } else {
+            for line in Self.plainWords(outcome.report) { context.print(line) }
+            if explain {
+                for decision in outcome.decisions { context.print("  \(decision)") }
+            }
+        }
+        if let outputPath, !dryRun {
+            try BackupFile.save(outcome.document, to: outputPath)
+        }
+        if !json {
+            context.print(dryRun ? "dry run: nothing written" : "wrote \(outputPath ?? "")")
+        }
+        if let logPath {
+            let line = logLine(outcome, local: local, incoming: incoming)
+            do {
+                try LocalFile.appendLine(line, to: logPath)
+            } catch {
+                throw CLIError(
+                    "\(error.description) (the merge itself \(dryRun ? "was a dry run" : "was written"))",
+                    exitCode: .failure)
+            }
+        }
+    }
+
+    /// `challenges: 1 added, 2 updated, 1 kept deleted`: the non-zero counts in plain words.
+    static func plainWords(_ report: MergeReport) -> [String] {
+        func line(_ noun: String, _ counts: [(Int, String)]) -> String {
+            let parts = counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            return "\(noun): " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
+        }
+        let challenges = report.challenges
+        let dayLogs = report.dayLogs
+        let tombstones = report.tombstones
+        return [
+            line(
+                "challenges",
+                [
+                    (challenges.added, "added"), (challenges.updated, "updated"),
+                    (challenges.unchanged, "unchanged"), (challenges.deleted, "deleted"),
+                    (challenges.keptDeleted, "kept deleted"), (challenges.revived, "revived"),
+                    (challenges.heldBack, "held back"),
+                ]),
+            line(
+                "day logs",
+                [
+                    (dayLogs.added, "added"), (dayLogs.updated, "updated"),
+                    (dayLogs.unchanged, "unchanged"),
+                    (dayLogs.droppedOrphans, "dropped with their challenge"),
+                    (dayLogs.heldBack, "held back"),
+                ]),
+            line(
+                "tombstones",
+                [
+                    (tombstones.added, "added"), (tombstones.unchanged, "unchanged"),
+                    (tombstones.expired, "expired"), (tombstones.heldBack, "held back"),
+                ]),
+        ]
+    }
+
+    /// What a person must see on stderr, one line each: stale items held back (and how to
+    /// let them in), future-stamped items.
+    func warnings(_ outcome: MergeOutcome, incoming: BackupDocument) -> [String] {
+        var lines: [String] = []
+        let stale = outcome.decisions.filter { $0.reason == .stale }
+        if !stale.isEmpty {
+            let challenges = stale.filter { if case .challenge = $0.item { true } else { false } }
+                .count
+            let age = clock.now.millisecondsSince1970 - incoming.exportedAt.millisecondsSince1970
+            lines.append(
+                "held back \(challenges) challenge(s) and \(stale.count - challenges) day log(s) of "
+                    + "\(incomingPath): it was exported \(age / Timestamp.millisecondsPerDay) days ago, "
+                    + "before the \(clock.windowDays)-day window, and they are missing here and older than "
+                    + "the window (they may be deletes whose tombstones expired); "
+                    + "to let them in, run again with --allow-stale")
+        }
+        let shown = 10
+        for item in outcome.futureStamped.prefix(shown) {
+            let what =
+                "\(item.item) in \(incomingPath) is stamped \(item.version.stamp), more than 24 h after now"
+            lines.append(
+                clockGuard
+                    ? "held back \(what)" : "warning: \(what) (--clock-guard holds such items back)"
+            )
+        }
+        if outcome.futureStamped.count > shown {
+            lines.append("… and \(outcome.futureStamped.count - shown) more future-stamped item(s)")
+        }
+        return lines
+    }
+
+    /// One JSON line for `--log`: when, which inputs (device, size, SHA-256), the counts and
+    /// every non-trivial decision with both sides' stamps.
+    func logLine(
+        _ outcome: MergeOutcome, local: (result: ReadResult, bytes: [UInt8]),
+        incoming: (result: ReadResult, bytes: [UInt8])
+    ) -> [UInt8] {
+        var out = JSONOutput()
+        out.beginObject()
+        out.key("time")
+        out.timestamp(clock.now)
+        out.key("mode")
+        out.string(mode.rawValue)
+        out.key("dryRun")
+        out.bool(dryRun)
+        for (name, path, input) in [
+            ("local", localPath, local), ("incoming", incomingPath, incoming),
+        ] {
+            out.key(text: name)
+            out.beginObject()
+            out.key("path")
+            out.string(path)
+            out.key("deviceId")
+            out.string(input.result.document.deviceId.rawValue)
+            out.key("exportedAt")
+            out.timestamp(input.result.document.exportedAt)
+            out.key("bytes")
+            out.integer(input.bytes.count)
+            out.key("sha256")
+            out.string(SHA256.hex(of: input.bytes))
+            out.endObject()
+        }
+        out.key("output")
+        if let outputPath, !dryRun { out.string(outputPath) } else { out.null() }
+        out.key("report")
+        outcome.report.write(into: &out)
+        out.key("decisions")
+        out.beginArray()
+        for decision in outcome.decisions {
+            out.beginObject()
+            out.key("item")
+            switch decision.item {
+            case .challenge: out.string("challenge")
+            case .dayLog: out.string("dayLog")
+            }
+            out.key("key")
+            out.string(decision.item.key)
+            out.key("winner")
+            out.string(decision.winner.rawValue)
+            out.key("reason")
+            out.string(decision.reason.rawValue)
+            for (side, version) in [("local", decision.local), ("incoming", decision.incoming)] {
+                out.key(text: side)
+                if let version {
+                    out.beginObject()
+                    out.key(version.isTombstone ? "deletedAt" : "updatedAt")
+                    out.timestamp(version.stamp)
+                    out.endObject()
+                } else {
+                    out.null()
+                }
+            }
+            out.endObject()
+        }
+        out.endArray()
+        out.endObject()
+        return out.bytes
+    }
+}

@@ -1,0 +1,166 @@
+import BackupKit
+
+/// `cloudbackup verify FILE`: is a backup older than the tombstone window, and what would
+/// merging it into STATE hold back or bring back?
+struct VerifyCommand: Command {
+    static let name = "verify"
+    static let summary = "tell whether a backup predates the tombstone window"
+    static let usage =
+        "usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now RFC3339] [--json]"
+    static let help = """
+        \(usage)
+
+        Says when FILE was exported (a schema-1 file: its newest stamp) and whether that is
+        before the tombstone window. Deletes older than the window are forgotten, so an item
+        in such a file may be a delete this device no longer remembers.
+        Exit status: 0 inside the window, 7 when FILE predates it, 3 when it is invalid.
+
+        options:
+          --against STATE  also list the challenges a merge of FILE into STATE would hold
+                           back or revive, and why
+          --window DAYS    the tombstone window (default 90)
+          --now RFC3339    the clock to measure against (default: the system clock)
+          --json           print one JSON object instead of sentences
+        """
+
+    var path: String
+    var againstPath: String?
+    var clock: ClockOptions
+    var json: Bool
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        json = arguments.flag("--json")
+        againstPath = try arguments.option("--against")
+        clock = try ClockOptions(arguments: &arguments)
+        path = try arguments.positionals(exactly: ["FILE"])[0]
+    }
+
+    /// A challenge a merge would hold back or revive.
+    struct Finding {
+        var id: ChallengeID
+        var decision: MergeDecision
+        var explanation: String
+    }
+
+    func run(in context: Context) throws {
+        let file = try BackupFile.load(path)
+        let exportedAt = file.document.exportedAt
+        let options = MergeOptions(now: clock.now, windowDays: clock.windowDays)
+        let predates = exportedAt < options.windowStart
+        let ageDays =
+            (clock.now.millisecondsSince1970 - exportedAt.millisecondsSince1970)
+            / Timestamp.millisecondsPerDay
+
+        var heldBack: [Finding] = []
+        var revived: [Finding] = []
+        if let againstPath {
+            let state = try BackupFile.load(againstPath)
+            let outcome = BackupKit.merge(
+                local: state.document, incoming: file.document, options: options)
+            for decision in outcome.decisions {
+                guard case .challenge(let id) = decision.item else { continue }
+                switch decision.reason {
+                case .stale:
+                    let edited = decision.incoming.map { "last edited \($0.stamp)" } ?? "old"
+                    heldBack.append(
+                        Finding(
+                            id: id, decision: decision,
+                            explanation:
+                                "missing here and \(edited), before the window: perhaps a forgotten delete"
+                        ))
+                case .editedAfterDelete where decision.winner == .incoming:
+                    revived.append(
+                        Finding(
+                            id: id, decision: decision,
+                            explanation: "edited after its delete here, so a merge brings it back"))
+                default:
+                    continue
+                }
+            }
+        }
+
+        if json {
+            var out = JSONOutput()
+            out.beginObject()
+            out.key("file")
+            out.string(path)
+            out.key("schemaVersion")
+            out.integer(file.sourceVersion)
+            out.key("exportedAt")
+            out.timestamp(exportedAt)
+            out.key("ageDays")
+            out.integer(Int(ageDays))
+            out.key("windowDays")
+            out.integer(clock.windowDays)
+            out.key("windowStart")
+            out.timestamp(options.windowStart)
+            out.key("predatesWindow")
+            out.bool(predates)
+            if againstPath != nil {
+                for (name, findings) in [("heldBack", heldBack), ("revived", revived)] {
+                    out.key(text: name)
+                    out.beginArray()
+                    for finding in findings {
+                        out.beginObject()
+                        out.key("id")
+                        out.string(finding.id.rawValue)
+                        out.key("reason")
+                        out.string(finding.decision.reason.rawValue)
+                        out.key("updatedAt")
+                        out.timestamp(finding.decision.incoming?.stamp)
+                        out.key("deletedAt")
+                        out.timestamp(
+                            finding.decision.local.flatMap { $0.isTombstone ? $0.stamp : nil })
+                        out.endObject()
+                    }
+                    out.endArray()
+                }
+            }
+            out.endObject()
+            context.print(String(decoding: out.bytes, as: UTF8.self))
+        } else {
+            let when = file.sourceVersion == 1 ? "newest stamp" : "exported"
+            context.print(
+                "\(path): \(when) \(exportedAt) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
+            )
+            context.print(
+                predates
+                    ? "predates the \(clock.windowDays)-day window (which starts \(options.windowStart)): "
+                        + "deletes older than the window are forgotten, so merging it can bring deleted items back"
+                    : "inside the \(clock.windowDays)-day window (which starts \(options.windowStart))"
+            )
+            if let againstPath {
+                context.print("merging it into \(againstPath) would:")
+                if heldBack.isEmpty && revived.isEmpty {
+                    context.print("  hold back nothing and revive nothing")
+                }
+                for finding in heldBack {
+                    context.print("  hold back challenge \(finding.id) (\(finding.explanation))")
+                }
+                for finding in revived {
+                    let stamps = [finding.decision.local, finding.decision.incoming].compactMap {
+                        $0?.description
+                    }
+                    context.print(
+                        "  revive challenge \(finding.id) (\(finding.explanation); \(stamps.joined(separator: ", ")))"
+                    )
+                }
+            }
+        }
+        if predates {
+            throw CLIError(
+                "\(path) predates the \(clock.windowDays)-day tombstone window; "
+                    + "merge holds its old, unknown items back unless --allow-stale",
+                exitCode: .refused)
+        }
+    }
+
+    static func age(days: Int64) -> String {
+        switch days {
+        case ..<0: return "in the future"
+        case 0: return "today"
+        case 1: return "1 day ago"
+        default: return "\(days) days ago"
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import BackupKit
+import Testing
+
+/// SPEC §4's properties over thousands of seeded random documents (see `RandomDocuments`:
+/// shared ids, equal stamps, tombstones on both sides, edits after deletes). All inputs are
+/// fresh (exported a day ago, every stamp within 20 days) and the clock guard is off, so the
+/// properties hold without exceptions for guards or expiry. A failure names its seed.
+struct MergePropertyTests {
+    static let pairs: UInt64 = 2000
+    static let triples: UInt64 = 1000
+
+    /// The parts of a document the properties speak about.
+    struct Content: Equatable, CustomStringConvertible {
+        var challenges: [Challenge]
+        var dayLogs: [DayLog]
+        var tombstones: [Tombstone]
+
+        init(_ document: BackupDocument) {
+            challenges = document.challenges
+            dayLogs = document.dayLogs
+            tombstones = document.tombstones
+        }
+
+        var description: String {
+            "challenges \(challenges.map(\.id)) logs \(dayLogs.map(\.key)) tombstones \(tombstones.map(\.id))"
+        }
+    }
+
+    func combine(_ a: BackupDocument, _ b: BackupDocument, now: Timestamp) -> MergeOutcome {
+        merge(local: a, incoming: b, options: MergeOptions(now: now))
+    }
+
+    @Test func idempotent() {
+        for seed in 0..<Self.pairs {
+            var random = RandomDocuments(seed: seed)
+            let a = random.document()
+            let b = random.document()
+            let itself = combine(a, a, now: random.now)
+            #expect(Content(itself.document) == Content(a), "seed \(seed)")
+            #expect(itself.document.settings == a.settings)
+            #expect(itself.decisions.isEmpty, "seed \(seed)")
+            let once = combine(a, b, now: random.now).document
+            let twice = combine(once, b, now: random.now).document
+            #expect(Content(twice) == Content(once), "seed \(seed)")
+        }
+    }
+
+    @Test func commutativeApartFromSettingsDeviceAndExportTime() {
+        for seed in 0..<Self.pairs {
+            var random = RandomDocuments(seed: seed)
+            let a = random.document()
+            let b = random.document()
+            let ab = combine(a, b, now: random.now).document
+            let ba = combine(b, a, now: random.now).document
+            #expect(Content(ab) == Content(ba), "seed \(seed)")
+        }
+    }
+
+    /// Associative for challenges and tombstones; day logs too, except those a delete
+    /// dropped on the way (SPEC §4: `(a·b)·c` may have lost a log `a·(b·c)` keeps).
+    @Test func associative() {
+        for seed in 0..<Self.triples {
+            var random = RandomDocuments(seed: 1_000_000 + seed)
+            let (a, b, c) = (random.document(), random.document(), random.document())
+            let ab = combine(a, b, now: random.now)
+            let bc = combine(b, c, now: random.now)
+            let left = combine(ab.document, c, now: random.now)
+            let right = combine(a, bc.document, now: random.now)
+            #expect(left.document.challenges == right.document.challenges, "seed \(seed)")
+            #expect(left.document.tombstones == right.document.tombstones, "seed \(seed)")
+            let droppedByADelete = Set(
+                [ab, bc, left, right].flatMap(\.decisions).filter { $0.reason == .orphan }.map(
+                    \.item))
+            let keep = { (log: DayLog) in !droppedByADelete.contains(.dayLog(log.key)) }
+            #expect(
+                left.document.dayLogs.filter(keep) == right.document.dayLogs.filter(keep),
+                "seed \(seed)")
+            // Both orders agree with the model of all three inputs at once.
+            let model = Model([a, b, c])
+            #expect(left.document.challenges == model.challenges, "seed \(seed)")
+            #expect(left.document.tombstones == model.tombstones, "seed \(seed)")
+        }
+    }
+
+    /// The result is exactly what the simple model says, and no live item of either input
+    /// is missing unless something the spec names beats it.
+    @Test func agreesWithTheModelAndLosesNothing() {
+        for seed in 0..<Self.pairs {
+            var random = RandomDocuments(seed: 2_000_000 + seed)
+            let a = random.document()
+            let b = random.document()
+            let outcome = combine(a, b, now: random.now)
+            let result = outcome.document
+            let model = Model([a, b])
+            #expect(result.challenges == model.challenges, "seed \(seed)")
+            #expect(result.dayLogs == model.dayLogs, "seed \(seed)")
+            #expect(result.tombstones == model.tombstones, "seed \(seed)")
+
+            let liveIDs = Set(result.challenges.map(\.id))
+            let allTombstones = a.tombstones + b.tombstones
+            for copy in a.challenges + b.challenges where !result.challenges.contains(copy) {
+                let beatenByCopy = result.challenges.contains {
+                    $0.id == copy.id && Model.ranks($0, above: copy)
+                }
+                let beatenByDelete = allTombstones.contains {
+                    $0.id == copy.id && $0.deletedAt >= copy.updatedAt
+                }
+                #expect(beatenByCopy || beatenByDelete, "seed \(seed): lost challenge \(copy.id)")
+            }
+            for log in a.dayLogs + b.dayLogs where !result.dayLogs.contains(log) {
+                let beaten = result.dayLogs.contains {
+                    $0.key == log.key && Model.ranks($0, above: log)
+                }
+                #expect(
+                    beaten || !liveIDs.contains(log.key.challengeID),
+                    "seed \(seed): lost log \(log.key)")
+            }
+
+            // Every id with a live copy gets exactly one challenge count; every key one log count.
+            let counts = outcome.report
+            let challengeCounts =
+                counts.challenges.added + counts.challenges.updated + counts.challenges.unchanged
+                + counts.challenges.deleted + counts.challenges.keptDeleted
+                + counts.challenges.revived
+                + counts.challenges.heldBack
+            #expect(
+                challengeCounts == Set((a.challenges + b.challenges).map(\.id)).count,
+                "seed \(seed)")
+            let logCounts =
+                counts.dayLogs.added + counts.dayLogs.updated + counts.dayLogs.unchanged
+                + counts.dayLogs.droppedOrphans + counts.dayLogs.heldBack
+            #expect(logCounts == Set((a.dayLogs + b.dayLogs).map(\.key)).count, "seed \(seed)")
+        }
+    }
+}
+
+/// The obviously-correct reading of rules 2–5 over any number of fresh documents at once:
+/// gather every copy and tombstone per key in dictionaries, take the best of each, then
+/// decide. No cursors, no sorted walks, no notion of local and incoming.
+struct Model {
+    var challenges: [Challenge] = []
+    var dayLogs: [DayLog] = []
+    var tombstones: [Tombstone] = []
+
+    /// Newer `updatedAt` first; equal stamps by canonical bytes.
+    static func ranks(_ a: Challenge, above b: Challenge) -> Bool {
+        a.updatedAt != b.updatedAt
+            ? a.updatedAt > b.updatedAt
+            : BackupWriter.canonicalBytes(of: b).lexicographicallyPrecedes(
+                BackupWriter.canonicalBytes(of: a))
+    }
+
+    static func ranks(_ a: DayLog, above b: DayLog) -> Bool {
+        a.updatedAt != b.updatedAt
+            ? a.updatedAt > b.updatedAt
+            : BackupWriter.canonicalBytes(of: b).lexicographicallyPrecedes(
+                BackupWriter.canonicalBytes(of: a))
+    }
+
+    init(_ documents: [BackupDocument]) {
+        var bestCopy: [ChallengeID: Challenge] = [:]
+        var latestDelete: [ChallengeID: Tombstone] = [:]
+        var bestLog: [DayLogKey: DayLog] = [:]
+        for document in documents {
+            for copy in document.challenges {
+                if let best = bestCopy[copy.id], !Model.ranks(copy, above: best) { continue }
+                bestCopy[copy.id] = copy
+            }
+            for tombstone in document.tombstones {
+                if let latest = latestDelete[tombstone.id], latest.deletedAt >= tombstone.deletedAt
+                {
+                    continue
+                }
+                latestDelete[tombstone.id] = tombstone
+            }
+            for log in document.dayLogs {
+                if let best = bestLog[log.key], !Model.ranks(log, above: best) { continue }
+                bestLog[log.key] = log
+            }
+        }
+        for id in Set(bestCopy.keys).union(latestDelete.keys) {
+            if let copy = bestCopy[id],
+                latestDelete[id].map({ copy.updatedAt > $0.deletedAt }) ?? true
+            {
+                challenges.append(copy)
+            } else if let tombstone = latestDelete[id] {
+                tombstones.append(tombstone)
+            }
+        }
+        let live = Set(challenges.map(\.id))
+        dayLogs = bestLog.values.filter { live.contains($0.key.challengeID) }
+        challenges.sort { $0.id < $1.id }
+        tombstones.sort { $0.id < $1.id }
+        dayLogs.sort { $0.key < $1.key }
+    }
+}

@@ -1,0 +1,383 @@
+import BackupKit
+import Testing
+
+/// Small hand-made documents for the named edges of SPEC §4. Every stamp is given relative
+/// to `now`, so each test reads as a story.
+private let now = Timestamp(millisecondsSince1970: 1_796_040_000_000)  // 2026-11-30T12:00:00Z
+private let day = Timestamp.millisecondsPerDay
+
+private func ago(days: Int, ms: Int64 = 0) -> Timestamp {
+    now.adding(days: -days).adding(milliseconds: -ms)
+}
+
+private func id(_ text: String) -> ChallengeID { ChallengeID(unchecked: text) }
+
+private let start = DayKey(year: 2026, month: 3, day: 1)!
+
+private func challenge(_ name: String, updated: Timestamp, title: String = "Water") -> Challenge {
+    Challenge(
+        id: id(name), title: title, startDate: start, durationDays: 365,
+        tasks: [
+            HabitTask(
+                id: TaskID(unchecked: "water"), title: "Drink",
+                rules: [GoalRule(from: start, type: .count, target: 8, unit: "glasses")])
+        ],
+        createdAt: ago(days: 200), updatedAt: updated)
+}
+
+private func log(_ name: String, _ offset: Int, updated: Timestamp, note: String = "") -> DayLog {
+    DayLog(
+        key: DayLogKey(challengeID: id(name), day: start.adding(days: offset)),
+        values: [TaskValue(taskID: TaskID(unchecked: "water"), value: 8)], note: note,
+        updatedAt: updated)
+}
+
+private func document(
+    device: String = "phone", exported: Timestamp = ago(days: 1), settings: Settings = Settings(),
+    _ challenges: [Challenge] = [], logs: [DayLog] = [], tombstones: [Tombstone] = []
+) -> BackupDocument {
+    BackupDocument(
+        exportedAt: exported, deviceId: DeviceID(unchecked: device), settings: settings,
+        challenges: challenges.sorted { $0.id < $1.id }, dayLogs: logs.sorted { $0.key < $1.key },
+        tombstones: tombstones.sorted { $0.id < $1.id })
+}
+
+private func merged(
+    _ local: BackupDocument, _ incoming: BackupDocument,
+    _ options: MergeOptions = MergeOptions(now: now)
+) -> MergeOutcome {
+    merge(local: local, incoming: incoming, options: options)
+}
+
+struct MergeEdgeTests {
+    @Test func deleteThenReimportStaysDeleted() {
+        let local = document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))])
+        let backup = document(
+            device: "laptop", [challenge("x", updated: ago(days: 10))],
+            logs: [log("x", 1, updated: ago(days: 10))])
+        let outcome = merged(local, backup)
+        #expect(outcome.document.challenges.isEmpty)
+        #expect(outcome.document.dayLogs.isEmpty)
+        #expect(outcome.document.tombstones == local.tombstones)
+        #expect(outcome.report.challenges.keptDeleted == 1)
+        #expect(outcome.report.dayLogs.droppedOrphans == 1)
+        #expect(outcome.decisions.first?.reason == .deletedAfterEdit)
+        #expect(outcome.decisions.first?.winner == .local)
+    }
+
+    @Test func editAfterTheDeleteRevives() {
+        let local = document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))])
+        let edited = challenge("x", updated: ago(days: 3))
+        let outcome = merged(local, document(device: "laptop", [edited]))
+        #expect(outcome.document.challenges == [edited])
+        #expect(outcome.document.tombstones.isEmpty)
+        #expect(outcome.report.challenges.revived == 1)
+        #expect(outcome.decisions.map(\.reason) == [.editedAfterDelete])
+    }
+
+    /// The same delete, one millisecond apart from the edit: `deletedAt ≥ updatedAt` deletes.
+    @Test(arguments: [(0, false), (1, true)])
+    func deleteAtTheSameInstantAsTheEditWins(editLaterBy: Int64, revives: Bool) {
+        let local = document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))])
+        let incoming = document([
+            challenge("x", updated: ago(days: 5).adding(milliseconds: editLaterBy))
+        ])
+        #expect(merged(local, incoming).document.challenges.isEmpty == !revives)
+    }
+
+    @Test func localEditAfterAnIncomingDeleteStays() {
+        let edited = challenge("x", updated: ago(days: 3))
+        let local = document([edited], logs: [log("x", 0, updated: ago(days: 3))])
+        let outcome = merged(
+            local, document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 4))]))
+        #expect(outcome.document.challenges == [edited])
+        #expect(outcome.document.tombstones.isEmpty)
+        #expect(outcome.report.challenges.unchanged == 1)
+        #expect(outcome.report.tombstones == MergeReport.Tombstones())
+    }
+
+    struct WindowCase: Sendable, CustomTestStringConvertible {
+        var age: Int64
+        var stays: Bool
+        var testDescription: String { "\(Double(age) / Double(day)) days, stays: \(stays)" }
+    }
+
+    /// `deletedAt < now − window` expires; exactly at the edge it stays.
+    @Test(arguments: [
+        WindowCase(age: 91 * day, stays: false), WindowCase(age: 89 * day, stays: true),
+        WindowCase(age: 90 * day, stays: true), WindowCase(age: 90 * day + 1, stays: false),
+    ])
+    func tombstoneWindow(_ example: WindowCase) {
+        let tombstone = Tombstone(id: id("x"), deletedAt: now.adding(milliseconds: -example.age))
+        for (local, incoming) in [
+            (document(tombstones: [tombstone]), document()),
+            (document(), document(tombstones: [tombstone])),
+        ] {
+            let outcome = merged(local, incoming)
+            #expect(outcome.document.tombstones == (example.stays ? [tombstone] : []))
+            #expect(outcome.report.tombstones.expired == (example.stays ? 0 : 1))
+        }
+    }
+
+    @Test func tombstoneNinetyOneDaysOldNoLongerKeepsAnOldCopyDeleted() {
+        let local = document(
+            [challenge("a", updated: ago(days: 2))],
+            tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 91))])
+        let old = challenge("x", updated: ago(days: 100))
+        let outcome = merged(local, document(device: "laptop", [old]))
+        #expect(outcome.document.challenges.map(\.id) == [id("a"), id("x")])
+        #expect(outcome.report.challenges.added == 1)
+        #expect(outcome.report.tombstones.expired == 1)
+    }
+
+    @Test func dayLogOfADeletedChallengeIsDropped() {
+        let local = document(
+            [challenge("x", updated: ago(days: 9))], logs: [log("x", 0, updated: ago(days: 9))])
+        let outcome = merged(
+            local, document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 2))]))
+        #expect(outcome.document.challenges.isEmpty)
+        #expect(outcome.document.dayLogs.isEmpty)
+        #expect(outcome.document.tombstones.map(\.id) == [id("x")])
+        #expect(outcome.report.challenges.deleted == 1)
+        #expect(outcome.report.dayLogs.droppedOrphans == 1)
+        #expect(outcome.report.tombstones.added == 1)
+    }
+
+    @Test func theLaterOfTwoDeletesIsKept() {
+        let early = Tombstone(id: id("x"), deletedAt: ago(days: 8))
+        let late = Tombstone(id: id("x"), deletedAt: ago(days: 2))
+        for (local, incoming) in [(early, late), (late, early)] {
+            let outcome = merged(document(tombstones: [local]), document(tombstones: [incoming]))
+            #expect(outcome.document.tombstones == [late])
+            #expect(outcome.report.tombstones.unchanged == 1)
+        }
+    }
+
+    static let phoneSettings = Settings(
+        dayStartHour: 2, weekStartsOn: .sunday, theme: .dark,
+        reminderTime: ReminderTime(hour: 7, minute: 0),
+        premium: nil, appLock: AppLock(enabled: false, method: "none"))
+    static let laptopSettings = Settings(
+        dayStartHour: 4, weekStartsOn: .saturday, theme: .light, reminderTime: nil,
+        premium: Premium(plan: "yearly", validatedAt: ago(days: 1), expiresAt: nil),
+        appLock: AppLock(enabled: true, method: "pin"))
+
+    @Test func settingsStayLocalOnMerge() {
+        let local = document(device: "phone", settings: Self.phoneSettings)
+        let outcome = merged(local, document(device: "laptop", settings: Self.laptopSettings))
+        #expect(outcome.document.settings == Self.phoneSettings)
+        #expect(outcome.document.deviceId == local.deviceId)
+        #expect(outcome.document.exportedAt == now)
+    }
+
+    @Test(arguments: [MergeOptions.Mode.merge, .replace])
+    func importNeverChangesPremiumAppLockOrDeviceID(mode: MergeOptions.Mode) {
+        let local = document(device: "phone", settings: Self.phoneSettings)
+        let incoming = document(device: "laptop", settings: Self.laptopSettings)
+        let result = merged(local, incoming, MergeOptions(now: now, mode: mode)).document
+        #expect(result.settings.premium == nil)
+        #expect(result.settings.appLock == Self.phoneSettings.appLock)
+        #expect(result.deviceId == DeviceID(unchecked: "phone"))
+    }
+
+    @Test func replaceTakesTheBackupsOtherSettings() {
+        let local = document(device: "phone", settings: Self.phoneSettings)
+        let incoming = document(device: "laptop", settings: Self.laptopSettings)
+        let settings = merged(local, incoming, MergeOptions(now: now, mode: .replace)).document
+            .settings
+        #expect(settings.dayStartHour == 4)
+        #expect(settings.weekStartsOn == .saturday)
+        #expect(settings.theme == .light)
+        #expect(settings.reminderTime == nil)
+    }
+
+    @Test func equalStampsGiveTheSameResultInBothDirections() {
+        let stamp = ago(days: 3)
+        let a = document(
+            device: "phone", [challenge("x", updated: stamp, title: "Apples")],
+            logs: [log("x", 0, updated: stamp, note: "a")])
+        let b = document(
+            device: "laptop", [challenge("x", updated: stamp, title: "Bananas")],
+            logs: [log("x", 0, updated: stamp, note: "b")])
+        let ab = merged(a, b)
+        let ba = merged(b, a)
+        #expect(ab.document.challenges == ba.document.challenges)
+        #expect(ab.document.dayLogs == ba.document.dayLogs)
+        // "Bananas" sorts after "Apples" at the first differing byte; "b" after "a".
+        #expect(ab.document.challenges.first?.title == "Bananas")
+        #expect(ab.document.dayLogs.first?.note == "b")
+        #expect(ab.report.challenges.updated == 1)
+        #expect(ba.report.challenges.unchanged == 1)
+        #expect(ab.decisions.first?.reason == .equalStampsHigherBytes)
+    }
+
+    @Test func identicalCopiesAreUnchangedAndUnlisted() {
+        let a = document(
+            [challenge("x", updated: ago(days: 3))], logs: [log("x", 0, updated: ago(days: 3))])
+        let outcome = merged(a, a)
+        #expect(outcome.report.challenges.unchanged == 1)
+        #expect(outcome.report.dayLogs.unchanged == 1)
+        #expect(outcome.decisions.isEmpty)
+    }
+
+    // MARK: Guards
+
+    /// An old phone's backup: `y` is missing here and older than the window (perhaps a delete
+    /// whose tombstone expired), `w` exists here, `n` is missing but recent.
+    private static func staleCase() -> (local: BackupDocument, incoming: BackupDocument) {
+        let local = document([
+            challenge("a", updated: ago(days: 2)), challenge("w", updated: ago(days: 130)),
+        ])
+        let incoming = document(
+            device: "old-phone", exported: ago(days: 120),
+            [
+                challenge("y", updated: ago(days: 130)), challenge("w", updated: ago(days: 125)),
+                challenge("n", updated: ago(days: 85)),
+            ],
+            logs: [log("y", 0, updated: ago(days: 130)), log("y", 1, updated: ago(days: 130))])
+        return (local, incoming)
+    }
+
+    @Test func staleFileHoldsBackOldItemsMissingHere() {
+        let (local, incoming) = Self.staleCase()
+        let outcome = merged(local, incoming)
+        #expect(outcome.document.challenges.map(\.id) == [id("a"), id("n"), id("w")])
+        #expect(outcome.document.dayLogs.isEmpty)
+        #expect(outcome.report.challenges.heldBack == 1)
+        #expect(outcome.report.challenges.added == 1)
+        #expect(outcome.report.challenges.updated == 1)
+        #expect(outcome.report.dayLogs.heldBack == 2)
+        #expect(outcome.decisions.filter { $0.reason == .stale }.count == 3)
+    }
+
+    @Test func allowStaleLetsThemIn() {
+        let (local, incoming) = Self.staleCase()
+        let outcome = merged(local, incoming, MergeOptions(now: now, allowStale: true))
+        #expect(outcome.document.challenges.map(\.id) == [id("a"), id("n"), id("w"), id("y")])
+        #expect(outcome.document.dayLogs.count == 2)
+        #expect(outcome.report.challenges.heldBack == 0)
+        #expect(outcome.report.challenges.added == 2)
+    }
+
+    @Test func mergeIntoAnEmptyDocumentHoldsNothingBack() {
+        let (_, incoming) = Self.staleCase()
+        // A tombstone older than the window is gone after rule 1: still empty.
+        for local in [
+            document(), document(tombstones: [Tombstone(id: id("q"), deletedAt: ago(days: 95))]),
+        ] {
+            let outcome = merged(local, incoming)
+            #expect(outcome.document.challenges.count == 3)
+            #expect(outcome.report.challenges.heldBack == 0)
+            #expect(outcome.report.challenges.added == 3)
+        }
+    }
+
+    @Test func aFreshFileIsNotStale() {
+        let (local, stale) = Self.staleCase()
+        var incoming = stale
+        incoming.exportedAt = ago(days: 89)
+        #expect(merged(local, incoming).report.challenges.heldBack == 0)
+    }
+
+    private static func futureCase() -> (local: BackupDocument, incoming: BackupDocument) {
+        let local = document(
+            [challenge("a", updated: ago(days: 2))], logs: [log("a", 0, updated: ago(days: 2))])
+        let future = now.adding(days: 2)
+        let incoming = document(
+            device: "skewed",
+            [challenge("f", updated: future)],
+            logs: [
+                log("a", 0, updated: future), log("f", 0, updated: ago(days: 1)),
+            ],
+            tombstones: [Tombstone(id: id("t"), deletedAt: future)])
+        return (local, incoming)
+    }
+
+    @Test func futureStampsAreReportedWithTheGuardOff() {
+        let (local, incoming) = Self.futureCase()
+        let outcome = merged(local, incoming)
+        #expect(
+            Set(outcome.futureStamped.map(\.item))
+                == [.challenge(id("f")), .challenge(id("t")), .dayLog(incoming.dayLogs[0].key)])
+        #expect(outcome.document.challenges.map(\.id) == [id("a"), id("f")])
+        #expect(outcome.report.challenges.heldBack == 0)
+        #expect(outcome.report.dayLogs.updated == 1)
+    }
+
+    @Test func clockGuardHoldsFutureItemsBack() {
+        let (local, incoming) = Self.futureCase()
+        let outcome = merged(local, incoming, MergeOptions(now: now, clockGuard: true))
+        #expect(outcome.futureStamped.count == 3)
+        #expect(outcome.document.challenges.map(\.id) == [id("a")])
+        #expect(outcome.document.dayLogs == local.dayLogs)
+        #expect(outcome.document.tombstones.isEmpty)
+        #expect(outcome.report.challenges.heldBack == 1)
+        // Its own future log on `a`, and `f`'s log held back with `f`.
+        #expect(outcome.report.dayLogs.heldBack == 2)
+        #expect(outcome.report.tombstones.heldBack == 1)
+    }
+
+    @Test func exactlyTwentyFourHoursAheadIsNotFuture() {
+        let incoming = document([challenge("f", updated: now.adding(days: 1))])
+        let outcome = merged(document(), incoming, MergeOptions(now: now, clockGuard: true))
+        #expect(outcome.futureStamped.isEmpty)
+        #expect(outcome.report.challenges.added == 1)
+    }
+
+    // MARK: Report
+
+    @Test func reportJSONHasExactlyTheShapeOfTheSpec() {
+        var report = MergeReport()
+        report.challenges.added = 1
+        report.challenges.heldBack = 7
+        report.dayLogs.droppedOrphans = 3
+        report.tombstones.expired = 2
+        #expect(
+            report.json
+                == #"{"challenges":{"added":1,"updated":0,"unchanged":0,"deleted":0,"keptDeleted":0,"revived":0,"heldBack":7},"#
+                + #""dayLogs":{"added":0,"updated":0,"unchanged":0,"droppedOrphans":3,"heldBack":0},"#
+                + #""tombstones":{"added":0,"unchanged":0,"expired":2,"heldBack":0}}"#)
+    }
+
+    @Test func replaceCountsAgainstTheLocalSide() {
+        let local = document(
+            [
+                challenge("same", updated: ago(days: 3)),
+                challenge("edited", updated: ago(days: 3)),
+                challenge("gone", updated: ago(days: 3)),
+            ],
+            logs: [log("gone", 0, updated: ago(days: 3))],
+            tombstones: [Tombstone(id: id("old"), deletedAt: ago(days: 4))])
+        let backup = document(
+            device: "laptop",
+            [
+                challenge("same", updated: ago(days: 3)),
+                challenge("edited", updated: ago(days: 9), title: "Older"),
+                challenge("new", updated: ago(days: 1)),
+            ],
+            tombstones: [
+                Tombstone(id: id("old"), deletedAt: ago(days: 4)),
+                Tombstone(id: id("zz"), deletedAt: ago(days: 100)),
+            ])
+        let outcome = merged(local, backup, MergeOptions(now: now, mode: .replace))
+        #expect(outcome.document.challenges == backup.challenges)
+        #expect(outcome.document.tombstones.map(\.id) == [id("old")])
+        var expected = MergeReport()
+        expected.challenges.added = 1
+        expected.challenges.updated = 1
+        expected.challenges.unchanged = 1
+        expected.challenges.deleted = 1
+        expected.dayLogs.droppedOrphans = 1
+        expected.tombstones.unchanged = 1
+        expected.tombstones.expired = 1
+        #expect(outcome.report == expected)
+    }
+
+    @Test func replaceHasNoGuard() {
+        let (local, incoming) = Self.staleCase()
+        let outcome = merged(
+            local, incoming, MergeOptions(now: now, mode: .replace, clockGuard: true))
+        #expect(outcome.document.challenges == incoming.challenges)
+        #expect(outcome.report.challenges.heldBack == 0)
+    }
+}

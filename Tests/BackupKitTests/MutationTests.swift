@@ -1,0 +1,69 @@
+import BackupKit
+import TestSupport
+import Testing
+
+/// Thousands of seeded random mutations of a valid file: the reader must never crash, and
+/// whatever it accepts must also pass `BackupValidator` (the reader lets nothing through
+/// that the typed-document rules reject).
+@Suite struct MutationTests {
+    enum Mutation: CaseIterable {
+        case flipByte, deleteByte, deleteRange, duplicateLine, changeNumber, insertByte
+    }
+
+    static func mutate(_ bytes: [UInt8], _ random: inout SeededRandom) -> [UInt8] {
+        var bytes = bytes
+        let mutation = Mutation.allCases.randomElement(using: &random) ?? .flipByte
+        let index = Int.random(in: 0..<bytes.count, using: &random)
+        switch mutation {
+        case .flipByte:
+            bytes[index] ^= UInt8(1) << UInt8.random(in: 0..<8, using: &random)
+        case .deleteByte:
+            bytes.remove(at: index)
+        case .deleteRange:
+            bytes.removeSubrange(
+                index..<min(bytes.count, index + Int.random(in: 1...40, using: &random)))
+        case .insertByte:
+            let interesting = Array(#"{}[],:"\0-.eE \#u{7F}"#.utf8) + [0xC3, 0xFF, 0xED]
+            bytes.insert(interesting.randomElement(using: &random) ?? 0, at: index)
+        case .duplicateLine:
+            // A whole line again right after itself: duplicate keys, mostly.
+            let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            let line = Int.random(in: 0..<lines.count, using: &random)
+            var result: [UInt8] = []
+            for (number, text) in lines.enumerated() {
+                result += text + [UInt8(ascii: "\n")]
+                if number == line { result += text + [UInt8(ascii: "\n")] }
+            }
+            bytes = result
+        case .changeNumber:
+            let digits = bytes.indices.filter { (48...57).contains(bytes[$0]) }
+            guard let at = digits.randomElement(using: &random) else { break }
+            let replacement = [
+                "0", "1", "-1", "4", "5", "9999", "10000", "1e3", "2.5", "00", "365", "366",
+            ]
+            var end = at
+            while end < bytes.count, (48...57).contains(bytes[end]) { end += 1 }
+            bytes.replaceSubrange(
+                at..<end, with: Array((replacement.randomElement(using: &random) ?? "0").utf8))
+        }
+        return bytes
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func mutatedFilesNeverCrashAndAcceptedOnesAreValid(seed: UInt64) throws {
+        let original = try fixture("v3-example.json")
+        var random = SeededRandom(seed: seed)
+        var accepted = 0
+        for round in 0..<2000 {
+            var bytes = original
+            for _ in 0...Int.random(in: 0..<3, using: &random) {
+                bytes = Self.mutate(bytes, &random)
+            }
+            guard let result = try? BackupReader.read(bytes) else { continue }
+            accepted += 1
+            #expect(BackupValidator.validate(result.document) == [], "seed \(seed) round \(round)")
+        }
+        // Many mutations (white space, digits within range) leave a valid file.
+        #expect(accepted > 0)
+    }
+}

@@ -1,0 +1,31 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct ReaderTests {
+    @Test func readsTheSpecExample() throws {
+        let result = try BackupReader.read(try fixture("v3-example.json"))
+        let document = result.document
+        #expect(result.sourceVersion == 3)
+        #expect(document.exportedAt == Timestamp("2026-11-29T22:14:03.120Z"))
+        #expect(document.deviceId.rawValue == "0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a")
+        #expect(document.settings.dayStartHour == 2)
+        #expect(document.settings.reminderTime == ReminderTime(hour: 20, minute: 30))
+        #expect(document.settings.premium?.plan == "yearly")
+        #expect(document.settings.appLock == AppLock(enabled: true, method: "pin"))
+        let challenge = try #require(document.challenges.first)
+        #expect(challenge.title == "30 days of water")
+        #expect(challenge.durationDays == 30)
+        let task = try #require(challenge.tasks.first)
+        #expect(task.rules.map(\.target) == [6, 8])
+        #expect(task.rules.last?.unit == "glasses")
+        #expect(challenge.pausedDays == [DayKey("2026-03-05")].compactMap { $0 })
+        let log = try #require(document.dayLogs.first)
+        #expect(log.key.description == "0193a5b2-0001-7000-8000-000000000001/2026-03-08")
+        #expect(log.values == [TaskValue(taskID: TaskID(unchecked: "water"), value: 8)])
+        #expect(log.mood == 4)
+        #expect(document.tombstones.map(\.id.rawValue) == ["0193a5b2-0001-7000-8000-0000000000ff"])
+        #expect(result.notes.isEmpty)
+    }
+}

@@ -1,0 +1,79 @@
+import TestSupport
+import Testing
+
+/// Each file command's `--help`, word for word.
+@Suite struct FileCommandHelpTests {
+    static let cases: [(command: String, help: String)] = [
+        (
+            "validate",
+            """
+            usage: cloudbackup validate FILE... [--verbose] [--max-bytes N]
+
+            Checks each backup FILE (any schema version) against every rule of the
+            document format and prints every problem on stderr as FILE: /pointer: message,
+            where /pointer is the JSON Pointer of the broken value. Prints nothing when
+            all files are valid.
+
+            options:
+              --verbose      also say which files are valid, with their schema version, and
+                             note day logs that do not fit their challenge (kept, but not
+                             counted for streaks)
+              --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            exit status: 0 all valid, 3 a file is invalid or unreadable, 7 a file was
+            written by a newer version; with several files, the highest of their codes.
+
+            """
+        ),
+        (
+            "inspect",
+            """
+            usage: cloudbackup inspect FILE [--json] [--now T] [--max-bytes N]
+
+            Shows what a backup FILE holds: its schema version, when it was exported and
+            how long ago, by which device, and how many challenges, live tasks (not
+            archived), day logs and tombstones it has. Older schema versions are migrated
+            in memory first; the file is not changed.
+
+            options:
+              --json         print one JSON object instead, with the same facts
+              --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
+                             2026-11-30T08:00:00Z) instead of the system clock
+              --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            exit status: 0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
+            newer version.
+
+            """
+        ),
+        (
+            "migrate",
+            """
+            usage: cloudbackup migrate FILE -o OUT [--pretty] [--max-bytes N]
+
+            Reads a backup FILE of any schema version, checks it, and writes it to OUT as
+            schema 3 with sorted keys. The write is atomic: OUT is either left as it was or
+            replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
+            writes nothing.
+
+            options:
+              -o, --output OUT  where to write (required)
+              --pretty          indent the output for people (the default is compact)
+              --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            exit status: 0 written, 3 FILE is invalid or unreadable, 7 FILE was written by
+            a newer version, 1 OUT could not be written.
+
+            """
+        ),
+    ]
+
+    @Test(arguments: cases.map(\.command))
+    func helpWordForWord(command: String) throws {
+        let expected = try #require(Self.cases.first { $0.command == command }).help
+        let result = try cloudbackup([command, "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout == expected)
+        #expect(result.stderr == "")
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// End to end: the built binary on backup files, checking stdout, stderr and exit codes.
+@Suite final class FileCommandTests {
+    let folder: URL
+    let valid: String
+
+    init() throws {
+        folder = try Paths.temporaryFolder()
+        valid = Paths.file("Tests/BackupKitTests/Fixtures/v3-example.json").path
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Writes `text` to a file in the test's folder and returns its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    func example(replacing old: String, with new: String) throws -> String {
+        let text = try String(contentsOfFile: valid, encoding: .utf8)
+        try #require(text.contains(old))
+        return text.replacingOccurrences(of: old, with: new)
+    }
+
+    @Test func validateIsSilentOnSuccess() throws {
+        let result = try cloudbackup(["validate", valid])
+        #expect(result.status == 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "")
+    }
+
+    @Test func validateVerboseSaysValidAndNotesMisfits() throws {
+        let file = try write(
+            "outside.json",
+            example(replacing: "001/2026-03-08", with: "001/2026-04-08").replacingOccurrences(
+                of: #""water": 8 }"#, with: #""water": 8, "run": 1 }"#))
+        let result = try cloudbackup(["validate", "--verbose", file])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout == """
+                \(file): valid (schema 3)
+                \(file): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-04-08: note: 2026-04-08 is outside the challenge's days (2026-03-01…2026-03-30); kept, not counted
+                \(file): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-04-08/values/run: note: task run is not in the challenge; kept, not counted
+
+                """)
+        #expect(result.stderr == "")
+    }
+
+    @Test func validateReportsEveryProblemOfEveryFileAndExitsWithTheHighestCode() throws {
+        let invalid = try write(
+            "invalid.json",
+            example(replacing: #""target": 6"#, with: #""target": 0"#).replacingOccurrences(
+                of: #""mood": 4"#, with: #""mood": 9"#))
+        let newer = try write("newer.json", #"{"format":"habit-backup","schemaVersion":4}"#)
+        let broken = try write("broken.json", "{\n  \"format\": \"habit-backup\",\n}\n")
+        let missing = folder.appendingPathComponent("missing.json").path
+        let result = try cloudbackup(["validate", invalid, valid, newer, broken, missing])
+        #expect(result.status == 7)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr == """
+                cloudbackup: \(invalid): /challenges/0193a5b2-0001-7000-8000-000000000001/tasks/water/rules/0/target: must be 1…9999, not 0
+                cloudbackup: \(invalid): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-03-08/mood: must be null or 1…5, not 9
+                cloudbackup: \(newer): written by a newer version (schema 4); update cloudbackup
+                cloudbackup: \(broken):3:1: trailing comma before '}'
+                cloudbackup: \(missing): cannot open: No such file or directory
+
+                """)
+    }
+
+    @Test func validateOfInvalidFilesOnlyExitsThree() throws {
+        let other = try write("other.json", #"{"foo":1}"#)
+        let result = try cloudbackup(["validate", other])
+        #expect(result.status == 3)
+        #expect(
+            result.stderr
+                == "cloudbackup: \(other): not a habit backup: it has no \"format\": \"habit-backup\" and no \"schemaVersion\"\n"
+        )
+    }
+
+    @Test func maxBytesIsConfigurable() throws {
+        let refused = try cloudbackup(["validate", "--max-bytes", "100", valid])
+        #expect(refused.status == 3)
+        #expect(
+            refused.stderr
+                == "cloudbackup: \(valid): the file is over the 100-byte limit; raise it with --max-bytes if the file is genuine\n"
+        )
+        #expect(try cloudbackup(["validate", "--max-bytes=100000", valid]).status == 0)
+        let bad = try cloudbackup(["validate", "--max-bytes", "lots", valid])
+        #expect(bad.status == 2)
+        #expect(
+            bad.stderr.hasPrefix(
+                "cloudbackup: --max-bytes expects a positive number of bytes, not 'lots'\n"))
+    }
+
+    @Test func validateWithoutFilesIsAUsageError() throws {
+        let result = try cloudbackup(["validate"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                cloudbackup: missing <FILE>
+                usage: cloudbackup validate FILE... [--verbose] [--max-bytes N]
+
+                """)
+    }
+
+    @Test func inspectShowsVersionOriginAndCounts() throws {
+        let result = try cloudbackup(["inspect", valid, "--now", "2026-11-30T01:14:04Z"])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout == """
+                file:        \(valid)
+                schema:      3
+                exported:    2026-11-29T22:14:03.120Z (3 hours ago)
+                device:      0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a
+                challenges:  1
+                live tasks:  1
+                day logs:    1
+                tombstones:  1
+
+                """)
+        #expect(result.stderr == "")
+    }
+
+    @Test func inspectOfAnOlderVersionSaysSo() throws {
+        let file = Paths.file("Tests/BackupKitTests/Fixtures/v1.json").path
+        let result = try cloudbackup(["inspect", file, "--now", "2026-03-10T10:00:00.500Z"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("schema:      1 (shown migrated to schema 3)\n"))
+        #expect(
+            result.stdout.contains(
+                "exported:    2026-03-12T10:00:00.500Z (in 2 days, ahead of this clock)\n"))
+        #expect(result.stdout.contains("live tasks:  2\n"))
+    }
+
+    @Test func inspectJSON() throws {
+        let result = try cloudbackup(["inspect", "--json", valid, "--now=2026-11-29T22:15:03.120Z"])
+        #expect(result.status == 0)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["schemaVersion"] as? Int == 3)
+        #expect(object["exportedAt"] as? String == "2026-11-29T22:14:03.120Z")
+        #expect(object["exportedMillisecondsAgo"] as? Int == 60_000)
+        #expect(object["deviceId"] as? String == "0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a")
+        #expect(object["file"] as? String == valid)
+        let counts = try #require(object["counts"] as? [String: Int])
+        #expect(counts == ["challenges": 1, "liveTasks": 1, "dayLogs": 1, "tombstones": 1])
+    }
+
+    @Test func inspectRejectsABadNow() throws {
+        let result = try cloudbackup(["inspect", valid, "--now", "yesterday"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                cloudbackup: --now expects an RFC 3339 UTC time like 2026-11-30T08:00:00Z, not 'yesterday'
+                usage: cloudbackup inspect FILE [--json] [--now T] [--max-bytes N]
+
+                """)
+    }
+
+    @Test func migrateNeedsAnOutput() throws {
+        let result = try cloudbackup(["migrate", valid])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == """
+                cloudbackup: missing -o OUT
+                usage: cloudbackup migrate FILE -o OUT [--pretty] [--max-bytes N]
+
+                """)
+    }
+
+    @Test func migrateOfAnInvalidFileWritesNothing() throws {
+        let invalid = try write(
+            "invalid.json", example(replacing: #""mood": 4"#, with: #""mood": 9"#))
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup(["migrate", invalid, "-o", output])
+        #expect(result.status == 3)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}

@@ -1,0 +1,112 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CloudBackupCLI
+
+/// Runs a command line in-process and keeps what it printed.
+private func runInProcess(_ arguments: [String]) -> (code: ExitCode, stdout: String, stderr: String)
+{
+    final class Streams: @unchecked Sendable {
+        var out = ""
+        var err = ""
+    }
+    let streams = Streams()
+    let context = Context(
+        environment: [:], stdout: { streams.out += $0 }, stderr: { streams.err += $0 })
+    let code = CloudBackup.run(arguments, in: context)
+    return (code, streams.out, streams.err)
+}
+
+struct SHA256Tests {
+    /// FIPS 180-4 example vectors.
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+    ])
+    func knownVectors(message: String, digest: String) {
+        #expect(SHA256.hex(of: Array(message.utf8)) == digest)
+    }
+
+    /// Every length around the 55/56/64-byte padding edges, against coreutils' sha256sum.
+    @Test func agreesWithSha256sumAcrossPaddingEdges() throws {
+        for length in [55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
+            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            let result = try run(
+                URL(fileURLWithPath: "/usr/bin/sha256sum"), [], stdin: Data(message))
+            let expected = try #require(result.stdout.split(separator: " ").first)
+            #expect(SHA256.hex(of: message) == String(expected), "length \(length)")
+        }
+    }
+}
+
+struct MergeCommandParsingTests {
+    struct UsageCase: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        var message: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    @Test(arguments: [
+        UsageCase(
+            arguments: ["merge", "a.json", "b.json"],
+            message: "missing -o OUT (or --dry-run to write nothing)"),
+        UsageCase(
+            arguments: ["merge", "a.json", "-o", "c.json"], message: "missing <LOCAL> <INCOMING>"),
+        UsageCase(
+            arguments: ["merge", "a.json", "b.json", "--dry-run", "--explain", "--json"],
+            message: "--explain and --json do not mix: --json prints only the report"),
+        UsageCase(
+            arguments: ["merge", "a.json", "b.json", "--dry-run", "--window", "0"],
+            message: "--window expects a number of days from 1 to 36500, not '0'"),
+        UsageCase(
+            arguments: ["merge", "a.json", "b.json", "--dry-run", "--now", "2026-11-29 10:00"],
+            message:
+                "--now expects an RFC 3339 UTC time such as 2026-11-29T22:14:03Z, not '2026-11-29 10:00'"
+        ),
+        UsageCase(arguments: ["verify"], message: "missing <FILE>"),
+        UsageCase(
+            arguments: ["verify", "a.json", "--frobnicate"],
+            message: "unknown option '--frobnicate'"),
+    ])
+    func usageErrorsExitTwoWithTheUsageLine(_ example: UsageCase) throws {
+        let result = runInProcess(example.arguments)
+        #expect(result.code == .usage)
+        #expect(result.stdout.isEmpty)
+        let command = try #require(example.arguments.first)
+        let usage = command == "merge" ? MergeCommand.usage : VerifyCommand.usage
+        #expect(result.stderr == "cloudbackup: \(example.message)\n\(usage)\n")
+    }
+
+    @Test func helpIsListedAndPrinted() {
+        let list = runInProcess(["--help"])
+        let rows = list.stdout.split(separator: "\n").map {
+            $0.split(separator: " ").joined(separator: " ")
+        }
+        #expect(rows.contains("merge merge a backup into a local file: newest edit wins per item"))
+        #expect(rows.contains("verify tell whether a backup predates the tombstone window"))
+        let help = runInProcess(["merge", "--help"])
+        #expect(help.code == .success)
+        #expect(help.stdout.hasPrefix("usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace]"))
+        #expect(help.stdout.contains("  --allow-stale     let in what the stale guard holds back"))
+    }
+
+    @Test func countsInPlainWords() {
+        var report = MergeReport()
+        report.challenges.added = 1
+        report.challenges.updated = 2
+        report.challenges.keptDeleted = 1
+        report.dayLogs.droppedOrphans = 3
+        #expect(
+            MergeCommand.plainWords(report) == [
+                "challenges: 1 added, 2 updated, 1 kept deleted",
+                "day logs: 3 dropped with their challenge",
+                "tombstones: none",
+            ])
+    }
+}

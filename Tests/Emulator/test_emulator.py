@@ -1,0 +1,798 @@
+"""Protocol tests for google_emulator.py: the behaviours of Google's services that the Swift
+client relies on (SPEC §6b), pinned so the emulator cannot drift into being lenient.
+
+Run: python3 -m unittest discover -s Tests/Emulator  (EmulatorSelfTests.swift does this).
+"""
+
+import base64
+import hashlib
+import http.client
+import http.server
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+import urllib.parse
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EMULATOR = os.path.join(HERE, "google_emulator.py")
+BROWSER = os.path.join(HERE, "fake_browser.py")
+SCOPE = "https://www.googleapis.com/auth/drive.appdata"
+CHUNK = 256 * 1024
+
+
+def start_emulator(*arguments):
+    process = subprocess.Popen([sys.executable, EMULATOR, *arguments], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE)
+    line = process.stdout.readline().decode()
+    if not line.startswith("LISTENING http://127.0.0.1:"):
+        process.kill()
+        raise RuntimeError(f"the emulator said {line!r}")
+    return process, line.split()[1]
+
+
+class Client:
+    """A tiny HTTP client that never follows redirects and keeps one connection."""
+
+    def __init__(self, base):
+        parts = urllib.parse.urlsplit(base)
+        self.host, self.port = parts.hostname, parts.port
+
+    def request(self, method, path, body=None, headers=None, form=None, json_body=None):
+        headers = dict(headers or {})
+        if form is not None:
+            body = urllib.parse.urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if json_body is not None:
+            body = json.dumps(json_body).encode()
+            headers["Content-Type"] = "application/json; charset=UTF-8"
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=10)
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+        finally:
+            connection.close()
+
+    def json(self, method, path, **kwargs):
+        status, headers, data = self.request(method, path, **kwargs)
+        return status, headers, (json.loads(data) if data else None)
+
+
+def pkce_pair():
+    verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return verifier, challenge
+
+
+class EmulatorTestCase(unittest.TestCase):
+    extra_arguments = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.process, cls.base = start_emulator(*cls.extra_arguments)
+        cls.client = Client(cls.base)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.process.stdin.close()
+        cls.process.wait(timeout=10)
+        cls.process.stdout.close()
+
+    def setUp(self):
+        self.client.request("POST", "/__emulator/reset")
+
+    def authorize(self, redirect="http://127.0.0.1:5/cb", offline=True, **overrides):
+        verifier, challenge = pkce_pair()
+        query = {
+            "client_id": "test-client-id", "redirect_uri": redirect, "response_type": "code",
+            "scope": SCOPE, "state": "s-123", "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
+        if offline:
+            query["access_type"] = "offline"
+        query.update(overrides)
+        query = {key: value for key, value in query.items() if value is not None}
+        status, headers, body = self.client.request(
+            "GET", "/o/oauth2/v2/auth?" + urllib.parse.urlencode(query))
+        return status, headers, body, verifier
+
+    def code_from(self, headers):
+        location = urllib.parse.urlsplit(headers["location"])
+        return urllib.parse.parse_qs(location.query)
+
+    def exchange(self, issued_code, verifier, redirect="http://127.0.0.1:5/cb", **overrides):
+        form = {"grant_type": "authorization_code", "code": issued_code, "code_verifier": verifier,
+                "client_id": "test-client-id", "client_secret": "test-client-secret",
+                "redirect_uri": redirect}
+        form.update(overrides)
+        form = {key: value for key, value in form.items() if value is not None}
+        return self.client.json("POST", "/token", form=form)
+
+    def login(self):
+        _, headers, _, verifier = self.authorize()
+        status, _, answer = self.exchange(self.code_from(headers)["code"][0], verifier)
+        self.assertEqual(status, 200, answer)
+        return answer
+
+    def bearer(self, token):
+        return {"Authorization": f"Bearer {token}"}
+
+
+class OAuthTests(EmulatorTestCase):
+    def test_authorization_redirects_to_loopback_with_code_state_and_scope(self):
+        status, headers, _, _ = self.authorize(redirect="http://127.0.0.1:49152/callback")
+        self.assertEqual(status, 302)
+        self.assertTrue(headers["location"].startswith("http://127.0.0.1:49152/callback?"))
+        query = self.code_from(headers)
+        self.assertEqual(query["state"], ["s-123"])
+        self.assertEqual(query["scope"], [SCOPE])
+        self.assertTrue(query["code"][0].startswith("4/emu-"))
+
+    def test_authorization_refusals_are_error_pages(self):
+        cases = [
+            ({"client_id": "someone-else"}, 401, "invalid_client"),
+            ({"redirect_uri": "https://example.com/cb"}, 400, "redirect_uri_mismatch"),
+            ({"redirect_uri": "http://192.168.1.2:80/cb"}, 400, "redirect_uri_mismatch"),
+            ({"response_type": "token"}, 400, "invalid_request"),
+            ({"scope": "openid"}, 400, "invalid_scope"),
+            ({"code_challenge": None}, 400, "invalid_request"),
+            ({"code_challenge_method": "plain"}, 400, "invalid_request"),
+            ({"code_challenge": "short"}, 400, "invalid_request"),
+        ]
+        for overrides, expected_status, error in cases:
+            with self.subTest(overrides=overrides):
+                status, headers, body, _ = self.authorize(**overrides)
+                self.assertEqual(status, expected_status)
+                self.assertNotIn("location", headers)
+                self.assertIn(error, body.decode())
+
+    def test_localhost_and_any_port_are_accepted(self):
+        for redirect in ("http://localhost:8080/", "http://127.0.0.1:1/x/y", "http://[::1]:9/"):
+            with self.subTest(redirect=redirect):
+                status, _, _, _ = self.authorize(redirect=redirect)
+                self.assertEqual(status, 302)
+
+    def test_denial_redirects_with_access_denied_and_state(self):
+        self.client.request("POST", "/__emulator/deny")
+        status, headers, _, _ = self.authorize()
+        self.assertEqual(status, 302)
+        query = self.code_from(headers)
+        self.assertEqual(query["error"], ["access_denied"])
+        self.assertEqual(query["state"], ["s-123"])
+        self.assertNotIn("code", query)
+        status, headers, _, _ = self.authorize()
+        self.assertIn("code", self.code_from(headers), "a denial applies to one request only")
+
+    def test_exchange_answers_tokens_and_the_code_is_single_use(self):
+        _, headers, _, verifier = self.authorize()
+        code = self.code_from(headers)["code"][0]
+        status, response_headers, answer = self.exchange(code, verifier)
+        self.assertEqual(status, 200)
+        self.assertEqual(set(answer), {"access_token", "expires_in", "refresh_token", "scope",
+                                       "token_type"})
+        self.assertEqual(answer["token_type"], "Bearer")
+        self.assertEqual(answer["expires_in"], 3600)
+        self.assertIn("no-store", response_headers["cache-control"])
+        status, _, again = self.exchange(code, verifier)
+        self.assertEqual((status, again["error"]), (400, "invalid_grant"))
+
+    def test_no_refresh_token_without_offline_access(self):
+        _, headers, _, verifier = self.authorize(offline=False)
+        status, _, answer = self.exchange(self.code_from(headers)["code"][0], verifier)
+        self.assertEqual(status, 200)
+        self.assertNotIn("refresh_token", answer)
+
+    def test_pkce_verifier_is_checked_and_a_failed_attempt_burns_the_code(self):
+        _, headers, _, verifier = self.authorize()
+        code = self.code_from(headers)["code"][0]
+        other, _ = pkce_pair()
+        status, _, answer = self.exchange(code, other)
+        self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
+        self.assertEqual(answer["error_description"], "Invalid code verifier.")
+        status, _, answer = self.exchange(code, verifier)
+        self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
+
+    def test_exchange_refusals(self):
+        cases = [
+            ({"code_verifier": None}, 400, "invalid_grant"),
+            ({"client_secret": None}, 400, "invalid_request"),
+            ({"client_secret": "wrong"}, 401, "invalid_client"),
+            ({"client_id": "someone-else"}, 401, "invalid_client"),
+            ({"redirect_uri": "http://127.0.0.1:6/cb"}, 400, "redirect_uri_mismatch"),
+            ({"grant_type": "password"}, 400, "unsupported_grant_type"),
+            ({"code": "4/not-issued"}, 400, "invalid_grant"),
+        ]
+        for overrides, expected_status, error in cases:
+            with self.subTest(overrides=overrides):
+                _, headers, _, verifier = self.authorize()
+                code = self.code_from(headers)["code"][0]
+                status, _, answer = self.exchange(code, verifier, **overrides)
+                self.assertEqual((status, answer["error"]), (expected_status, error))
+                self.assertIn("error_description", answer)
+
+    def test_refresh_answers_a_new_access_token_without_a_refresh_token(self):
+        tokens = self.login()
+        status, _, answer = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual(status, 200)
+        self.assertNotIn("refresh_token", answer)
+        self.assertNotEqual(answer["access_token"], tokens["access_token"])
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                           headers=self.bearer(answer["access_token"]))
+        self.assertEqual(status, 200)
+
+    def test_revoked_refresh_token_is_invalid_grant(self):
+        tokens = self.login()
+        status, _, answer = self.client.json("POST", "/revoke",
+                                             form={"token": tokens["refresh_token"]})
+        self.assertEqual((status, answer), (200, {}))
+        status, _, answer = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual(answer, {"error": "invalid_grant",
+                                  "error_description": "Token has been expired or revoked."})
+        self.assertEqual(status, 400)
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                           headers=self.bearer(tokens["access_token"]))
+        self.assertEqual(status, 401, "revoking the refresh token revokes its access tokens")
+        status, _, answer = self.client.json("POST", "/revoke",
+                                             form={"token": tokens["refresh_token"]})
+        self.assertEqual((status, answer["error"]), (400, "invalid_token"))
+        revocations = [entry for entry in self.log() if entry["path"] == "/revoke"]
+        self.assertEqual([entry.get("revoked", False) for entry in revocations], [True, False])
+
+    def test_expired_access_token_answers_401_in_drive_shape(self):
+        tokens = self.login()
+        self.client.request("POST", "/__emulator/expire-access-tokens")
+        status, headers, answer = self.client.json(
+            "GET", "/drive/v3/files?spaces=appDataFolder", headers=self.bearer(tokens["access_token"]))
+        self.assertEqual(status, 401)
+        self.assertIn("invalid_token", headers["www-authenticate"])
+        self.assertEqual(answer["error"]["code"], 401)
+        self.assertEqual(answer["error"]["errors"][0]["reason"], "authError")
+
+    def test_log_redacts_secrets_and_secrets_lists_them(self):
+        tokens = self.login()
+        log_text = json.dumps(self.log())
+        _, _, listed = self.client.json("GET", "/__emulator/secrets")
+        self.assertIn("test-client-secret", listed)
+        for secret in (tokens["access_token"], tokens["refresh_token"]):
+            self.assertIn(secret, listed)
+            self.assertNotIn(secret, log_text)
+        self.assertNotIn("test-client-secret", log_text)
+
+    def log(self):
+        return self.client.json("GET", "/__emulator/log")[2]
+
+
+class GrantLifecycleTests(EmulatorTestCase):
+    def test_revoke_all_kills_every_grant(self):
+        first, second = self.login(), self.login()
+        self.client.request("POST", "/__emulator/revoke-all")
+        for tokens in (first, second):
+            status, _, answer = self.client.json("POST", "/token", form={
+                "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+                "client_id": "test-client-id", "client_secret": "test-client-secret"})
+            self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
+
+    def test_revoking_an_access_token_revokes_its_grant(self):
+        tokens = self.login()
+        status, _, _ = self.client.json("POST", "/revoke", form={"token": tokens["access_token"]})
+        self.assertEqual(status, 200)
+        status, _, answer = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual((status, answer["error"]), (400, "invalid_grant"))
+
+    def test_control_tokens_grant_works_for_drive_and_refresh(self):
+        _, _, tokens = self.client.json("POST", "/__emulator/tokens")
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                           headers=self.bearer(tokens["access_token"]))
+        self.assertEqual(status, 200)
+        status, _, _ = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual(status, 200)
+
+    def test_lifetime_setting_applies_to_new_tokens(self):
+        self.client.request("POST", "/__emulator/settings", json_body={"accessTokenLifetime": 5})
+        self.assertEqual(self.login()["expires_in"], 5)
+
+
+class ShortLivedTokenTests(EmulatorTestCase):
+    extra_arguments = ("--access-token-lifetime", "0")
+
+    def test_tokens_expire_after_the_configured_lifetime(self):
+        tokens = self.login()
+        self.assertEqual(tokens["expires_in"], 0)
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                           headers=self.bearer(tokens["access_token"]))
+        self.assertEqual(status, 401)
+
+
+class DriveTestCase(EmulatorTestCase):
+    def setUp(self):
+        super().setUp()
+        self.token = self.login()["access_token"]
+        self.auth = self.bearer(self.token)
+
+    def list_named(self, name, fields="files(id,name,size,version,md5Checksum,parents)", **extra):
+        query = {"spaces": "appDataFolder", "q": f"name = '{name}' and trashed = false",
+                 "fields": fields, **extra}
+        return self.client.json("GET", "/drive/v3/files?" + urllib.parse.urlencode(query),
+                                headers=self.auth)
+
+    def new_id(self):
+        status, _, answer = self.client.json(
+            "GET", "/drive/v3/files/generateIds?space=appDataFolder&count=1", headers=self.auth)
+        self.assertEqual(status, 200)
+        return answer["ids"][0]
+
+    def create_multipart(self, name, content, file_id=None, parents=("appDataFolder",)):
+        metadata = {"name": name, "parents": list(parents), "mimeType": "application/json"}
+        if file_id:
+            metadata["id"] = file_id
+        boundary = "b0undary"
+        body = (f"--{boundary}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n"
+                f"{json.dumps(metadata)}\r\n--{boundary}\r\nContent-Type: application/json\r\n\r\n"
+                ).encode() + content + f"\r\n--{boundary}--\r\n".encode()
+        headers = {"Content-Type": f"multipart/related; boundary={boundary}", **self.auth}
+        return self.client.json("POST", "/upload/drive/v3/files?uploadType=multipart",
+                                body=body, headers=headers)
+
+    def seed(self, name, content):
+        return self.client.json("POST", "/__emulator/files",
+                                json_body={"name": name, "content": content})[2]
+
+
+class DriveTests(DriveTestCase):
+    def test_every_answer_has_a_date_header_and_the_clock_can_be_skewed(self):
+        _, headers, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                            headers=self.auth)
+        before = parsedate_to_datetime(headers["date"])
+        self.assertLess(abs((before - datetime.now(timezone.utc)).total_seconds()), 60)
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 3600})
+        _, headers, _ = self.client.request("GET", "/nowhere")
+        skewed = parsedate_to_datetime(headers["date"])
+        self.assertGreater((skewed - datetime.now(timezone.utc)).total_seconds(), 3500)
+
+    def test_missing_credentials_answer_401_required(self):
+        status, _, answer = self.client.json("GET", "/drive/v3/files?spaces=appDataFolder")
+        self.assertEqual(status, 401)
+        self.assertEqual(set(answer["error"]), {"code", "message", "errors"})
+        self.assertEqual(answer["error"]["errors"][0]["reason"], "required")
+
+    def test_create_with_generated_id_then_list_download_and_409_on_retry(self):
+        file_id = self.new_id()
+        content = b'{"format":"habit-backup"}\n'
+        status, _, created = self.create_multipart("habit-backup.json", content, file_id)
+        self.assertEqual(status, 200)
+        self.assertEqual(created, {"kind": "drive#file", "id": file_id,
+                                   "name": "habit-backup.json", "mimeType": "application/json"})
+        status, _, again = self.create_multipart("habit-backup.json", content, file_id)
+        self.assertEqual(status, 409)
+        self.assertEqual(again["error"]["errors"][0]["reason"], "fileIdInUse")
+        status, _, listing = self.list_named("habit-backup.json")
+        self.assertEqual(status, 200)
+        [entry] = listing["files"]
+        self.assertEqual(entry["size"], str(len(content)))
+        self.assertEqual(entry["version"], "1")
+        self.assertIsInstance(entry["version"], str)
+        self.assertEqual(entry["md5Checksum"], hashlib.md5(content).hexdigest())
+        self.assertNotEqual(entry["parents"], ["appDataFolder"], "Drive answers the folder's real id")
+        status, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media",
+                                              headers=self.auth)
+        self.assertEqual((status, data), (200, content))
+
+    def test_an_id_not_generated_is_not_usable(self):
+        status, _, answer = self.create_multipart("x.json", b"{}", "1" + "a" * 32)
+        self.assertEqual(status, 400)
+
+    def test_app_folder_files_are_invisible_without_spaces(self):
+        self.seed("habit-backup.json", "{}")
+        status, _, answer = self.client.json(
+            "GET", "/drive/v3/files?q=" + urllib.parse.quote("name = 'habit-backup.json'"),
+            headers=self.auth)
+        self.assertEqual(status, 403, "an appdata-only token may not search the drive space")
+        self.assertEqual(answer["error"]["errors"][0]["reason"], "insufficientScopes")
+
+    def test_duplicates_by_name_are_listed_and_paginated(self):
+        ids = {self.seed("habit-backup.json", str(n))["id"] for n in range(5)}
+        self.seed("other.json", "{}")
+        seen, token, pages = set(), None, 0
+        while True:
+            extra = {"pageSize": 2, **({"pageToken": token} if token else {})}
+            status, _, page = self.list_named("habit-backup.json", "nextPageToken,files(id)", **extra)
+            self.assertEqual(status, 200)
+            pages += 1
+            seen |= {entry["id"] for entry in page["files"]}
+            token = page.get("nextPageToken")
+            if not token:
+                break
+        self.assertEqual((seen, pages), (ids, 3))
+
+    def test_default_fields_are_minimal(self):
+        self.seed("habit-backup.json", "{}")
+        _, _, listing = self.client.json(
+            "GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        self.assertEqual(set(listing["files"][0]), {"kind", "id", "name", "mimeType"})
+
+    def test_query_with_escaped_quote_and_unknown_clause(self):
+        self.seed("it's.json", "{}")
+        status, _, listing = self.list_named("it\\'s.json")
+        self.assertEqual((status, len(listing["files"])), (200, 1))
+        status, _, _ = self.client.json(
+            "GET", "/drive/v3/files?spaces=appDataFolder&q=" + urllib.parse.quote("fullText contains 'x'"),
+            headers=self.auth)
+        self.assertEqual(status, 400)
+
+    def test_v2_etag_and_if_match_compare_and_swap(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        status, headers, meta = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["etag"], meta["etag"])
+        etag = meta["etag"]
+        put = f"/upload/drive/v2/files/{file_id}?uploadType=media"
+        status, headers, written = self.client.json(
+            "PUT", put, body=b"two", headers={"If-Match": etag, **self.auth})
+        self.assertEqual(status, 200)
+        self.assertNotEqual(written["etag"], etag, "a content write changes the etag")
+        status, _, stale = self.client.json(
+            "PUT", put, body=b"three", headers={"If-Match": etag, **self.auth})
+        self.assertEqual(status, 412)
+        self.assertEqual(stale["error"]["errors"][0]["reason"], "conditionNotMet")
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.assertEqual(data, b"two")
+
+    def test_an_upload_interrupted_mid_body_changes_nothing(self):
+        file_id = self.seed("habit-backup.json", "original")["id"]
+        with socket.create_connection((self.client.host, self.client.port)) as connection:
+            connection.sendall((f"PUT /upload/drive/v2/files/{file_id}?uploadType=media HTTP/1.1\r\n"
+                                f"Host: x\r\nAuthorization: Bearer {self.token}\r\n"
+                                f"Content-Length: 1000\r\n\r\n").encode() + b"partial")
+            connection.shutdown(socket.SHUT_WR)
+            self.assertEqual(connection.recv(100), b"", "no answer to a request cut mid-body")
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.assertEqual(data, b"original")
+        log = self.client.json("GET", "/__emulator/log")[2]
+        self.assertTrue(log[-2]["incomplete"])
+
+    def test_v3_update_and_revisions(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        status, _, _ = self.client.json(
+            "PATCH", f"/upload/drive/v3/files/{file_id}?uploadType=media", body=b"two",
+            headers=self.auth)
+        self.assertEqual(status, 200)
+        _, _, revisions = self.client.json(
+            "GET", f"/drive/v3/files/{file_id}/revisions?fields=revisions(id,size)", headers=self.auth)
+        self.assertEqual([r["size"] for r in revisions["revisions"]], ["3", "3"])
+
+    def test_delete_answers_204_then_404(self):
+        file_id = self.seed("habit-backup.json", "x")["id"]
+        status, _, _ = self.client.request("DELETE", f"/drive/v3/files/{file_id}", headers=self.auth)
+        self.assertEqual(status, 204)
+        status, _, answer = self.client.json("GET", f"/drive/v3/files/{file_id}", headers=self.auth)
+        self.assertEqual((status, answer["error"]["errors"][0]["reason"]), (404, "notFound"))
+
+    def test_interleaved_write_between_read_and_write_causes_412(self):
+        file_id = self.seed("habit-backup.json", "mine")["id"]
+        self.client.request("POST", "/__emulator/interleave", json_body={"content": "theirs"})
+        _, _, meta = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+        self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        status, _, _ = self.client.json(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media", body=b"merged",
+            headers={"If-Match": meta["etag"], **self.auth})
+        self.assertEqual(status, 412)
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.assertEqual(data, b"theirs")
+        _, _, meta = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+        status, _, _ = self.client.json(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media", body=b"merged again",
+            headers={"If-Match": meta["etag"], **self.auth})
+        self.assertEqual(status, 200, "the interleave happens once")
+        log = self.client.json("GET", "/__emulator/log")[2]
+        self.assertEqual([e["status"] for e in log if e.get("interleaved")], [412])
+
+
+class ConcurrencyTests(DriveTestCase):
+    def test_compare_and_swap_loses_no_write_under_concurrent_writers(self):
+        """Three "devices" append their own line through read-etag / conditional-write loops;
+        every line must survive, which holds only if the If-Match check and the write are
+        one atomic step."""
+        file_id = self.seed("habit-backup.json", "")["id"]
+        writes_each, conflicts = 15, []
+
+        def device(name):
+            for n in range(writes_each):
+                while True:
+                    _, _, meta = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+                    _, _, data = self.client.request(
+                        "GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+                    status, _, _ = self.client.request(
+                        "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                        body=data + f"{name}-{n}\n".encode(),
+                        headers={"If-Match": meta["etag"], **self.auth})
+                    if status == 200:
+                        break
+                    conflicts.append(status)
+
+        threads = [threading.Thread(target=device, args=(name,)) for name in "abc"]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        lines = data.decode().split()
+        self.assertEqual(sorted(lines), sorted(f"{name}-{n}" for name in "abc" for n in range(writes_each)))
+        self.assertTrue(all(status == 412 for status in conflicts))
+
+
+class ResumableTests(DriveTestCase):
+    def start(self, total=None, name="big.json"):
+        headers = {"X-Upload-Content-Type": "application/json", **self.auth}
+        if total is not None:
+            headers["X-Upload-Content-Length"] = str(total)
+        status, response_headers, _ = self.client.request(
+            "POST", "/upload/drive/v3/files?uploadType=resumable",
+            json_body={"name": name, "parents": ["appDataFolder"]}, headers=headers)
+        self.assertEqual(status, 200)
+        return urllib.parse.urlsplit(response_headers["location"])._replace(scheme="", netloc="").geturl()
+
+    def put(self, session, data, content_range):
+        return self.client.request("PUT", session, body=data,
+                                   headers={"Content-Range": content_range})
+
+    def test_chunks_308_with_range_then_200_and_status_query(self):
+        content = os.urandom(2 * CHUNK + 100)
+        total = len(content)
+        session = self.start(total)
+        status, headers, _ = self.put(session, b"", f"bytes */{total}")
+        self.assertEqual(status, 308)
+        self.assertNotIn("range", headers, "nothing arrived yet: no Range header")
+        status, headers, _ = self.put(session, content[:CHUNK], f"bytes 0-{CHUNK - 1}/{total}")
+        self.assertEqual((status, headers["range"]), (308, f"bytes=0-{CHUNK - 1}"))
+        status, headers, _ = self.put(session, b"", f"bytes */{total}")
+        self.assertEqual((status, headers["range"]), (308, f"bytes=0-{CHUNK - 1}"))
+        status, _, _ = self.put(session, content[CHUNK:CHUNK + 1000], f"bytes {CHUNK}-{CHUNK + 999}/{total}")
+        self.assertEqual(status, 400, "a middle chunk must be a multiple of 256 KiB")
+        status, _, _ = self.put(session, content[CHUNK:], f"bytes {CHUNK}-{total - 1}/{total}")
+        self.assertEqual(status, 200)
+        files = self.client.json("GET", "/__emulator/files")[2]
+        self.assertEqual(base64.b64decode(files[0]["contentBase64"]), content)
+
+    def test_unknown_or_expired_session_is_404(self):
+        session = self.start()
+        self.client.request("POST", "/__emulator/expire-upload-sessions")
+        status, _, _ = self.put(session, b"x", "bytes 0-0/1")
+        self.assertEqual(status, 404)
+
+    def test_resumable_update_through_v2_checks_if_match(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        _, _, meta = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+        status, headers, _ = self.client.request(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=resumable",
+            headers={"If-Match": meta["etag"], **self.auth})
+        self.assertEqual(status, 200)
+        session = urllib.parse.urlsplit(headers["location"])._replace(scheme="", netloc="").geturl()
+        self.client.request("PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media", body=b"other",
+                            headers=self.auth)
+        status, _, _ = self.put(session, b"mine", "bytes 0-3/4")
+        self.assertEqual(status, 412)
+
+
+class FaultTests(DriveTestCase):
+    def test_status_faults_with_retry_after_then_success(self):
+        self.client.request("POST", "/__emulator/faults", json_body={
+            "next": 2, "status": 429, "retryAfter": 2, "paths": "/drive/"})
+        for _ in range(2):
+            status, headers, answer = self.client.json(
+                "GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+            self.assertEqual((status, headers["retry-after"]), (429, "2"))
+            self.assertEqual(answer["error"]["errors"][0],
+                             {"domain": "usageLimits", "reason": "rateLimitExceeded",
+                              "message": "Rate Limit Exceeded"})
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        self.assertEqual(status, 200)
+
+    def test_rate_limit_403_and_5xx_shapes(self):
+        for status_code, reason in ((403, "userRateLimitExceeded"), (500, "backendError"),
+                                    (503, "backendError")):
+            with self.subTest(status=status_code):
+                self.client.request("POST", "/__emulator/faults", json_body={"status": status_code})
+                status, _, answer = self.client.json(
+                    "GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+                self.assertEqual((status, answer["error"]["errors"][0]["reason"]), (status_code, reason))
+
+    def test_cut_applies_the_request_then_drops_the_answer(self):
+        file_id = self.new_id()
+        self.client.request("POST", "/__emulator/faults", json_body={"cut": 1, "paths": "/upload/"})
+        with self.assertRaises((http.client.HTTPException, ConnectionError)):
+            self.create_multipart("habit-backup.json", b"{}", file_id)
+        status, _, _ = self.create_multipart("habit-backup.json", b"{}", file_id)
+        self.assertEqual(status, 409, "the cut create happened: the retry finds the id in use")
+        self.assertEqual(len(self.client.json("GET", "/__emulator/files")[2]), 1)
+
+    def test_cut_before_handling_leaves_no_trace(self):
+        self.client.request("POST", "/__emulator/faults", json_body={
+            "cut": 1, "when": "before", "paths": "/upload/"})
+        with self.assertRaises((http.client.HTTPException, ConnectionError)):
+            self.create_multipart("habit-backup.json", b"{}")
+        self.assertEqual(self.client.json("GET", "/__emulator/files")[2], [])
+
+    def test_faults_follow_path_and_method_filters(self):
+        self.client.request("POST", "/__emulator/faults", json_body={
+            "status": 500, "paths": ["/upload/"], "methods": ["PUT"]})
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        self.assertEqual(status, 200)
+        file_id = self.seed("habit-backup.json", "x")["id"]
+        status, _, _ = self.client.request(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media", body=b"y", headers=self.auth)
+        self.assertEqual(status, 500)
+
+    def test_delay_postpones_the_answer(self):
+        self.client.request("POST", "/__emulator/faults", json_body={"delay": 0.5})
+        started = datetime.now(timezone.utc)
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        elapsed = (datetime.now(timezone.utc) - started).total_seconds()
+        self.assertEqual(status, 200)
+        self.assertGreaterEqual(elapsed, 0.5)
+
+    def test_truncate_shortens_the_download_only(self):
+        content = b"0123456789" * 10
+        file_id = self.seed("habit-backup.json", content.decode())["id"]
+        self.client.request("POST", "/__emulator/faults", json_body={"truncate": 1})
+        self.client.request("GET", f"/drive/v2/files/{file_id}", headers=self.auth)
+        status, headers, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media",
+                                                    headers=self.auth)
+        self.assertEqual(status, 200)
+        self.assertLess(len(data), len(content))
+        _, _, meta = self.client.json("GET", f"/drive/v3/files/{file_id}?fields=md5Checksum",
+                                      headers=self.auth)
+        self.assertEqual(meta["md5Checksum"], hashlib.md5(content).hexdigest())
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.assertEqual(data, content)
+
+
+class FakeBrowserTests(EmulatorTestCase):
+    """The stand-in browser against a tiny listener that behaves like cloudbackup's."""
+
+    def listener(self):
+        seen = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                if not self.path.startswith("/cb"):
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                seen.append(query)
+                ok = query.get("state") == ["s-123"]
+                self.send_response(200 if ok else 400)
+                self.end_headers()
+                self.wfile.write(b"You can close this tab." if ok else b"state mismatch")
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        return server.server_address[1], seen
+
+    def run_browser(self, mode):
+        port, seen = self.listener()
+        _, challenge = pkce_pair()
+        url = self.base + "/o/oauth2/v2/auth?" + urllib.parse.urlencode({
+            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/cb",
+            "response_type": "code", "scope": SCOPE, "state": "s-123",
+            "code_challenge": challenge, "code_challenge_method": "S256"})
+        result = subprocess.run([sys.executable, BROWSER, url], capture_output=True, timeout=30,
+                                env={**os.environ, "FAKE_BROWSER_MODE": mode,
+                                     "FAKE_BROWSER_FOREGROUND": "1"})
+        return result, seen
+
+    def test_follow_delivers_the_code_and_state(self):
+        result, seen = self.run_browser("follow")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(seen), 1)
+        self.assertTrue(seen[0]["code"][0].startswith("4/emu-"))
+
+    def test_tamper_state_sends_a_wrong_state_first(self):
+        result, seen = self.run_browser("tamper-state")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual([q["state"][0] == "s-123" for q in seen], [False, True])
+
+    def test_probe_asks_for_another_path_first(self):
+        result, seen = self.run_browser("probe")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(len(seen), 1)
+
+    def test_deny_makes_the_emulator_redirect_with_access_denied(self):
+        result, seen = self.run_browser("deny")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual([q.get("error") for q in seen], [["access_denied"]])
+
+    def test_failures_are_reported_without_the_code(self):
+        port, _ = self.listener()
+        _, challenge = pkce_pair()
+        url = self.base + "/o/oauth2/v2/auth?" + urllib.parse.urlencode({
+            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/elsewhere",
+            "response_type": "code", "scope": SCOPE, "state": "s-123",
+            "code_challenge": challenge, "code_challenge_method": "S256", "access_type": "offline"})
+        result = subprocess.run([sys.executable, BROWSER, url], capture_output=True, timeout=30,
+                                env={**os.environ, "FAKE_BROWSER_FOREGROUND": "1"})
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(b"answered 404", result.stderr)
+        _, _, issued = self.client.json("GET", "/__emulator/secrets")
+        self.assertTrue(any(secret.startswith("4/emu-") for secret in issued))
+        for secret in issued:
+            self.assertNotIn(secret.encode(), result.stderr)
+            self.assertNotIn(urllib.parse.quote(secret, safe="").encode(), result.stderr)
+
+    def test_browser_log_records_steps_without_code_or_state(self):
+        path = os.path.join(tempfile.mkdtemp(), "browser.log")
+        port, _ = self.listener()
+        _, challenge = pkce_pair()
+        url = self.base + "/o/oauth2/v2/auth?" + urllib.parse.urlencode({
+            "client_id": "test-client-id", "redirect_uri": f"http://127.0.0.1:{port}/cb",
+            "response_type": "code", "scope": SCOPE, "state": "s-123",
+            "code_challenge": challenge, "code_challenge_method": "S256"})
+        result = subprocess.run([sys.executable, BROWSER, url], capture_output=True, timeout=30,
+                                env={**os.environ, "FAKE_BROWSER_MODE": "tamper-state",
+                                     "FAKE_BROWSER_FOREGROUND": "1", "FAKE_BROWSER_LOG": path})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(path) as handle:
+            text = handle.read()
+        steps = [json.loads(line)["step"] for line in text.splitlines()]
+        self.assertEqual(steps, ["authorize", "tampered", "callback"])
+        _, _, issued = self.client.json("GET", "/__emulator/secrets")
+        self.assertFalse([secret for secret in issued if secret in text])
+
+    def test_the_launcher_returns_at_once(self):
+        port, seen = self.listener()
+        result = subprocess.run([sys.executable, BROWSER, f"{self.base}/nowhere"],
+                                capture_output=True, timeout=30,
+                                env={**os.environ, "FAKE_BROWSER_MODE": "ignore"})
+        self.assertEqual(result.returncode, 0)
+        self.assertEqual(seen, [])
+
+
+class LifecycleTests(unittest.TestCase):
+    def test_exits_when_stdin_closes(self):
+        process, _ = start_emulator()
+        process.stdin.close()
+        self.assertEqual(process.wait(timeout=10), 0)
+        process.stdout.close()
+
+    def test_state_file_keeps_files_across_runs(self):
+        folder = tempfile.mkdtemp()
+        path = os.path.join(folder, "state.json")
+        process, base = start_emulator("--state-file", path)
+        Client(base).request("POST", "/__emulator/files", json_body={"name": "a.json", "content": "x"})
+        process.terminate()
+        self.assertEqual(process.wait(timeout=10), 0)
+        process.stdout.close()
+        process.stdin.close()
+        process, base = start_emulator("--state-file", path)
+        status, _, data = Client(base).request("GET", "/__emulator/files")
+        process.stdin.close()
+        process.wait(timeout=10)
+        process.stdout.close()
+        self.assertEqual([f["name"] for f in json.loads(data)], ["a.json"])
+        self.assertEqual(os.stat(path).st_mode & 0o077, 0, "the state file holds tokens: 0600")
+
+
+if __name__ == "__main__":
+    unittest.main()
