@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
         .testTarget(
             name: "CloudBackupCLITests",
-            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"]
+            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"], exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
