@@ -30,6 +30,11 @@ struct MergePropertyTests {
         merge(local: a, incoming: b, options: MergeOptions(now: now))
     }
 
+    @Test func theGeneratorsClockIsWhatItsCommentSays() {
+        #expect(RandomDocuments(seed: 0).now.description == "2026-11-29T22:14:03.120Z")
+        #expect(RandomDocuments.start.description == "2026-03-01")
+    }
+
     @Test func idempotent() {
         for seed in 0..<Self.pairs {
             var random = RandomDocuments(seed: seed)

@@ -12,7 +12,7 @@ private func ago(days: Int, ms: Int64 = 0) -> Timestamp {
 
 private func id(_ text: String) -> ChallengeID { ChallengeID(unchecked: text) }
 
-private let start = DayKey(year: 2026, month: 3, day: 1)!
+private let start = DayKey(dayNumber: 20_513)  // 2026-03-01
 
 private func challenge(_ name: String, updated: Timestamp, title: String = "Water") -> Challenge {
     Challenge(
