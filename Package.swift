@@ -36,13 +36,22 @@ let package = Package(
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // `make bench`: seeded document pairs and the timed runs, with Foundation as a peer.
+        .target(name: "BenchDocuments", dependencies: ["BackupKit", "TestSupport"]),
+        .executableTarget(
+            name: "backup-bench", dependencies: ["BenchDocuments", "BackupKit", "LocalFiles"]),
+
+        .target(name: "TestSupport", dependencies: ["Networking", "GoogleDrive"], path: "Tests/TestSupport"),
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
         .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
+        .testTarget(
+            name: "BenchDocumentsTests",
+            dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]
+        ),
         .testTarget(
             name: "CloudBackupCLITests",
             dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"], exclude: ["Fixtures"]
