@@ -38,8 +38,17 @@ test: deps venv
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
-bench: build
-	@echo "make bench: the benchmark arrives with the performance issue"
+# BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
+# cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
+# missing. BENCH_SIZES=20000,200000 skips the slow top size.
+bench: deps venv
+	@if ! command -v jq >/dev/null || [ ! -x /usr/bin/time ]; then \
+		echo "installing jq and time"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq jq time >/dev/null; \
+	fi
+	$(SWIFT) build -c release --product backup-bench
+	$(PYTHON) Tests/Bench/bench.py --bin .build/release/backup-bench
 
 demo: build venv
 	PYTHON=$(abspath $(PYTHON)) BIN=$(abspath $(BIN)) bash Examples/demo.sh

@@ -36,7 +36,12 @@ let package = Package(
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // `make bench`: seeded document pairs and the timed runs, with Foundation as a peer.
+        .target(name: "BenchDocuments", dependencies: ["BackupKit", "TestSupport"]),
+        .executableTarget(
+            name: "backup-bench", dependencies: ["BenchDocuments", "BackupKit", "LocalFiles"]),
+
+        .target(name: "TestSupport", dependencies: ["Networking", "GoogleDrive"], path: "Tests/TestSupport"),
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
@@ -44,8 +49,13 @@ let package = Package(
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
         .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
         .testTarget(
+            name: "BenchDocumentsTests",
+            dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]
+        ),
+        .testTarget(
             name: "CloudBackupCLITests",
-            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"]
+            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

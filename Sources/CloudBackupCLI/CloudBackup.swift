@@ -5,6 +5,8 @@
 #endif
 import BackupKit
 import LocalFiles
+import Networking
+import OAuth
 
 /// The entry point and the ONE error boundary: every error any command throws becomes a
 /// message on stderr and an exit code here, and nowhere else.
@@ -19,6 +21,9 @@ public enum CloudBackup {
             MigrateCommand.self,
             MergeCommand.self,
             VerifyCommand.self,
+            LoginCommand.self,
+            LogoutCommand.self,
+            StatusCommand.self,
         ]
     }
 
@@ -99,6 +104,10 @@ public enum CloudBackup {
             return error
         case let error as LocalFileError:
             return CLIError(error.description, exitCode: .invalidFile)
+        case let error as OAuthError:
+            return describe(error)
+        case let error as TransportError:
+            return describe(error)
         default:
             return CLIError("unexpected failure: \(error)", exitCode: .failure)
         }

@@ -172,6 +172,23 @@ public final class FileLock {
         self.path = path
     }
 
+    /// Waits until the lock is free (`flock(LOCK_EX)`): for short critical sections, such as
+    /// a token refresh, where a second process should wait for the first, not give up.
+    public init(waitingFor path: String) throws(LocalFileError) {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw LocalFileError(path: path, operation: "open the lock file", errno: errno)
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(fd)
+            throw LocalFileError(path: path, operation: "lock", errno: code)
+        }
+        self.fd = fd
+        self.path = path
+    }
+
     deinit {
         flock(fd, LOCK_UN)
         close(fd)

@@ -79,12 +79,15 @@ import Testing
         let emulator = try Emulator(clientID: "id-1", clientSecret: "secret-1")
         defer { emulator.stop() }
         let home = URL(fileURLWithPath: "/tmp/config-home")
-        let environment = emulator.environment(for: home, browserMode: "tamper-state")
+        let environment = emulator.environment(
+            for: home, browserMode: "tamper-state", browserLog: home.appendingPathComponent("b.log")
+        )
         #expect(environment["XDG_CONFIG_HOME"] == "/tmp/config-home")
         #expect(environment["CLOUDBACKUP_CLIENT_ID"] == "id-1")
         #expect(environment["CLOUDBACKUP_CLIENT_SECRET"] == "secret-1")
         #expect(environment["CLOUDBACKUP_TOKEN_URL"] == emulator.baseURL + "/token")
         #expect(environment["FAKE_BROWSER_MODE"] == "tamper-state")
+        #expect(environment["FAKE_BROWSER_LOG"] == "/tmp/config-home/b.log")
         let browser = try #require(environment["BROWSER"])
         #expect(FileManager.default.isExecutableFile(atPath: browser))
         #expect(try emulator.secrets().contains("secret-1"))
@@ -104,6 +107,21 @@ import Testing
         let leaked = try emulator.leakedSecrets(in: output)
         #expect(leaked.map(emulatorSecretKind) == ["refresh token"])
         #expect(try emulator.leakedSecrets(in: ["all fine"]).isEmpty)
+    }
+
+    @Test func browserCommandRunsTheStandInBrowser() throws {
+        let emulator = try Emulator()
+        defer { emulator.stop() }
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("browser.log")
+        var environment = emulator.environment(for: folder, browserMode: "ignore", browserLog: log)
+        environment["FAKE_BROWSER_FOREGROUND"] = "1"
+        let result = try run(
+            URL(fileURLWithPath: emulator.browserCommand), [emulator.baseURL + "/o/oauth2/v2/auth"],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try String(contentsOf: log, encoding: .utf8).contains("\"ignored\""))
     }
 
     @Test func stopEndsTheProcessAndFreesThePort() throws {

@@ -396,7 +396,7 @@ class DriveTests(DriveTestCase):
 
     def test_an_id_not_generated_is_not_usable(self):
         status, _, answer = self.create_multipart("x.json", b"{}", "1" + "a" * 32)
-        self.assertEqual(status, 400)
+        self.assertEqual((status, answer["error"]["errors"][0]["reason"]), (400, "fileIdNotUsable"))
 
     def test_app_folder_files_are_invisible_without_spaces(self):
         self.seed("habit-backup.json", "{}")
@@ -761,7 +761,7 @@ class FakeBrowserTests(EmulatorTestCase):
         self.assertFalse([secret for secret in issued if secret in text])
 
     def test_the_launcher_returns_at_once(self):
-        port, seen = self.listener()
+        _, seen = self.listener()
         result = subprocess.run([sys.executable, BROWSER, f"{self.base}/nowhere"],
                                 capture_output=True, timeout=30,
                                 env={**os.environ, "FAKE_BROWSER_MODE": "ignore"})

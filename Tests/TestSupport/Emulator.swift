@@ -106,8 +106,10 @@ public final class Emulator: @unchecked Sendable {
     /// client credentials, `XDG_CONFIG_HOME` = `configHome` (profiles live in
     /// `configHome/cloudbackup/<profile>/`) and `BROWSER` = the stand-in browser, optionally
     /// scripted by `browserMode` (see fake_browser.py: follow, tamper-state, probe, replay,
-    /// deny, ignore).
-    public func environment(for configHome: URL, browserMode: String? = nil) -> [String: String] {
+    /// deny, ignore) and recording its steps as JSON lines in `browserLog`.
+    public func environment(
+        for configHome: URL, browserMode: String? = nil, browserLog: URL? = nil
+    ) -> [String: String] {
         var environment = [
             "XDG_CONFIG_HOME": configHome.path,
             "CLOUDBACKUP_CLIENT_ID": clientID,
@@ -119,6 +121,7 @@ public final class Emulator: @unchecked Sendable {
             "BROWSER": browserCommand,
         ]
         if let browserMode { environment["FAKE_BROWSER_MODE"] = browserMode }
+        if let browserLog { environment["FAKE_BROWSER_LOG"] = browserLog.path }
         return environment
     }
 

@@ -236,16 +236,27 @@ extension DocumentDecoder {
 
     func dayLogs() throws(ScanError) -> [DayLog]? {
         var logs: [DayLog] = []
-        // Consecutive logs usually share a challenge: reuse its id string.
+        // Day logs are most of a large file and take at least ~100 bytes each. Reserving
+        // for that many up front costs only address space (pages are touched when filled)
+        // and saves copying the array as it grows.
+        logs.reserveCapacity((scanner.count - scanner.position) / 100)
+        // Consecutive logs usually share a challenge: reuse its id string, recognised by
+        // the bytes of the previous key (input bytes stay put; escaped keys are not cached).
         var lastID: ChallengeID?
+        var lastIDBytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         let isMap = try map { key throws(ScanError) in
             let parsed = scanner.withBytes(key) { bytes -> (Identifier?, DayKey?) in
                 guard bytes.count > 11, bytes[bytes.count - 11] == UInt8(ascii: "/"),
                     let day = DayKey(utf8: bytes[(bytes.count - 10)...])
                 else { return (nil, nil) }
                 let idBytes = UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 11)])
+                if let lastID, idBytes.count == lastIDBytes.count,
+                    idBytes.indices.allSatisfy({ idBytes[$0] == lastIDBytes[$0] })
+                {
+                    return (lastID, day)
+                }
                 guard Identifier.isValid(idBytes) else { return (nil, nil) }
-                if let lastID, lastID.rawValue.utf8.elementsEqual(idBytes) { return (lastID, day) }
+                lastIDBytes = key.escaped ? UnsafeBufferPointer(start: nil, count: 0) : idBytes
                 return (Identifier(unchecked: String(decoding: idBytes, as: UTF8.self)), day)
             }
             guard let id = parsed.0, let day = parsed.1 else {

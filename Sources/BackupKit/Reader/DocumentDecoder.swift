@@ -18,8 +18,8 @@ final class DocumentDecoder {
     }
 
     let scanner: JSONScanner
-    var issues: IssueList
-    private var path: [Component] = []
+    @exclusivity(unchecked) var issues: IssueList
+    @exclusivity(unchecked) private var path: [Component] = []
 
     init(scanner: JSONScanner, maxIssues: Int) {
         self.scanner = scanner

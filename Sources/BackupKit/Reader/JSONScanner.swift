@@ -30,10 +30,12 @@ struct JSONString {
 final class JSONScanner {
     let base: UnsafePointer<UInt8>
     let count: Int
-    var position = 0
-    var depth = 0
+    // Hot fields of a private class: no access to them ever overlaps another, so the
+    // dynamic exclusivity checks are skipped.
+    @exclusivity(unchecked) var position = 0
+    @exclusivity(unchecked) var depth = 0
     let maxDepth: Int
-    private var scratch: [UInt8] = []
+    @exclusivity(unchecked) private var scratch: [UInt8] = []
 
     /// `base` must stay valid while the scanner is used; an empty input never gets here
     /// (an empty buffer may have no base address).
@@ -86,8 +88,6 @@ final class JSONScanner {
         }
         return 0
     }
-
-    var isAtEnd: Bool { peek() == 0 && position >= count }
 
     private func enter() throws(ScanError) {
         depth += 1
@@ -345,8 +345,16 @@ final class JSONScanner {
     /// At `"`: a string token, its UTF-8 checked and its escapes decoded into scratch.
     func string() throws(ScanError) -> JSONString {
         let open = position
-        position += 1
-        let start = position
+        let start = position + 1
+        // The plain-ASCII run, the common case, in a local index.
+        var index = start
+        while index < count {
+            let byte = base[index]
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\")
+            else { break }
+            index += 1
+        }
+        position = index
         while position < count {
             let byte = base[position]
             if byte == UInt8(ascii: "\"") {

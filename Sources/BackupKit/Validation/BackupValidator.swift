@@ -166,8 +166,10 @@ public enum BackupValidator {
     public static func notes(_ document: BackupDocument) -> [ValidationIssue] {
         var notes: [ValidationIssue] = []
         let challenges = ChallengeLookup(document.challenges)
+        var current: Challenge?
         for log in document.dayLogs {
-            guard let challenge = challenges.find(log.key.challengeID) else { continue }
+            if current?.id != log.key.challengeID { current = challenges.find(log.key.challengeID) }
+            guard let challenge = current else { continue }
             let day = log.key.day
             if day < challenge.startDate || day > challenge.endDate {
                 notes.append(
@@ -178,11 +180,10 @@ public enum BackupValidator {
                     ))
             }
             for value in log.values {
-                let pointer = Pointer.dayLog(log.key) + "/values/" + value.taskID.rawValue
                 guard let task = challenge.tasks.first(where: { $0.id == value.taskID }) else {
                     notes.append(
                         ValidationIssue(
-                            pointer: pointer,
+                            pointer: Pointer.dayLog(log.key) + "/values/" + value.taskID.rawValue,
                             message:
                                 "note: task \(value.taskID) is not in the challenge; kept, not counted"
                         ))
@@ -193,7 +194,7 @@ public enum BackupValidator {
                 {
                     notes.append(
                         ValidationIssue(
-                            pointer: pointer,
+                            pointer: Pointer.dayLog(log.key) + "/values/" + value.taskID.rawValue,
                             message:
                                 "note: a count of \(value.value) for a check task; counted as done")
                     )

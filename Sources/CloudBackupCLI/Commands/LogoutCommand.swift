@@ -1,0 +1,50 @@
+import OAuth
+
+/// `cloudbackup logout`: revokes the login at Google and deletes the token file; the file
+/// goes even when the server cannot be reached, with one warning line.
+struct LogoutCommand: Command {
+    static let name = "logout"
+    static let summary = "revoke the saved login at Google and delete it"
+    static let usage = "usage: cloudbackup logout [--profile NAME] [--verbose]"
+    static let help = """
+        \(usage)
+
+        Revokes the profile's login at Google's revocation endpoint and deletes its token
+        file. When the server cannot be reached, the file is deleted anyway and a warning
+        says how to remove the access by hand.
+
+        options:
+          --profile NAME  which profile to log out (default: default)
+          --verbose       print each HTTP exchange (never a token)
+        """
+
+    var profileName: String
+    var verbose: Bool
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        profileName = try arguments.option("--profile") ?? "default"
+        verbose = arguments.flag("--verbose")
+        _ = try arguments.positionals(exactly: [])
+    }
+
+    func run(in context: Context) throws {
+        let profile = try Profile.load(name: profileName, environment: context.environment)
+        let outcome = try Logout.run(
+            store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
+            transport: context.transport(verbose: verbose))
+        switch outcome {
+        case .wasNotLoggedIn:
+            if verbose {
+                context.printError("cloudbackup: profile '\(profileName)' was not logged in")
+            }
+        case .revoked:
+            if verbose {
+                context.printError("cloudbackup: logged out; \(profile.tokenPath) deleted")
+            }
+        case .deletedWithoutRevoking(let reason):
+            context.printError(
+                "cloudbackup: warning: could not revoke the login at the server (\(reason)); the token file was deleted, but to be sure remove the app's access at https://myaccount.google.com/permissions"
+            )
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import OAuth
+
+/// `cloudbackup status`: one section per subject, each a list of rows, printed as aligned
+/// text or, with `--json`, as one object per section. Later features add their sections to
+/// `sections` (remote file, last backup, local counts).
+struct StatusCommand: Command {
+    static let name = "status"
+    static let summary = "show whether the profile is logged in and when its access token expires"
+    static let usage = "usage: cloudbackup status [--profile NAME] [--json]"
+    static let help = """
+        \(usage)
+
+        Shows the profile's login: whether it is logged in and when the saved access token
+        expires (an expired one is refreshed by the next command that needs it).
+
+        options:
+          --profile NAME  which profile (default: default)
+          --json          print one JSON object instead of text
+        """
+
+    /// Every section, in the order printed.
+    static let sections: [@Sendable (Profile, Date) throws -> StatusSection] = [loginSection]
+
+    var profileName: String
+    var json: Bool
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        profileName = try arguments.option("--profile") ?? "default"
+        json = arguments.flag("--json")
+        _ = try arguments.positionals(exactly: [])
+    }
+
+    func run(in context: Context) throws {
+        let profile = try Profile.load(name: profileName, environment: context.environment)
+        let now = Date()
+        let sections = try Self.sections.map { try $0(profile, now) }
+        if json {
+            let members =
+                [#""profile":"# + StatusValue.string(profile.name).json]
+                + sections.map { section in
+                    let rows = section.rows.map {
+                        "\(StatusValue.string($0.key).json):\($0.value.json)"
+                    }
+                    return
+                        "\(StatusValue.string(section.key).json):{\(rows.joined(separator: ","))}"
+                }
+            context.print("{" + members.joined(separator: ",") + "}")
+            return
+        }
+        let rows =
+            [
+                StatusRow(
+                    key: "", label: "profile", text: "\(profile.name) (\(profile.folder))",
+                    value: .null)
+            ]
+            + sections.flatMap(\.rows)
+        let width = rows.map(\.label.count).max() ?? 0
+        for row in rows {
+            context.print(
+                row.label + String(repeating: " ", count: width - row.label.count + 2) + row.text)
+        }
+    }
+
+    /// Reads the token file only; no network, so `status` works offline.
+    static func loginSection(profile: Profile, now: Date) throws -> StatusSection {
+        guard let login = try profile.tokenStore.load() else {
+            return StatusSection(
+                key: "login",
+                rows: [
+                    StatusRow(
+                        key: "loggedIn", label: "login",
+                        text: "not logged in; run `cloudbackup login`",
+                        value: .bool(false))
+                ])
+        }
+        var rows = [
+            StatusRow(
+                key: "loggedIn", label: "login", text: "logged in (\(profile.tokenPath))",
+                value: .bool(true))
+        ]
+        if let expiresAt = login.accessTokenExpiresAt {
+            let stamp = expiresAt.formatted(.iso8601)
+            let seconds = Int(expiresAt.timeIntervalSince(now).rounded(.down))
+            let text =
+                seconds > 0
+                ? "expires \(stamp) (in \(Self.span(seconds)))"
+                : "expired \(stamp) (the next command refreshes it)"
+            rows.append(
+                StatusRow(
+                    key: "accessTokenExpiresAt", label: "access token", text: text,
+                    value: .string(stamp)))
+        } else {
+            rows.append(
+                StatusRow(
+                    key: "accessTokenExpiresAt", label: "access token",
+                    text: "none saved (the next command gets one)", value: .null))
+        }
+        return StatusSection(key: "login", rows: rows)
+    }
+
+    static func span(_ seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3600 { return "\(seconds / 60) min" }
+        return "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+    }
+}
+
+struct StatusSection: Sendable {
+    /// The section's key in `--json` output.
+    var key: String
+    var rows: [StatusRow]
+}
+
+struct StatusRow: Sendable {
+    /// The row's key inside its section's JSON object.
+    var key: String
+    /// The text output's left column.
+    var label: String
+    var text: String
+    var value: StatusValue
+}
+
+enum StatusValue: Sendable {
+    case string(String)
+    case bool(Bool)
+    case null
+
+    var json: String {
+        switch self {
+        case .string(let text):
+            var out = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+                default: out.unicodeScalars.append(scalar)
+                }
+            }
+            return out + "\""
+        case .bool(let value): return value ? "true" : "false"
+        case .null: return "null"
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Networking
+import OAuth
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// What the login, logout and status commands share: the profile's OAuth client and token
+/// store, the transport with its `--verbose` trace, and the browser launcher.
+extension Profile {
+    var tokenStore: TokenStore { TokenStore(path: tokenPath) }
+
+    /// The OAuth client; without `requireCredentials` (logout only needs the revocation
+    /// endpoint) a missing id or secret is left empty instead of refused.
+    func oauthClient(requireCredentials: Bool = true) throws(CLIError) -> OAuthClient {
+        if requireCredentials {
+            let missing = [
+                ("client id", "CLOUDBACKUP_CLIENT_ID", "clientId", clientID),
+                ("client secret", "CLOUDBACKUP_CLIENT_SECRET", "clientSecret", clientSecret),
+            ]
+            .filter { ($0.3 ?? "").isEmpty }
+            guard missing.isEmpty else {
+                throw CLIError(
+                    missing.map {
+                        "no OAuth \($0.0) for profile '\(name)': set \($0.1) or \"\($0.2)\" in \(configPath) (from the Google Cloud console's Desktop app client)"
+                    }, exitCode: .usage)
+            }
+        }
+        return OAuthClient(
+            clientID: clientID ?? "", clientSecret: clientSecret ?? "",
+            authorizationEndpoint: authURL,
+            tokenEndpoint: tokenURL, revocationEndpoint: revokeURL)
+    }
+
+    /// Every command that needs Drive asks this for its tokens.
+    func tokenProvider(transport: any HTTPTransport) throws(CLIError) -> TokenProvider {
+        TokenProvider(client: try oauthClient(), store: tokenStore, transport: transport)
+    }
+}
+
+extension Context {
+    /// The libcurl transport; with `verbose`, one stderr line per HTTP exchange (method,
+    /// URL with secrets redacted, status, duration).
+    func transport(verbose: Bool) -> CurlTransport {
+        var transport = CurlTransport()
+        if verbose {
+            transport.trace = { [self] line in printError("cloudbackup: http: " + line) }
+        }
+        return transport
+    }
+}
+
+/// Opens the login URL the Unix way (SPEC §6): `$BROWSER` when set, else `xdg-open` when
+/// there is a display, else nothing (the URL is printed either way).
+enum Browser {
+    /// The argument vector to run, or nil when no browser should be started. `BROWSER` may
+    /// list several commands separated by `:` (the first is used) and may place the URL
+    /// with `%s`; otherwise the URL is the last argument.
+    static func command(for url: String, environment: [String: String]) -> [String]? {
+        if let browser = environment["BROWSER"], !browser.isEmpty {
+            let first = browser.split(separator: ":", omittingEmptySubsequences: true).first ?? ""
+            var words = first.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard !words.isEmpty else { return nil }
+            if words.contains(where: { $0.contains("%s") }) {
+                words = words.map { $0.replacingOccurrences(of: "%s", with: url) }
+            } else {
+                words.append(url)
+            }
+            return words
+        }
+        let hasDisplay = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]]
+            .contains { !($0 ?? "").isEmpty }
+        return hasDisplay ? ["xdg-open", url] : nil
+    }
+
+    /// Starts `arguments` (searched in PATH) without waiting for it: a browser may keep
+    /// running long after the login ends. Its output goes to /dev/null unless `showErrors`,
+    /// so a chatty browser cannot break `login`'s silence.
+    static func start(_ arguments: [String], environment: [String: String], showErrors: Bool)
+        -> String?
+    {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        if !showErrors { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for pointer in argv + envp { free(pointer) }
+        }
+        var pid = pid_t()
+        let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        return result == 0 ? nil : String(cString: strerror(result))
+    }
+}
+
+extension CloudBackup {
+    /// Login, token and network failures: what happened and what to do, never a secret.
+    static func describe(_ error: OAuthError) -> CLIError {
+        let login = "run `cloudbackup login`"
+        switch error {
+        case .notLoggedIn(let file):
+            return CLIError(
+                "not logged in (no token file \(file)); \(login)", exitCode: .notLoggedIn)
+        case .revoked(let file):
+            return CLIError(
+                "the saved login was revoked or expired; \(login) (the token file is \(file)). A likely cause: Google expires refresh tokens after 7 days for OAuth apps whose consent screen is left in Testing mode; publishing the app avoids it",
+                exitCode: .notLoggedIn)
+        case .denied:
+            return CLIError(
+                "access was not granted in the browser, so this profile is not logged in; \(login) to try again",
+                exitCode: .notLoggedIn)
+        case .authorizationFailed(let code):
+            return CLIError(
+                "the authorization server refused the login (error=\(code)); check the OAuth client settings and \(login) again",
+                exitCode: .notLoggedIn)
+        case .timedOut(let seconds):
+            return CLIError(
+                "no answer from the browser within \(seconds) s; \(login) again (--timeout S waits longer; --no-browser prints the URL to open elsewhere)",
+                exitCode: .notLoggedIn)
+        case .server(let endpoint, let status, let code, let description):
+            let shown = Redaction.url(endpoint)
+            let detail = [code, description].compactMap { $0 }.joined(separator: ": ")
+            let said = detail.isEmpty ? "\(status)" : "\(status) (\(detail))"
+            switch code {
+            case "invalid_client", "unauthorized_client":
+                return CLIError(
+                    "\(shown) refused the OAuth client: \(said); check CLOUDBACKUP_CLIENT_ID and CLOUDBACKUP_CLIENT_SECRET (or clientId and clientSecret in config.json)",
+                    exitCode: .usage)
+            case "invalid_grant":
+                return CLIError(
+                    "\(shown) refused the authorization code: \(said); \(login) again",
+                    exitCode: .notLoggedIn)
+            default:
+                return CLIError("\(shown) answered \(said); try again later", exitCode: .network)
+            }
+        case .malformedAnswer(let endpoint, let problem):
+            return CLIError(
+                "\(Redaction.url(endpoint)) gave an unexpected answer: \(problem)",
+                exitCode: .network)
+        case .transport(let error):
+            return describe(error)
+        case .insecureTokenFile(let path, let mode):
+            return CLIError(
+                "\(path): permissions \(String(mode, radix: 8).leftPadded(to: 4)) are too open for a token file (it holds your login); run `chmod 600 \(path)` and try again",
+                exitCode: .invalidFile)
+        case .corruptTokenFile(let path, let problem):
+            return CLIError("\(path): \(problem); delete it and \(login)", exitCode: .invalidFile)
+        case .file(let error):
+            return CLIError(error.description, exitCode: .invalidFile)
+        case .listener(let message):
+            return CLIError(message, exitCode: .failure)
+        case .crypto(let message):
+            return CLIError(message, exitCode: .failure)
+        }
+    }
+
+    static func describe(_ error: TransportError) -> CLIError {
+        CLIError("network failure: \(error.message)", exitCode: .network)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+}

@@ -1,0 +1,159 @@
+import BackupKit
+import Foundation
+import GoogleDrive
+
+/// What the sync needs to know about documents, as closures so the Drive protocol below is
+/// tested with any toy document. `decode` throws for a file that fails validation; `encode`
+/// gives canonical bytes; `merge(base, incoming)` folds `incoming` into `base`; `stamp` sets
+/// the export time just before an upload.
+struct DocumentCodec<Document> {
+    var decode: ([UInt8]) throws -> Document
+    var encode: (Document) -> [UInt8]
+    var merge: (Document, Document) -> Document
+    var stamp: (Document) -> Document
+}
+
+/// Merge-before-upload against the app folder (SPEC §6, §6b).
+///
+/// Design: the remote file is read as (etag, bytes), the local document merged into it, and
+/// the result written only under `If-Match: etag`. A 412 means another device wrote in
+/// between: read again, merge again, write again, a bounded number of times with backoff.
+/// Because each round merges into what is on Drive NOW, no device's items are lost whatever
+/// the interleaving. Names are not unique on Drive: with several files of our name, all are
+/// merged into the oldest and the others deleted only after that upload succeeded. A remote
+/// file that fails validation is copied to a dated side file before it is replaced.
+///
+/// Example: remote {a} (etag e1), local {b}. Read → {a}; merged {a,b}; PUT If-Match e1 → 412
+/// (device 2 wrote {a,c}, etag e2). Read → {a,c}; merged {a,b,c}; PUT If-Match e2 → 200.
+struct RemoteBackup<Document> {
+    let drive: DriveClient
+    let name: String
+    let codec: DocumentCodec<Document>
+    /// One line each, for a person (stderr).
+    let warn: (String) -> Void
+    var progress: (@Sendable (Int, Int) -> Void)?
+    var maxRounds = 8
+
+    struct Outcome {
+        var file: DriveFile
+        var bytes: Int
+        var created = false
+        var uploaded = false
+        var document: Document
+        var deletedDuplicates: [String] = []
+        var sideFiles: [DriveFile] = []
+    }
+
+    /// Backs `local` up: creates the file, or merges into it and uploads only on a change.
+    func backup(_ local: Document) throws -> Outcome {
+        let files = try drive.list(named: name)
+        guard let target = files.first else {
+            let document = codec.stamp(local)
+            let bytes = codec.encode(document)
+            let file = try drive.create(
+                name: name, id: try drive.generateID(), bytes: bytes, progress: progress)
+            return Outcome(
+                file: file, bytes: bytes.count, created: true, uploaded: true, document: document)
+        }
+        let duplicates = Array(files.dropFirst())
+        var sideFiles: [DriveFile] = []
+        var extra: [Document] = []
+        for duplicate in duplicates {
+            let snapshot = try drive.read(id: duplicate.id)
+            if let document = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles) {
+                extra.append(document)
+            }
+        }
+        var keptAside: Set<String> = []
+        for round in 0..<maxRounds {
+            let snapshot = try drive.read(id: target.id)
+            let base: Document?
+            if keptAside.contains(snapshot.etag) {
+                base = nil
+            } else {
+                base = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles)
+                if base == nil { keptAside.insert(snapshot.etag) }
+            }
+            let sources = extra + [local]
+            var merged = base ?? sources[0]
+            for incoming in sources.dropFirst(base == nil ? 1 : 0) {
+                merged = codec.merge(merged, incoming)
+            }
+            if let base, duplicates.isEmpty, codec.encode(merged) == codec.encode(base) {
+                return Outcome(
+                    file: snapshot.file, bytes: snapshot.bytes.count, document: base,
+                    sideFiles: sideFiles)
+            }
+            let document = codec.stamp(merged)
+            let bytes = codec.encode(document)
+            switch try drive.update(
+                id: target.id, bytes: bytes, ifMatch: snapshot.etag, progress: progress)
+            {
+            case .updated(let file):
+                for duplicate in duplicates { try drive.delete(id: duplicate.id) }
+                return Outcome(
+                    file: file, bytes: bytes.count, uploaded: true, document: document,
+                    deletedDuplicates: duplicates.map(\.id), sideFiles: sideFiles)
+            case .changedSinceRead:
+                drive.clock.sleep(
+                    drive.retry.delay(
+                        beforeRetry: round, jitter: drive.clock.random(), retryAfter: nil))
+            }
+        }
+        throw CLIError(
+            "the backup on Drive kept changing while we merged (\(maxRounds) attempts); another device is busy, try again later",
+            exitCode: .network)
+    }
+
+    /// Every remote file of our name merged into one (oldest first), for restore and status;
+    /// nil when there is none. An invalid remote file is an error naming it.
+    func fetch() throws -> (document: Document, files: [DriveFile])? {
+        let files = try drive.list(named: name)
+        var merged: Document?
+        for file in files {
+            let snapshot = try drive.read(id: file.id)
+            let document: Document
+            do {
+                document = try codec.decode(snapshot.bytes)
+            } catch let error as BackupFileError {
+                throw BackupFile.describe(error, file: "Drive file \(file.name) (id \(file.id))")
+            }
+            merged = merged.map { codec.merge($0, document) } ?? document
+        }
+        return merged.map { ($0, files) }
+    }
+
+    /// The decoded document, or nil after copying the bytes to a dated side file (and saying so).
+    private func decodeOrKeepAside(_ snapshot: DriveSnapshot, sideFiles: inout [DriveFile]) throws
+        -> Document?
+    {
+        do {
+            return try codec.decode(snapshot.bytes)
+        } catch {
+            let stamp = Self.sideFileStamp(drive.clock.wall())
+            let sideName = "\(name).invalid-\(stamp)-\(snapshot.file.id)"
+            let side = try drive.create(
+                name: sideName, id: try drive.generateID(), bytes: snapshot.bytes)
+            sideFiles.append(side)
+            warn(
+                "the backup on Drive (id \(snapshot.file.id)) is not a valid backup (\(Self.firstLine(error))); "
+                    + "kept its bytes as '\(sideName)' in the app folder and replaced it")
+            return nil
+        }
+    }
+
+    static func sideFileStamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: date)
+    }
+
+    private static func firstLine(_ error: any Error) -> String {
+        if let error = error as? BackupFileError {
+            return BackupFile.describe(error, file: "remote").lines.first ?? "\(error)"
+        }
+        return "\(error)"
+    }
+}

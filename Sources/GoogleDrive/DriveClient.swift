@@ -1,0 +1,437 @@
+import Foundation
+import Networking
+import Synchronization
+
+/// The app-folder client (SPEC §6b): list by name, read bytes with their etag, create with a
+/// pre-generated id, conditional update, delete. Every request goes through one retry loop
+/// (backoff with jitter, `Retry-After`, a total deadline, one token refresh on 401) and
+/// every answer's `Date` is recorded so the caller can measure clock skew.
+///
+/// Why reads take the etag BEFORE the bytes: if another device writes in between, our etag
+/// is older than our bytes and the conditional write answers 412, so we read again. The
+/// other order could pair old bytes with a new etag and overwrite that device's write.
+public struct DriveClient: Sendable {
+    public let baseURL: String
+    public let transport: any HTTPTransport
+    public let tokens: any AccessTokenSource
+    public var retry: RetryPolicy
+    public var clock: DriveClock
+    /// Uploads larger than this use the resumable protocol.
+    public var resumableThreshold: Int
+    public var chunkSize: Int
+    private let readings = Readings()
+
+    public init(
+        baseURL: String, transport: any HTTPTransport, tokens: any AccessTokenSource,
+        retry: RetryPolicy = RetryPolicy(), clock: DriveClock = .system,
+        resumableThreshold: Int = 5 * 1024 * 1024, chunkSize: Int = 8 * 1024 * 1024
+    ) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.transport = transport
+        self.tokens = tokens
+        self.retry = retry
+        self.clock = clock
+        self.resumableThreshold = resumableThreshold
+        self.chunkSize = chunkSize
+    }
+
+    /// The latest server `Date` against our clock, once any answer has carried one.
+    public var clockReading: ClockReading? { readings.latest.withLock { $0 } }
+
+    // MARK: - Operations
+
+    /// Every non-trashed app-folder file called `name`, all pages, oldest first (names are
+    /// not unique on Drive; duplicates are returned, not hidden).
+    public func list(named name: String) throws(DriveError) -> [DriveFile] {
+        let operation = "list the app folder"
+        var budget = Budget(operation: operation, policy: retry, clock: clock)
+        var files: [DriveFile] = []
+        var pageToken: String?
+        repeat {
+            var query = [
+                ("spaces", "appDataFolder"),
+                ("q", "name = '\(Self.quoted(name))' and trashed = false"),
+                ("fields", "nextPageToken,files(\(Self.fileFields))"),
+                ("pageSize", "100"),
+            ]
+            if let pageToken { query.append(("pageToken", pageToken)) }
+            let url = endpoint("/drive/v3/files", query)
+            let response = try perform(&budget) { HTTPRequest(method: "GET", url: url) }
+            struct Page: Decodable {
+                var files: [DriveFile]?
+                var nextPageToken: String?
+            }
+            let page = try decode(Page.self, response, operation)
+            files += page.files ?? []
+            pageToken = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+        } while pageToken != nil
+        return files.sorted { ($0.createdTime ?? "", $0.id) < ($1.createdTime ?? "", $1.id) }
+    }
+
+    /// The v3 metadata of one file.
+    public func metadata(id: String) throws(DriveError) -> DriveFile {
+        let operation = "read the metadata of \(id)"
+        var budget = Budget(operation: operation, policy: retry, clock: clock)
+        let url = endpoint("/drive/v3/files/\(Self.pathSegment(id))", [("fields", Self.fileFields)])
+        let response = try perform(&budget) { HTTPRequest(method: "GET", url: url) }
+        return try decode(DriveFile.self, response, operation)
+    }
+
+    /// The file's etag (v2), then its bytes, checked against the `md5Checksum` that came with
+    /// the etag. A mismatch (a truncated transfer, or a write in between) reads again.
+    public func read(id: String) throws(DriveError) -> DriveSnapshot {
+        let operation = "download \(id)"
+        var budget = Budget(operation: operation, policy: retry, clock: clock)
+        while true {
+            let metaURL = endpoint("/drive/v2/files/\(Self.pathSegment(id))", [])
+            let metaResponse = try perform(&budget) { HTTPRequest(method: "GET", url: metaURL) }
+            struct Tagged: Decodable { var etag: String? }
+            let file = try decode(DriveFile.self, metaResponse, operation)
+            guard let etag = try decode(Tagged.self, metaResponse, operation).etag else {
+                throw .malformedResponse(
+                    operation: operation, detail: "the v2 metadata has no etag")
+            }
+            let mediaURL = endpoint("/drive/v3/files/\(Self.pathSegment(id))", [("alt", "media")])
+            let media = try perform(&budget) {
+                HTTPRequest(method: "GET", url: mediaURL, timeout: 600)
+            }
+            let actual = MD5.hex(media.body)
+            if let expected = file.md5Checksum, expected.lowercased() != actual {
+                try budget.backOff(
+                    after:
+                        "the \(media.body.count) bytes received do not match md5Checksum \(expected) (a cut transfer?)",
+                    retryAfter: nil)
+                continue
+            }
+            return DriveSnapshot(file: file, etag: etag, bytes: media.body)
+        }
+    }
+
+    /// A fresh id to create a file with, so that a retried create cannot make a duplicate.
+    public func generateID() throws(DriveError) -> String {
+        let operation = "reserve a file id"
+        var budget = Budget(operation: operation, policy: retry, clock: clock)
+        let url = endpoint(
+            "/drive/v3/files/generateIds", [("space", "appDataFolder"), ("count", "1")])
+        let response = try perform(&budget) { HTTPRequest(method: "GET", url: url) }
+        struct IDs: Decodable { var ids: [String] }
+        guard let id = try decode(IDs.self, response, operation).ids.first else {
+            throw .malformedResponse(operation: operation, detail: "no id in the answer")
+        }
+        return id
+    }
+
+    /// Creates `name` in the app folder with id `id` (from `generateID`). A 409 `fileIdInUse`
+    /// means an earlier attempt whose answer we lost did create it: the file is read back
+    /// and accepted when its checksum is ours.
+    public func create(
+        name: String, id: String, bytes: [UInt8], progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) throws(DriveError) -> DriveFile {
+        let operation = "create \(name)"
+        var budget = Budget(operation: operation, policy: retry, clock: clock)
+        struct Metadata: Encodable {
+            var id: String
+            var name: String
+            var parents = ["appDataFolder"]
+            var mimeType = "application/json"
+        }
+        let fields = (try? JSONEncoder().encode(Metadata(id: id, name: name))).map(Array.init) ?? []
+        let response: HTTPResponse
+        if bytes.count > resumableThreshold {
+            let start = HTTPRequest(
+                method: "POST",
+                url: endpoint(
+                    "/upload/drive/v3/files",
+                    [("uploadType", "resumable"), ("fields", Self.fileFields)]),
+                headers: Self.sessionHeaders(bytes.count), body: fields)
+            response = try upload(
+                bytes, starting: start, accepting: [409], budget: &budget, progress: progress)
+        } else {
+            let boundary = "cloudbackup-\(UUID().uuidString)"
+            var body = Array(
+                "--\(boundary)\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n".utf8)
+            body += fields
+            body += Array("\r\n--\(boundary)\r\nContent-Type: application/json\r\n\r\n".utf8)
+            body += bytes
+            body += Array("\r\n--\(boundary)--\r\n".utf8)
+            let url = endpoint(
+                "/upload/drive/v3/files",
+                [("uploadType", "multipart"), ("fields", Self.fileFields)])
+            let request = HTTPRequest(
+                method: "POST", url: url,
+                headers: [("Content-Type", "multipart/related; boundary=\(boundary)")], body: body,
+                timeout: 600)
+            response = try perform(&budget, accepting: [409]) { request }
+            progress?(bytes.count, bytes.count)
+        }
+        guard response.status == 409 else { return try decode(DriveFile.self, response, operation) }
+        let error = GoogleAPIError(response)
+        guard error.reason == "fileIdInUse" else { throw .rejected(operation: operation, error) }
+        let existing = try metadata(id: id)
+        guard existing.md5Checksum.map({ $0.lowercased() == MD5.hex(bytes) }) ?? true else {
+            throw .rejected(
+                operation: operation,
+                GoogleAPIError(
+                    status: 409, message: "id \(id) is taken by a file with other contents",
+                    reason: error.reason))
+        }
+        return existing
+    }
+
+    /// Replaces the file's bytes only if its etag is still `etag` (v2 upload endpoint with
+    /// `If-Match`; v3 has no precondition). 412 → `.changedSinceRead`.
+    public func update(
+        id: String, bytes: [UInt8], ifMatch etag: String,
+        progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) throws(DriveError) -> ConditionalUpdate {
+        let operation = "upload to \(id)"
+        var budget = Budget(operation: operation, policy: retry, clock: clock)
+        let path = "/upload/drive/v2/files/\(Self.pathSegment(id))"
+        let response: HTTPResponse
+        if bytes.count > resumableThreshold {
+            let start = HTTPRequest(
+                method: "PUT", url: endpoint(path, [("uploadType", "resumable")]),
+                headers: Self.sessionHeaders(bytes.count) + [("If-Match", etag)], body: [])
+            response = try upload(
+                bytes, starting: start, accepting: [412], budget: &budget, progress: progress)
+        } else {
+            let request = HTTPRequest(
+                method: "PUT", url: endpoint(path, [("uploadType", "media")]),
+                headers: [("Content-Type", "application/json"), ("If-Match", etag)], body: bytes,
+                timeout: 600)
+            response = try perform(&budget, accepting: [412]) { request }
+            progress?(bytes.count, bytes.count)
+        }
+        if response.status == 412 { return .changedSinceRead }
+        return .updated(try decode(DriveFile.self, response, operation))
+    }
+
+    /// Deletes the file; one already gone (a retry after a lost answer) counts as deleted.
+    public func delete(id: String) throws(DriveError) {
+        var budget = Budget(operation: "delete \(id)", policy: retry, clock: clock)
+        let url = endpoint("/drive/v3/files/\(Self.pathSegment(id))", [])
+        _ = try perform(&budget, accepting: [404]) { HTTPRequest(method: "DELETE", url: url) }
+    }
+
+    // MARK: - The resumable driver
+
+    /// Performs the `ResumableUpload` machine's actions. `starting` opens the session; a
+    /// status in `accepting` on it ends the upload there (412 on a conditional session, 409
+    /// on a create whose id is taken) and is returned as the answer.
+    private func upload(
+        _ bytes: [UInt8], starting: HTTPRequest, accepting: Set<Int>, budget: inout Budget,
+        progress: (@Sendable (Int, Int) -> Void)?
+    ) throws(DriveError) -> HTTPResponse {
+        var machine = ResumableUpload(total: bytes.count, chunkSize: chunkSize)
+        var action = machine.start()
+        while true {
+            switch action {
+            case .initiate:
+                let response = try perform(&budget, accepting: accepting) { starting }
+                if accepting.contains(response.status) { return response }
+                guard let location = response.header("Location"), !location.isEmpty else {
+                    throw .malformedResponse(
+                        operation: budget.operation, detail: "no Location for the upload session")
+                }
+                action = machine.handle(.initiated(session: location))
+            case .send(let offset, let count):
+                let request = HTTPRequest(
+                    method: "PUT", url: machine.session ?? "",
+                    headers: [
+                        ("Content-Type", "application/json"),
+                        ("Content-Range", "bytes \(offset)-\(offset + count - 1)/\(bytes.count)"),
+                    ],
+                    body: Array(bytes[offset..<offset + count]), timeout: 600)
+                action = try machine.handle(sessionEvent(request, budget: &budget))
+                progress?(machine.received, bytes.count)
+            case .queryStatus:
+                let request = HTTPRequest(
+                    method: "PUT", url: machine.session ?? "",
+                    headers: [("Content-Range", "bytes */\(bytes.count)")])
+                action = try machine.handle(sessionEvent(request, budget: &budget))
+            case .finished(let body):
+                return HTTPResponse(status: 200, body: body)
+            }
+        }
+    }
+
+    /// One request on the session URL turned into the machine's event. Failures that leave
+    /// the server's position unknown back off first, then become `.connectionLost`.
+    private func sessionEvent(_ request: HTTPRequest, budget: inout Budget) throws(DriveError)
+        -> ResumableUpload.Event
+    {
+        switch try exchange(request, budget: &budget) {
+        case .failure(let error):
+            try budget.backOff(after: error.message, retryAfter: nil)
+            return .connectionLost
+        case .success(let response):
+            switch response.status {
+            case 200, 201:
+                return .completed(body: response.body)
+            case 308:
+                guard let received = ResumableUpload.received(fromRange: response.header("Range"))
+                else {
+                    throw .malformedResponse(
+                        operation: budget.operation,
+                        detail: "308 with Range '\(response.header("Range") ?? "")'")
+                }
+                return .incomplete(received: received)
+            case 404, 410:
+                return .sessionExpired
+            default:
+                let error = GoogleAPIError(response)
+                guard error.isRetryable else { throw .rejected(operation: budget.operation, error) }
+                try budget.backOff(after: Self.summary(error), retryAfter: retryAfter(response))
+                return .connectionLost
+            }
+        }
+    }
+
+    // MARK: - The retry loop
+
+    /// One operation's share of the retry policy: attempts so far and when it began.
+    struct Budget {
+        let operation: String
+        let policy: RetryPolicy
+        let clock: DriveClock
+        let began: Double
+        var retries = 0
+        /// The one token refresh a 401 may trigger per operation has been spent.
+        var refreshed = false
+
+        init(operation: String, policy: RetryPolicy, clock: DriveClock) {
+            self.operation = operation
+            self.policy = policy
+            self.clock = clock
+            self.began = clock.monotonic()
+        }
+
+        /// Sleeps before the next attempt, or throws `.unavailable` when attempts or time ran out.
+        mutating func backOff(after failure: String, retryAfter: Double?) throws(DriveError) {
+            guard retries + 1 < policy.maxAttempts else {
+                throw .unavailable(operation: operation, attempts: retries + 1, last: failure)
+            }
+            let wait = policy.delay(
+                beforeRetry: retries, jitter: clock.random(), retryAfter: retryAfter)
+            guard clock.monotonic() - began + wait <= policy.deadline else {
+                throw .unavailable(operation: operation, attempts: retries + 1, last: failure)
+            }
+            clock.sleep(wait)
+            retries += 1
+        }
+    }
+
+    /// Sends with retries until a 2xx or an `accepting` status arrives.
+    private func perform(
+        _ budget: inout Budget, accepting: Set<Int> = [], _ make: () -> HTTPRequest
+    ) throws(DriveError) -> HTTPResponse {
+        while true {
+            switch try exchange(make(), budget: &budget) {
+            case .failure(let error):
+                try budget.backOff(after: error.message, retryAfter: nil)
+            case .success(let response):
+                if (200..<300).contains(response.status) || accepting.contains(response.status) {
+                    return response
+                }
+                let error = GoogleAPIError(response)
+                guard error.isRetryable else { throw .rejected(operation: budget.operation, error) }
+                try budget.backOff(after: Self.summary(error), retryAfter: retryAfter(response))
+            }
+        }
+    }
+
+    /// One authorised request. A 401 refreshes the token once per operation and sends again;
+    /// a second 401 means the login is gone.
+    private func exchange(
+        _ request: HTTPRequest, budget: inout Budget
+    ) throws(DriveError) -> Result<HTTPResponse, TransportError> {
+        var forceRefresh = false
+        while true {
+            let token: String
+            do {
+                token = try tokens.accessToken(refreshing: forceRefresh)
+            } catch {
+                throw .token(error)
+            }
+            var authorised = request
+            authorised.headers.append(("Authorization", "Bearer \(token)"))
+            let response: HTTPResponse
+            do {
+                response = try transport.send(authorised)
+            } catch {
+                return .failure(error)
+            }
+            record(response)
+            guard response.status == 401 else { return .success(response) }
+            guard !budget.refreshed else {
+                throw .unauthorized(operation: budget.operation, GoogleAPIError(response))
+            }
+            budget.refreshed = true
+            forceRefresh = true
+        }
+    }
+
+    private func record(_ response: HTTPResponse) {
+        guard let text = response.header("Date"), let server = HTTPDate.parse(text) else { return }
+        let reading = ClockReading(server: server, local: clock.wall())
+        readings.latest.withLock { $0 = reading }
+    }
+
+    private func retryAfter(_ response: HTTPResponse) -> Double? {
+        RetryPolicy.retryAfter(response.header("Retry-After"), now: clock.wall())
+    }
+
+    /// Shared by copies of the client (a `Mutex` cannot be copied, a reference to it can).
+    private final class Readings: Sendable {
+        let latest = Mutex<ClockReading?>(nil)
+    }
+
+    // MARK: - Encoding
+
+    static let fileFields = "id,name,size,version,md5Checksum,createdTime,modifiedTime"
+
+    private static func summary(_ error: GoogleAPIError) -> String {
+        "HTTP \(error.status)" + (error.reason.map { " \($0)" } ?? "") + ": \(error.message)"
+    }
+
+    private static func sessionHeaders(_ total: Int) -> [(name: String, value: String)] {
+        [
+            ("Content-Type", "application/json; charset=UTF-8"),
+            ("X-Upload-Content-Type", "application/json"),
+            ("X-Upload-Content-Length", "\(total)"),
+        ]
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse, _ operation: String)
+        throws(DriveError) -> T
+    {
+        do {
+            return try JSONDecoder().decode(type, from: Data(response.body))
+        } catch {
+            throw .malformedResponse(
+                operation: operation,
+                detail: "HTTP \(response.status) body is not the expected JSON")
+        }
+    }
+
+    private func endpoint(_ path: String, _ query: [(String, String)]) -> String {
+        guard !query.isEmpty else { return baseURL + path }
+        return baseURL + path + "?"
+            + query.map { Self.percentEncoded($0.0) + "=" + Self.percentEncoded($0.1) }.joined(
+                separator: "&")
+    }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func percentEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    static func pathSegment(_ id: String) -> String { percentEncoded(id) }
+
+    /// A string literal inside a Drive query: backslash and single quote escaped.
+    static func quoted(_ name: String) -> String {
+        name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
+    }
+}

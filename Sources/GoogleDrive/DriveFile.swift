@@ -1,0 +1,85 @@
+import Foundation
+
+/// One file's metadata, from either API version (v3 `name`/`size`/`createdTime`, v2
+/// `title`/`fileSize`/`createdDate`). Drive sends `size` and `version` as JSON strings.
+public struct DriveFile: Sendable, Equatable, Decodable {
+    public var id: String
+    public var name: String
+    public var size: Int?
+    public var version: Int?
+    public var md5Checksum: String?
+    public var createdTime: String?
+    public var modifiedTime: String?
+
+    public init(
+        id: String, name: String, size: Int? = nil, version: Int? = nil, md5Checksum: String? = nil,
+        createdTime: String? = nil, modifiedTime: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.size = size
+        self.version = version
+        self.md5Checksum = md5Checksum
+        self.createdTime = createdTime
+        self.modifiedTime = modifiedTime
+    }
+
+    private enum Keys: String, CodingKey {
+        case id, name, title, size, fileSize, version, md5Checksum
+        case createdTime, createdDate, modifiedTime, modifiedDate
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name =
+            try container.decodeIfPresent(String.self, forKey: .name)
+            ?? container.decodeIfPresent(String.self, forKey: .title) ?? ""
+        size = try Self.integer(container, .size) ?? Self.integer(container, .fileSize)
+        version = try Self.integer(container, .version)
+        md5Checksum = try container.decodeIfPresent(String.self, forKey: .md5Checksum)
+        createdTime =
+            try container.decodeIfPresent(String.self, forKey: .createdTime)
+            ?? container.decodeIfPresent(String.self, forKey: .createdDate)
+        modifiedTime =
+            try container.decodeIfPresent(String.self, forKey: .modifiedTime)
+            ?? container.decodeIfPresent(String.self, forKey: .modifiedDate)
+    }
+
+    /// An int64 field: a string in Drive's JSON, accepted as a number too.
+    private static func integer(_ container: KeyedDecodingContainer<Keys>, _ key: Keys) throws
+        -> Int?
+    {
+        if let text = try? container.decodeIfPresent(String.self, forKey: key) {
+            guard let value = Int(text) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: key, in: container, debugDescription: "'\(text)' is not an integer")
+            }
+            return value
+        }
+        return try container.decodeIfPresent(Int.self, forKey: key)
+    }
+}
+
+/// A file's bytes together with the etag they were read under: the precondition for a
+/// conditional update that must fail if anyone wrote since.
+public struct DriveSnapshot: Sendable, Equatable {
+    public var file: DriveFile
+    public var etag: String
+    public var bytes: [UInt8]
+}
+
+/// The answer to a conditional update.
+public enum ConditionalUpdate: Sendable, Equatable {
+    case updated(DriveFile)
+    /// 412 `conditionNotMet`: someone wrote since our read; read, merge and try again.
+    case changedSinceRead
+}
+
+/// The server's `Date` set against our clock when it arrived.
+public struct ClockReading: Sendable, Equatable {
+    public var server: Date
+    public var local: Date
+    /// Positive when the server is ahead of us.
+    public var skew: Double { server.timeIntervalSince(local) }
+}

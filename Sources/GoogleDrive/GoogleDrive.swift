@@ -1,1 +1,0 @@
-// The GoogleDrive module; see Package.swift for what it owns.

@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The login's loopback redirect listener (RFC 8252 §7.3).
+///
+/// Design: the socket is bound to 127.0.0.1 only, never to all interfaces, so no other
+/// machine can reach it; port 0 lets the kernel pick a free port, so two logins (or a test
+/// run beside a login) never collide. Browsers open speculative connections that may never
+/// send a request, so the listener does not serve one connection at a time: it polls the
+/// listening socket and every open connection together and returns the first complete
+/// request head, wherever it arrives. What to answer is not decided here but by
+/// `LoginFlow`; this type only moves bytes.
+public final class LoopbackListener {
+    private let listener: Int32
+    public let port: UInt16
+    /// Connections accepted but not yet answered, with what they have sent so far.
+    private var pending: [(fd: Int32, bytes: [UInt8])] = []
+    /// The connection whose request was last returned, awaiting `answer`.
+    private var current: Int32?
+
+    static let maxRequestHead = 16 * 1024
+    static let maxPendingConnections = 32
+
+    /// Binds 127.0.0.1:`port` (0: any free port) and listens.
+    public init(port: UInt16 = 0) throws(OAuthError) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .listener("cannot create a socket: \(Self.errorText())") }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_port = port.bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            let reason = Self.errorText()
+            close(fd)
+            throw .listener(
+                port == 0
+                    ? "cannot listen on 127.0.0.1: \(reason)"
+                    : "cannot listen on 127.0.0.1:\(port): \(reason); choose another --port or leave it out to use any free port"
+            )
+        }
+        guard listen(fd, 16) == 0 else {
+            let reason = Self.errorText()
+            close(fd)
+            throw .listener("cannot listen on 127.0.0.1: \(reason)")
+        }
+        listener = fd
+        guard let local = Self.localAddress(of: fd) else {
+            close(fd)
+            throw .listener("cannot read the listening address: \(Self.errorText())")
+        }
+        self.port = local.port
+    }
+
+    deinit {
+        for connection in pending { close(connection.fd) }
+        if let current { close(current) }
+        close(listener)
+    }
+
+    /// Where the browser is sent back to; built from the real port.
+    public var redirectURI: String { "http://127.0.0.1:\(port)/" }
+
+    /// The address the socket is bound to, as `getsockname` reports it.
+    public var boundAddress: (host: String, port: UInt16)? { Self.localAddress(of: listener) }
+
+    /// The next complete request head (method and target), or nil when `deadline` passes
+    /// first. The previous request must have been answered.
+    public func nextRequest(
+        until deadline: ContinuousClock.Instant
+    ) throws(OAuthError) -> (method: String, target: String)? {
+        precondition(current == nil, "answer the previous request first")
+        while true {
+            let remaining = deadline - .now
+            guard remaining > .zero else { return nil }
+            let milliseconds =
+                remaining.components.seconds * 1000
+                + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+            var polled = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            polled += pending.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&polled, nfds_t(polled.count), Int32(clamping: milliseconds))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .listener("waiting for the browser failed: \(Self.errorText())")
+            }
+            // Connections first: a request already arriving wins over new connections.
+            for (index, entry) in polled.enumerated().dropFirst().reversed()
+            where entry.revents != 0 {
+                if let request = readFrom(pendingIndex: index - 1) { return request }
+            }
+            if polled[0].revents & Int16(POLLIN) != 0 { acceptConnection() }
+        }
+    }
+
+    /// Answers the request `nextRequest` returned with a small HTML page, and closes it.
+    public func answer(status: Int, page: String) {
+        guard let fd = current else { return }
+        current = nil
+        defer { close(fd) }
+        let reason =
+            [
+                200: "OK", 400: "Bad Request", 404: "Not Found",
+                431: "Request Header Fields Too Large",
+            ][status] ?? "Error"
+        let html = """
+            <!doctype html><html><head><meta charset="utf-8"><title>cloudbackup</title></head>\
+            <body><p>\(Self.escapeHTML(page))</p></body></html>
+
+            """
+        let body = Array(html.utf8)
+        let head =
+            "HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/html; charset=utf-8\r\n"
+            + "Content-Length: \(body.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
+        Self.sendAll(Array(head.utf8) + body, to: fd)
+    }
+
+    private func acceptConnection() {
+        let fd = accept(listener, nil, nil)
+        guard fd >= 0 else { return }
+        // The browser we start must not inherit the connection.
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if pending.count >= Self.maxPendingConnections {
+            // Too many idle connections: drop the oldest, which a browser reopens if needed.
+            close(pending.removeFirst().fd)
+        }
+        pending.append((fd: fd, bytes: []))
+    }
+
+    /// Reads what is available; returns the request once its head is complete, dropping
+    /// connections that close, fail or send something that is not an HTTP request.
+    private func readFrom(pendingIndex index: Int) -> (method: String, target: String)? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let fd = pending[index].fd
+        let got = buffer.withUnsafeMutableBytes {
+            recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+        }
+        if got < 0, errno == EAGAIN || errno == EINTR { return nil }
+        guard got > 0 else {
+            close(fd)
+            pending.remove(at: index)
+            return nil
+        }
+        pending[index].bytes += buffer[..<got]
+        let bytes = pending[index].bytes
+        guard let headEnd = Self.headEnd(bytes) else {
+            if bytes.count > Self.maxRequestHead {
+                pending.remove(at: index)
+                current = fd
+                answer(status: 431, page: "The request is too large.")
+            }
+            return nil
+        }
+        pending.remove(at: index)
+        current = fd
+        let requestLine =
+            String(decoding: bytes[..<headEnd], as: UTF8.self)
+            .split(separator: "\r\n", maxSplits: 1).first ?? ""
+        let parts = requestLine.split(separator: " ")
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+            answer(status: 400, page: "This is not a request cloudbackup understands.")
+            return nil
+        }
+        return (method: String(parts[0]), target: String(parts[1]))
+    }
+
+    private static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        return (0...(bytes.count - 4)).first { bytes[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) }
+    }
+
+    private static func sendAll(_ bytes: [UInt8], to fd: Int32) {
+        var sent = 0
+        while sent < bytes.count {
+            let result = bytes.withUnsafeBytes {
+                send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { return }
+            sent += result
+        }
+    }
+
+    private static func localAddress(of fd: Int32) -> (host: String, port: UInt16)? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0 else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(text.count)) != nil else {
+            return nil
+        }
+        let host = String(
+            decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (host: host, port: UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func escapeHTML(_ text: String) -> String {
+        text.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;")
+    }
+
+    private static func errorText() -> String { String(cString: strerror(errno)) }
+}
+
+extension String {
+    fileprivate func replacingAll(_ target: Character, _ replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}

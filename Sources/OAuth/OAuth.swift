@@ -1,1 +1,0 @@
-// The OAuth module; see Package.swift for what it owns.

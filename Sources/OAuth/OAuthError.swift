@@ -1,0 +1,32 @@
+import LocalFiles
+import Networking
+
+/// Everything that can go wrong in login, refresh and logout. The CLI's one error boundary
+/// turns each case into a message and an exit code; these cases carry the facts, never a
+/// token, code or secret.
+public enum OAuthError: Error, Equatable, Sendable {
+    /// No token file: the profile never logged in (or logged out).
+    case notLoggedIn(tokenFile: String)
+    /// The token endpoint answered `invalid_grant` to a refresh: the saved login is dead.
+    case revoked(tokenFile: String)
+    /// The user pressed "Cancel" on the consent screen (`error=access_denied`).
+    case denied
+    /// The authorization server redirected back with another `error`.
+    case authorizationFailed(error: String)
+    /// No matching redirect arrived in time.
+    case timedOut(seconds: Int)
+    /// The token or revocation endpoint answered with an unexpected status.
+    case server(endpoint: String, status: Int, error: String?, description: String?)
+    /// A 2xx answer that is not the JSON it should be.
+    case malformedAnswer(endpoint: String, problem: String)
+    /// No HTTP answer at all.
+    case transport(TransportError)
+    /// A token file readable by group or others (like ssh with a private key).
+    case insecureTokenFile(path: String, mode: UInt32)
+    /// A token file that is not ours to read as JSON.
+    case corruptTokenFile(path: String, problem: String)
+    case file(LocalFileError)
+    /// The loopback listener could not start (port in use, no permission).
+    case listener(String)
+    case crypto(String)
+}

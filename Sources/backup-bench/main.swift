@@ -1,0 +1,196 @@
+import BackupKit
+import BenchDocuments
+import Foundation
+import LocalFiles
+
+// `backup-bench`: the timed half of `make bench`. Each subcommand does one job on files
+// and prints one JSON line on stdout; Tests/Bench/bench.py runs them on the same files, takes
+// medians, reads peak memory from the OS (wait4) and prints the table beside the peers.
+// Loading a file is never timed: every timing starts from bytes in memory, as the Python
+// peers' do, except `merge`, which times the whole job a user waits for.
+//
+//     backup-bench generate --seed 42 --day-logs 20000 -o DIR   DIR/phone.json, DIR/laptop.json
+//     backup-bench read FILE [--runs N]          BackupReader.read (parse + validate)
+//     backup-bench write FILE [--runs N]         BackupWriter.write of FILE's document
+//     backup-bench foundation FILE [--runs N]    JSONDecoder into a Codable model
+
+struct BenchError: Error {
+    var message: String
+    var isUsage = false
+}
+
+/// `NAME value` options and positional arguments, nothing more.
+struct Options {
+    var positional: [String] = []
+    private var values: [String: String] = [:]
+
+    init(_ arguments: ArraySlice<String>) throws(BenchError) {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            if argument.hasPrefix("-") {
+                guard let value = rest.popFirst() else {
+                    throw BenchError(message: "\(argument) needs a value", isUsage: true)
+                }
+                values[argument] = value
+            } else {
+                positional.append(argument)
+            }
+        }
+    }
+
+    func integer(_ name: String, default fallback: Int? = nil) throws(BenchError) -> Int {
+        guard let text = values[name] else {
+            guard let fallback else {
+                throw BenchError(message: "\(name) is required", isUsage: true)
+            }
+            return fallback
+        }
+        guard let value = Int(text), value > 0 else {
+            throw BenchError(
+                message: "\(name) wants a positive integer, not \(text)", isUsage: true)
+        }
+        return value
+    }
+
+    func string(_ name: String) throws(BenchError) -> String {
+        guard let value = values[name] else {
+            throw BenchError(message: "\(name) is required", isUsage: true)
+        }
+        return value
+    }
+
+    func has(_ name: String) -> Bool { values[name] != nil }
+
+    func onlyFile() throws(BenchError) -> String {
+        guard positional.count == 1 else {
+            throw BenchError(message: "expected one FILE, got \(positional.count)", isUsage: true)
+        }
+        return positional[0]
+    }
+}
+
+/// Wall-clock seconds of each of `runs` calls of `body`.
+func time<Failure: Error>(runs: Int, _ body: () throws(Failure) -> Void) throws(Failure) -> [Double]
+{
+    let clock = ContinuousClock()
+    var seconds: [Double] = []
+    for _ in 0..<runs {
+        let start = clock.now
+        try body()
+        let elapsed = (clock.now - start).components
+        seconds.append(Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18)
+    }
+    return seconds
+}
+
+func load(_ path: String) throws(BenchError) -> [UInt8] {
+    do {
+        return try LocalFile.read(path)
+    } catch {
+        throw BenchError(message: error.description)
+    }
+}
+
+func readDocument(_ bytes: [UInt8], path: String) throws(BenchError) -> BackupDocument {
+    do {
+        // The bench files are larger than the default limit allows at the top size.
+        return try BackupReader.read(bytes, options: ReadOptions(maxBytes: .max)).document
+    } catch {
+        throw BenchError(message: "\(path): \(error)")
+    }
+}
+
+/// One line of JSON: numbers, booleans and number lists only, so no escaping is needed.
+func report(_ fields: KeyValuePairs<String, Any>) {
+    let members = fields.map { key, value in
+        let text =
+            switch value {
+            case let list as [Double]: "[" + list.map { String($0) }.joined(separator: ",") + "]"
+            default: "\(value)"
+            }
+        return "\"\(key)\":\(text)"
+    }
+    print("{" + members.joined(separator: ",") + "}")
+}
+
+func generate(_ options: Options) throws(BenchError) {
+    let seed = UInt64(try options.integer("--seed", default: 42))
+    let pair =
+        options.has("--challenges")
+        ? DocumentPair(seed: seed, challenges: try options.integer("--challenges"))
+        : DocumentPair(seed: seed, dayLogs: try options.integer("--day-logs"))
+    let folder = try options.string("-o")
+    do {
+        try LocalFile.makeDirectory(folder, mode: 0o755)
+        for device in Device.allCases {
+            let document = pair.document(for: device)
+            try LocalFile.writeAtomically(document.bytes, to: "\(folder)/\(device.rawValue).json")
+            report([
+                "device": "\"\(device.rawValue)\"", "bytes": document.bytes.count,
+                "challenges": document.challenges, "dayLogs": document.dayLogs,
+                "tombstones": document.tombstones,
+            ])
+        }
+    } catch {
+        throw BenchError(message: error.description)
+    }
+}
+
+func read(_ options: Options) throws(BenchError) {
+    let path = try options.onlyFile()
+    let bytes = try load(path)
+    var dayLogs = 0
+    let seconds = try time(runs: try options.integer("--runs", default: 1)) {
+        () throws(BenchError) in
+        dayLogs = try readDocument(bytes, path: path).dayLogs.count
+    }
+    report(["seconds": seconds, "bytes": bytes.count, "dayLogs": dayLogs])
+}
+
+func write(_ options: Options) throws(BenchError) {
+    let path = try options.onlyFile()
+    let bytes = try load(path)
+    let document = try readDocument(bytes, path: path)
+    var written: [UInt8] = []
+    let seconds = time(runs: try options.integer("--runs", default: 1)) {
+        written = BackupWriter.write(document)
+    }
+    // The generator writes canonical bytes, so writing its files back must change nothing.
+    report(["seconds": seconds, "bytes": written.count, "identical": written == bytes])
+}
+
+func foundation(_ options: Options) throws(BenchError) {
+    let path = try options.onlyFile()
+    let data: Data
+    do {
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw BenchError(message: "\(path): \(error.localizedDescription)")
+    }
+    var dayLogs = 0
+    let seconds = try time(runs: try options.integer("--runs", default: 1)) {
+        () throws(BenchError) in
+        do {
+            dayLogs = try JSONDecoder().decode(CodableBackup.self, from: data).dayLogs.count
+        } catch {
+            throw BenchError(message: "\(path): JSONDecoder: \(error)")
+        }
+    }
+    report(["seconds": seconds, "bytes": data.count, "dayLogs": dayLogs])
+}
+
+let commands: [String: (Options) throws(BenchError) -> Void] = [
+    "generate": generate, "read": read, "write": write, "foundation": foundation,
+]
+let arguments = CommandLine.arguments.dropFirst()
+do throws(BenchError) {
+    guard let name = arguments.first, let command = commands[name] else {
+        throw BenchError(
+            message: "usage: backup-bench (\(commands.keys.sorted().joined(separator: "|"))) …",
+            isUsage: true)
+    }
+    try command(try Options(arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("backup-bench: \(error.message)\n".utf8))
+    exit(error.isUsage ? 2 : 1)
+}

@@ -1,0 +1,299 @@
+"""The driver of `make bench`: BackupKit and its peers on the same files, in one run.
+
+For each size it makes (or reuses) a seeded two-device pair with `backup-bench generate`,
+then times, on those same files:
+  ours   BackupReader.read (parse + validate), BackupWriter.write, and the full merge
+         (read both files, validate, merge, write the result) in a child process whose peak
+         resident memory GNU time reports;
+  peers  Python json.loads and orjson.loads (parse only, from bytes in memory), `jq -S -c .`
+         (a whole process: parse + sorted write to /dev/null), Foundation's JSONDecoder into
+         an equivalent Codable model (in backup-bench).
+Every figure is the median of several runs; the ratio column is ours / peer (below 1 means
+BackupKit is faster). Timing happens here only, never in `make test`.
+
+Environment: BENCH_SIZES (day logs per file, comma-separated; default 20000,200000,1000000),
+BENCH_SEED (default 42), BENCH_RUNS (runs per measurement; default 9, 5 and 3 by size).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATOR_SOURCES = ROOT / "Sources" / "BenchDocuments"
+DEVICES = ("phone", "laptop")
+
+
+@dataclass
+class Child:
+    code: int
+    stdout: bytes
+    stderr: str
+    wall: float
+    peak_rss: int | None  # bytes
+
+
+def spawn(argv, capture=True):
+    """Runs argv to completion under GNU time for its peak RSS.
+
+    Not wait4 from here: Linux counts the RSS a child had before exec, i.e. this driver's,
+    which holds the files and the Python peers' results. GNU time is a small process, so what
+    it reports is the program's own peak.
+    """
+    with tempfile.NamedTemporaryFile() as peak, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        completed = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", peak.name, *argv],
+            stdout=subprocess.PIPE if capture else subprocess.DEVNULL, stderr=err,
+        )
+        wall = time.perf_counter() - start
+        err.seek(0)
+        message = err.read().decode(errors="replace").strip()
+        kilobytes = peak.read().decode().strip().splitlines()
+    peak_rss = int(kilobytes[-1]) * 1024 if kilobytes and kilobytes[-1].isdigit() else None
+    return Child(completed.returncode, completed.stdout or b"", message, wall, peak_rss)
+
+
+class Failed(Exception):
+    pass
+
+
+def bench_json(binary, *arguments):
+    """Runs a backup-bench subcommand and returns its JSON line and peak RSS."""
+    child = spawn([str(binary), *arguments])
+    if child.code != 0:
+        message = child.stderr.splitlines()[0] if child.stderr else f"exit {child.code}"
+        raise Failed(message.removeprefix("backup-bench: "))
+    return json.loads(child.stdout), child.peak_rss
+
+
+def generator_digest():
+    digest = hashlib.sha256()
+    for source in sorted(GENERATOR_SOURCES.glob("*.swift")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def ensure_pair(binary, data_root, seed, size):
+    """The pair for (seed, size), generated again only when the generator's code changed."""
+    folder = data_root / f"seed{seed}-{size}"
+    stamp = folder / "generator.sha"
+    digest = generator_digest()
+    files = [folder / f"{device}.json" for device in DEVICES]
+    if not (stamp.exists() and stamp.read_text() == digest and all(f.exists() for f in files)):
+        print(f"generating {size:,} day logs (seed {seed}) into {folder}", flush=True)
+        child = spawn([str(binary), "generate", "--seed", str(seed), "--day-logs", str(size),
+                       "-o", str(folder)])
+        if child.code != 0:
+            sys.exit(f"bench: generate failed: {child.stderr}")
+        stamp.write_text(digest)
+    return files
+
+
+def median_of(seconds):
+    return statistics.median(seconds)
+
+
+def time_in_process(function, payload, runs):
+    seconds = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = function(payload)
+        seconds.append(time.perf_counter() - start)
+        del result
+    return median_of(seconds)
+
+
+@dataclass
+class Row:
+    label: str
+    seconds: float | None = None
+    megabytes: float | None = None  # input size for MB/s
+    peak_rss: int | None = None
+    ratio: str = ""
+    failure: str = ""
+
+
+def measure(binary, files, runs, slow_runs, out_folder):
+    """All rows for one size; a failing step (e.g. code not written yet) shows as failed."""
+    phone, laptop = files
+    phone_bytes, laptop_bytes = phone.read_bytes(), laptop.read_bytes()
+    phone_mb = len(phone_bytes) / 1e6
+    pair_mb = (len(phone_bytes) + len(laptop_bytes)) / 1e6
+    rows, results = [], {}
+
+    def ours(key, label, megabytes, step):
+        row = Row(label, megabytes=megabytes)
+        try:
+            row.seconds, row.peak_rss, note = step()
+            row.ratio = note
+            results[key] = row.seconds
+        except Failed as failure:
+            row.failure = str(failure)
+        rows.append(row)
+
+    def read_step():
+        report, peak = bench_json(binary, "read", str(phone), "--runs", str(runs))
+        results["dayLogs"] = report["dayLogs"]
+        return median_of(report["seconds"]), peak, ""
+
+    def write_step():
+        report, _ = bench_json(binary, "write", str(phone), "--runs", str(runs))
+        return median_of(report["seconds"]), None, "" if report["identical"] else "NOT canonical"
+
+    def merge_step():
+        seconds, peak = [], 0
+        output = out_folder / "merged.json"
+        for _ in range(runs):
+            report, rss = bench_json(binary, "merge", str(phone), str(laptop), "-o", str(output))
+            seconds.append(report["seconds"])
+            peak = max(peak, rss or 0)
+        results["mergePeak"] = peak
+        return median_of(seconds), peak, f"peak {peak / 1e6 / pair_mb:.2f}× inputs"
+
+    ours("read", "BackupKit read + validate (phone)", phone_mb, read_step)
+    ours("write", "BackupKit canonical write (phone)", phone_mb, write_step)
+    ours("merge", "BackupKit full merge (phone + laptop)", pair_mb, merge_step)
+
+    def ratio(key, peer_seconds, what):
+        mine = sum(results[k] for k in key) if all(k in results for k in key) else None
+        return f"{what} {mine / peer_seconds:.3f}×" if mine is not None else ""
+
+    json_seconds = time_in_process(json.loads, phone_bytes, runs)
+    rows.append(Row("Python json.loads (phone)", json_seconds, phone_mb,
+                    ratio=ratio(["read"], json_seconds, "read")))
+    orjson_seconds = time_in_process(orjson.loads, phone_bytes, runs)
+    results["orjson"] = orjson_seconds
+    rows.append(Row("orjson.loads (phone)", orjson_seconds, phone_mb,
+                    ratio=ratio(["read"], orjson_seconds, "read")))
+    orjson_pair = orjson_seconds + time_in_process(orjson.loads, laptop_bytes, runs)
+    results["orjsonPair"] = orjson_pair
+    rows.append(Row("orjson.loads (phone + laptop)", orjson_pair, pair_mb,
+                    ratio=ratio(["merge"], orjson_pair, "merge")))
+
+    jq_runs = [spawn(["jq", "-S", "-c", ".", str(phone)], capture=False) for _ in range(slow_runs)]
+    if any(run.code != 0 for run in jq_runs):
+        rows.append(Row("jq -S -c . (phone)", failure=jq_runs[0].stderr or "jq failed"))
+    else:
+        jq_seconds = median_of([run.wall for run in jq_runs])
+        rows.append(Row("jq -S -c . (phone, whole process)", jq_seconds, phone_mb,
+                        max(run.peak_rss or 0 for run in jq_runs),
+                        ratio(["read", "write"], jq_seconds, "read+write")))
+
+    row = Row("Foundation JSONDecoder (phone)", megabytes=phone_mb)
+    try:
+        report, peak = bench_json(binary, "foundation", str(phone), "--runs", str(slow_runs))
+        row.seconds, row.peak_rss = median_of(report["seconds"]), peak
+        row.ratio = ratio(["read"], row.seconds, "read")
+    except Failed as failure:
+        row.failure = str(failure)
+    rows.append(row)
+    return rows, results, pair_mb
+
+
+def duration(seconds):
+    return f"{seconds * 1000:8.1f} ms" if seconds < 1 else f"{seconds:8.2f} s "
+
+
+def print_table(size, files, rows, runs, slow_runs):
+    sizes = ", ".join(f"{f.name} {f.stat().st_size / 1e6:.1f} MB" for f in files)
+    print(f"\n{size:,} day logs per file ({sizes}); median of {runs} runs "
+          f"(jq, Foundation: {slow_runs})")
+    print(f"  {'':40} {'median':>11} {'MB/s':>8} {'peak RSS':>10}  ours / peer")
+    for row in rows:
+        if row.failure:
+            print(f"  {row.label:40} failed: {row.failure}")
+            continue
+        rate = f"{row.megabytes / row.seconds:8.1f}" if row.megabytes else " " * 8
+        peak = f"{row.peak_rss / 1e6:7.0f} MB" if row.peak_rss else " " * 10
+        print(f"  {row.label:40} {duration(row.seconds)} {rate} {peak}  {row.ratio}")
+
+
+def print_targets(all_results):
+    """The goals of issue 7, item 3, read off this run."""
+    if not all_results:
+        return
+    result, pair_mb = all_results[max(all_results)]
+    lines = []
+
+    def line(text, value, ok):
+        lines.append(f"  {text:62} {value:>16}  {'yes' if ok else 'NO'}")
+
+    if "read" in result:
+        rate = result["phoneMB"] / result["read"]
+        line("read + validate at least 200 MB/s", f"{rate:.0f} MB/s", rate >= 200)
+        speedup = result["orjson"] / result["read"]
+        line("read + validate at least 8× faster than orjson.loads", f"{speedup:.1f}×", speedup >= 8)
+    if "merge" in result:
+        share = result["merge"] / result["orjsonPair"]
+        line("full merge under 1/3 of orjson.loads of both files", f"{share:.2f}", share < 1 / 3)
+        peak = result["mergePeak"] / 1e6 / pair_mb
+        line("merge peak memory at most 2.5× both inputs", f"{peak:.2f}×", peak <= 2.5)
+    for key, name in (("read", "read"), ("merge", "merge")):
+        per_log = {s: r[key] / r["dayLogs"] * 1e9 for s, (r, _) in all_results.items()
+                   if key in r and "dayLogs" in r}
+        if len(per_log) > 1:
+            ordered = [value for _, value in sorted(per_log.items())]
+            change = ordered[-1] / ordered[0]
+            text = " / ".join(f"{value:.0f}" for value in ordered)
+            line(f"{name}: ns per day log, largest within ±30% of smallest", text,
+                 0.7 <= change <= 1.3)
+    smallest, _ = all_results[min(all_results)]
+    if min(all_results) == 20000 and "read" in smallest and "write" in smallest:
+        total = smallest["read"] + smallest["write"]
+        line("20,000 day logs read + validate + write under 20 ms", f"{total * 1000:.1f} ms",
+             total < 0.020)
+    if lines:
+        print("\nTargets (issue 7), at the largest size measured and across sizes:")
+        print("\n".join(lines))
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        for text in Path("/proc/cpuinfo").read_text().splitlines():
+            if text.startswith("model name"):
+                model = text.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}; load {load}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True, help="the release-built backup-bench")
+    parser.add_argument("--data", default=str(ROOT / ".build" / "bench-data"))
+    options = parser.parse_args()
+    binary = Path(options.bin).resolve()
+    data_root = Path(options.data)
+    sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "20000,200000,1000000").split(",") if s]
+    seed = int(os.environ.get("BENCH_SEED", "42"))
+    print(f"make bench on {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    all_results = {}
+    for size in sizes:
+        files = ensure_pair(binary, data_root, seed, size)
+        runs = int(os.environ.get("BENCH_RUNS", 9 if size <= 20000 else 5 if size <= 200000 else 3))
+        # Foundation needs ~20 s and 6 GB at the top size; one run is all it gets there.
+        slow_runs = runs if size <= 200000 else 1
+        rows, results, pair_mb = measure(binary, files, runs, slow_runs, files[0].parent)
+        results["phoneMB"] = files[0].stat().st_size / 1e6
+        all_results[size] = (results, pair_mb)
+        print_table(size, files, rows, runs, slow_runs)
+    print_targets(all_results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,223 @@
+import Foundation
+import LocalFiles
+import Networking
+import OAuth
+import TestSupport
+import Testing
+
+@testable import CloudBackupCLI
+
+/// login, logout and status through the built binary, without the emulator: everything
+/// that needs no authorization server (the emulator tests cover the rest).
+@Suite struct LoginCommandTests {
+    /// A profile folder under a fresh XDG_CONFIG_HOME, with a client id and secret.
+    struct Home {
+        let base: URL
+        var folder: String { base.path + "/cloudbackup/default" }
+        var tokenPath: String { folder + "/token.json" }
+        var environment: [String: String] {
+            [
+                "XDG_CONFIG_HOME": base.path, "CLOUDBACKUP_CLIENT_ID": "id-1",
+                "CLOUDBACKUP_CLIENT_SECRET": "secret-1",
+                // Never contacted by these tests; a closed loopback port keeps it that way.
+                "CLOUDBACKUP_AUTH_URL": "http://127.0.0.1:9/auth",
+                "CLOUDBACKUP_TOKEN_URL": "http://127.0.0.1:9/token",
+            ]
+        }
+        init() throws { base = try Paths.temporaryFolder() }
+        func remove() { try? FileManager.default.removeItem(at: base) }
+
+        func saveLogin(expiresAt: Date?) throws {
+            try TokenStore(path: tokenPath).save(
+                StoredLogin(
+                    refreshToken: "rt-9", accessToken: "at-9", accessTokenExpiresAt: expiresAt,
+                    scope: nil))
+        }
+    }
+
+    @Test(arguments: [
+        ("CLOUDBACKUP_CLIENT_ID", "clientId"), ("CLOUDBACKUP_CLIENT_SECRET", "clientSecret"),
+    ])
+    func aMissingClientSettingIsNamed(variable: String, key: String) throws {
+        let home = try Home()
+        defer { home.remove() }
+        var environment = home.environment
+        environment[variable] = nil
+        let result = try cloudbackup(["login", "--no-browser"], environment: environment)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(variable))
+        #expect(result.stderr.contains("\"\(key)\" in \(home.folder)/config.json"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func loginWithoutAnAnswerTimesOutWithExit4() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let result = try cloudbackup(
+            ["login", "--no-browser", "--timeout", "1"], environment: home.environment)
+        #expect(result.status == 4)
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        // The URL is printed even without a browser, with the listener's real port.
+        let url = try #require(lines.dropFirst().first)
+        let query = URLComponents(string: url)?.queryItems ?? []
+        let redirect = try #require(query.first { $0.name == "redirect_uri" }?.value)
+        #expect(url.hasPrefix("http://127.0.0.1:9/auth?"))
+        #expect(redirect.hasPrefix("http://127.0.0.1:"))
+        #expect(redirect != "http://127.0.0.1:0/")
+        #expect(lines.last?.contains("no answer from the browser within 1 s") == true)
+        #expect(!LocalFile.exists(home.tokenPath))
+    }
+
+    @Test func aBrowserThatCannotStartIsAWarningAndTheURLStillPrinted() throws {
+        let home = try Home()
+        defer { home.remove() }
+        var environment = home.environment
+        environment["BROWSER"] = "/nonexistent/browser"
+        let result = try cloudbackup(["login", "--timeout", "1"], environment: environment)
+        #expect(result.status == 4)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines.dropFirst().first?.hasPrefix("http://127.0.0.1:9/auth?") == true)
+        #expect(
+            lines.contains {
+                $0.hasPrefix("cloudbackup: warning: could not start /nonexistent/browser (")
+                    && $0.hasSuffix("); open the URL yourself")
+            })
+    }
+
+    @Test func aBusyPortIsExplained() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let listener = try LoopbackListener()
+        let result = try cloudbackup(
+            ["login", "--no-browser", "--port", String(listener.port)],
+            environment: home.environment)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("127.0.0.1:\(listener.port)"))
+        #expect(result.stderr.contains("--port"))
+    }
+
+    @Test(arguments: ["0", "65536", "x"])
+    func aBadPortIsAUsageError(port: String) throws {
+        let result = try cloudbackup(["login", "--port", port])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--port expects a port number"))
+    }
+
+    @Test func statusSaysNotLoggedIn() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let text = try cloudbackup(["status"], environment: home.environment)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("not logged in; run `cloudbackup login`"))
+        let json = try cloudbackup(["status", "--json"], environment: home.environment)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["login"] as? [String: Any])?["loggedIn"] as? Bool == false)
+    }
+
+    @Test func statusShowsWhenTheAccessTokenExpires() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.saveLogin(expiresAt: Date().addingTimeInterval(7200))
+        let text = try cloudbackup(["status"], environment: home.environment)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("logged in (\(home.tokenPath))"))
+        #expect(text.stdout.contains("(in 1 h 59 min)"))
+        #expect(!text.stdout.contains("rt-9") && !text.stdout.contains("at-9"))
+
+        try home.saveLogin(expiresAt: Date(timeIntervalSince1970: 1_700_000_000))
+        let json = try cloudbackup(["status", "--json"], environment: home.environment)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let login = try #require(object["login"] as? [String: Any])
+        #expect(login["loggedIn"] as? Bool == true)
+        #expect(login["accessTokenExpiresAt"] as? String == "2023-11-14T22:13:20Z")
+    }
+
+    @Test func aTokenFileOthersCanReadIsRefusedWithTheFix() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.saveLogin(expiresAt: nil)
+        #expect(chmod(home.tokenPath, 0o644) == 0)
+        let result = try cloudbackup(["status"], environment: home.environment)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("permissions 0644 are too open"))
+        #expect(result.stderr.contains("run `chmod 600 \(home.tokenPath)`"))
+    }
+
+    @Test func logoutDeletesWithAWarningWhenTheServerIsUnreachable() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.saveLogin(expiresAt: nil)
+        var environment = home.environment
+        environment["CLOUDBACKUP_REVOKE_URL"] =
+            "http://127.0.0.1:\(try LocalServer.closedPort())/revoke"
+        let result = try cloudbackup(["logout"], environment: environment)
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(
+            result.stderr.hasPrefix(
+                "cloudbackup: warning: could not revoke the login at the server"))
+        #expect(!LocalFile.exists(home.tokenPath))
+        #expect(
+            try cloudbackup(["status"], environment: home.environment).stdout.contains(
+                "not logged in"))
+    }
+
+    @Test func revokedAndNotLoggedInAreExit4WithTheWayOut() {
+        let revoked = CloudBackup.describe(OAuthError.revoked(tokenFile: "/t/token.json"))
+        #expect(revoked.exitCode == .notLoggedIn)
+        #expect(revoked.lines.count == 1)
+        let line = revoked.lines.first ?? ""
+        #expect(line.hasPrefix("the saved login was revoked or expired; run `cloudbackup login`"))
+        #expect(line.contains("7 days"))
+        #expect(line.contains("Testing mode"))
+        #expect(
+            CloudBackup.describe(OAuthError.notLoggedIn(tokenFile: "/t")).exitCode == .notLoggedIn)
+        let network = CloudBackup.describe(
+            OAuthError.transport(TransportError(kind: .couldNotConnect, message: "refused")))
+        #expect(network.exitCode == .network)
+    }
+
+    @Test(arguments: [
+        (["BROWSER": "firefox"], ["firefox", "U"]),
+        (["BROWSER": "open-it --new %s:firefox"], ["open-it", "--new", "U"]),
+        (["BROWSER": "w3m", "DISPLAY": ":0"], ["w3m", "U"]),
+        (["DISPLAY": ":0"], ["xdg-open", "U"]),
+        (["WAYLAND_DISPLAY": "wayland-0"], ["xdg-open", "U"]),
+        ([:], nil),
+    ])
+    func theBrowserFollowsTheUnixConvention(environment: [String: String], expected: [String]?) {
+        #expect(Browser.command(for: "U", environment: environment) == expected)
+    }
+}
+
+@Suite struct OAuthCommandHelpTests {
+    @Test(arguments: [
+        ("login", ["--profile NAME", "--no-browser", "--port N", "--timeout S", "--verbose"]),
+        ("logout", ["--profile NAME", "--verbose"]),
+        ("status", ["--profile NAME", "--json"]),
+    ])
+    func helpStartsWithTheUsageAndExplainsEveryOption(command: String, options: [String]) throws {
+        let result = try cloudbackup([command, "--help"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
+        #expect(lines.first?.hasPrefix("usage: cloudbackup \(command) ") == true)
+        for option in options {
+            #expect(lines.first?.contains("[\(option)]") == true)
+            #expect(lines.contains { $0.hasPrefix("  \(option)  ") })
+        }
+    }
+
+    @Test func theCommandListNamesTheNewCommands() throws {
+        let result = try cloudbackup(["--help"])
+        for name in ["login", "logout", "status"] {
+            #expect(result.stdout.contains("\n  \(name) "))
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import LocalFiles
+import Networking
+import OAuth
+import TestSupport
+import Testing
+
+@testable import CloudBackupCLI
+
+/// Login, refresh and logout against the local Google emulator, through the built binary and
+/// the stand-in browser. Every line any step prints (stdout, stderr, the --verbose HTTP
+/// trace) is kept, and each test ends by checking that none of the tokens, codes, verifiers
+/// or the client secret the emulator issued or received appears in it.
+@Suite(.serialized) struct LoginEmulatorTests {
+    /// One emulator, one XDG_CONFIG_HOME, and everything printed while using them.
+    final class Session: @unchecked Sendable {
+        let emulator: Emulator
+        let home: URL
+        private let lock = NSLock()
+        private var printed: [String] = []
+
+        init(accessTokenLifetime: Int? = nil) throws {
+            emulator = try Emulator(accessTokenLifetime: accessTokenLifetime)
+            home = try Paths.temporaryFolder()
+        }
+
+        var tokenPath: String { home.path + "/cloudbackup/default/token.json" }
+        var store: TokenStore { TokenStore(path: tokenPath) }
+
+        func environment(browserMode: String? = nil, extra: [String: String] = [:]) -> [String:
+            String]
+        {
+            emulator.environment(for: home, browserMode: browserMode).merging(extra) { _, new in new
+            }
+        }
+
+        /// Runs the binary and keeps what it printed.
+        func cloudbackup(
+            _ arguments: [String], browserMode: String? = nil, extra: [String: String] = [:]
+        )
+            throws -> RunResult
+        {
+            let result = try TestSupport.cloudbackup(
+                arguments, environment: environment(browserMode: browserMode, extra: extra))
+            keep(result.stdout)
+            keep(result.stderr)
+            return result
+        }
+
+        func keep(_ text: String) { lock.withLock { printed.append(text) } }
+
+        /// A token provider for this profile, as the Drive commands build it, with its trace
+        /// kept like any other output.
+        func provider(now: @escaping @Sendable () -> Date = { Date() }) throws -> TokenProvider {
+            let profile = try Profile.load(name: "default", environment: environment())
+            var transport = CurlTransport()
+            transport.trace = { [self] in keep($0) }
+            return TokenProvider(
+                client: try profile.oauthClient(), store: profile.tokenStore, transport: transport,
+                now: now)
+        }
+
+        /// Fails the test if any secret the emulator knows appears in anything printed, naming
+        /// only the secret's kind.
+        func expectNoSecretPrinted() throws {
+            let texts = lock.withLock { printed }
+            // Only the kinds: a failure message must not print the secret it found.
+            let leakedKinds = try emulator.leakedSecrets(in: texts).map(emulatorSecretKind)
+            #expect(leakedKinds == [])
+            #expect(try !emulator.secrets().isEmpty)
+        }
+
+        func finish() {
+            emulator.stop()
+            try? FileManager.default.removeItem(at: home)
+        }
+    }
+
+    func loggedIn(_ session: Session) throws {
+        let result = try session.cloudbackup(["login", "--verbose"])
+        try #require(result.status == 0, "login failed: \(result.stderr)")
+    }
+
+    @Test func aFullLoginThroughTheBrowserSavesAPrivateTokenFile() throws {
+        let session = try Session()
+        defer { session.finish() }
+        let result = try session.cloudbackup(["login"])
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        // Silent apart from the URL (a hint line and the URL itself).
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.last?.hasPrefix(session.emulator.baseURL + "/o/oauth2/v2/auth?") == true)
+
+        #expect(try LocalFile.mode(of: session.tokenPath) == 0o600)
+        let saved = try #require(try session.store.load())
+        #expect(saved.refreshToken.hasPrefix("1//emu-"))
+        #expect(saved.accessToken?.hasPrefix("ya29.emu-") == true)
+        let exchange = try session.emulator.log().filter { $0.path == "/token" }
+        #expect(exchange.map(\.grantType) == ["authorization_code"])
+        #expect(exchange.map(\.status) == [200])
+
+        let status = try session.cloudbackup(["status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("logged in (\(session.tokenPath))"))
+        #expect(status.stdout.contains("access token  expires "))
+
+        #expect(chmod(session.tokenPath, 0o644) == 0)
+        let refused = try session.cloudbackup(["status"])
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("run `chmod 600 \(session.tokenPath)`"))
+        try session.expectNoSecretPrinted()
+    }
+
+    @Test(arguments: [("tamper-state", "tampered", 400), ("probe", "probe", 404)])
+    func theListenerRefusesOtherRequestsAndKeepsWaiting(mode: String, step: String, status: Int)
+        throws
+    {
+        let session = try Session()
+        defer { session.finish() }
+        let browserLog = session.home.appendingPathComponent("browser.log")
+        let result = try session.cloudbackup(
+            ["login", "--verbose"], browserMode: mode, extra: ["FAKE_BROWSER_LOG": browserLog.path])
+        #expect(result.status == 0)
+        #expect(try session.store.load() != nil)
+        // The refused step was recorded before the browser went on to the real redirect,
+        // which the login needed to finish.
+        let steps = try String(contentsOf: browserLog, encoding: .utf8).split(separator: "\n")
+            .compactMap {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        let refusal = try #require(steps.first { $0["step"] as? String == step })
+        #expect(refusal["status"] as? Int == status)
+        try session.expectNoSecretPrinted()
+    }
+
+    @Test func denyingAccessIsExit4AndSavesNothing() throws {
+        let session = try Session()
+        defer { session.finish() }
+        let result = try session.cloudbackup(["login"], browserMode: "deny")
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("access was not granted in the browser"))
+        #expect(!LocalFile.exists(session.tokenPath))
+        #expect(try session.emulator.log().contains { $0.denied == true })
+        #expect(try !session.emulator.log().contains { $0.path == "/token" })
+    }
+
+    @Test func anExpiredAccessTokenIsRefreshedAndTheRefreshTokenKept() throws {
+        // Access tokens live 30 s: less than the provider's one-minute margin, so the saved
+        // one counts as expired at once.
+        let session = try Session(accessTokenLifetime: 30)
+        defer { session.finish() }
+        try loggedIn(session)
+        let before = try #require(try session.store.load())
+        let token = try session.provider().accessToken(refreshing: false)
+        let after = try #require(try session.store.load())
+        #expect(token != before.accessToken)
+        #expect(after.accessToken == token)
+        #expect(after.refreshToken == before.refreshToken)
+        #expect(try LocalFile.mode(of: session.tokenPath) == 0o600)
+        #expect(
+            try session.emulator.log().filter { $0.path == "/token" }.map(\.grantType) == [
+                "authorization_code", "refresh_token",
+            ])
+        try session.expectNoSecretPrinted()
+    }
+
+    @Test func a401FromDriveIsRefreshedOnce() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try loggedIn(session)
+        let provider = try session.provider()
+        let first = try provider.accessToken(refreshing: false)
+        #expect(try session.emulator.log().filter { $0.grantType == "refresh_token" }.isEmpty)
+        try session.emulator.expireAccessTokens()
+
+        func list(_ token: String) throws -> Int {
+            try CurlTransport().send(
+                HTTPRequest(
+                    method: "GET",
+                    url: session.emulator.baseURL + "/drive/v3/files?spaces=appDataFolder",
+                    headers: [("Authorization", "Bearer " + token)], timeout: 10)
+            ).status
+        }
+        #expect(try list(first) == 401)
+        let second = try provider.accessToken(refreshing: true)
+        #expect(second != first)
+        #expect(try list(second) == 200)
+        #expect(try session.emulator.log().filter { $0.grantType == "refresh_token" }.count == 1)
+        try session.expectNoSecretPrinted()
+    }
+
+    @Test func aRevokedLoginIsExit4WithTheMessage() throws {
+        let session = try Session(accessTokenLifetime: 30)
+        defer { session.finish() }
+        try loggedIn(session)
+        try session.emulator.revokeAll()
+        let error = #expect(throws: OAuthError.self) {
+            try session.provider().token(refreshing: false)
+        }
+        let described = try CloudBackup.describe(#require(error))
+        session.keep(described.lines.joined(separator: "\n"))
+        #expect(described.exitCode == .notLoggedIn)
+        #expect(
+            described.lines.first?.hasPrefix(
+                "the saved login was revoked or expired; run `cloudbackup login`") == true)
+        #expect(described.lines.first?.contains("7 days") == true)
+        try session.expectNoSecretPrinted()
+    }
+
+    @Test func logoutRevokesAtTheServerAndDeletesTheFile() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try loggedIn(session)
+        let result = try session.cloudbackup(["logout"])
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        #expect(!LocalFile.exists(session.tokenPath))
+        #expect(try session.emulator.log().contains { $0.path == "/revoke" && $0.revoked == true })
+        let verbose = try session.cloudbackup(["logout", "--verbose"])
+        #expect(verbose.status == 0)
+        #expect(verbose.stderr.contains("was not logged in"))
+        try session.expectNoSecretPrinted()
+    }
+}

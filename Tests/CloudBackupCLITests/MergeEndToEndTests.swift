@@ -1,0 +1,260 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The built `cloudbackup merge` and `verify` on small fixtures that tell one story, with
+/// the clock fixed at 2026-11-30T12:00:00Z (window start 2026-09-01T12:00:00Z):
+///
+/// - local.json (phone): water, walk, read; logs water/11-02, read/11-03; tombstones yoga
+///   (deleted 11-15) and old (deleted 07-01, outside the window).
+/// - incoming.json (laptop): water edited later, walk identical, yoga edited 11-10 (before
+///   its delete) with a log, stretch new with a log, a newer water/11-02 log, read deleted
+///   11-21.
+/// - old-tablet.json: exported 07-01, with "forgotten" (edited 06-01, unknown here).
+/// - yoga-again.json: yoga edited 11-20, after the phone's delete.
+struct MergeEndToEndTests {
+    static let now = "2026-11-30T12:00:00Z"
+
+    static func fixture(_ name: String) -> String {
+        Paths.file("Tests/CloudBackupCLITests/Fixtures/\(name)").path
+    }
+
+    static func read(_ path: String) throws -> BackupDocument {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return try BackupReader.read(bytes).document
+    }
+
+    @Test func mergePrintsTheCountsAndWritesTheResult() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == """
+                challenges: 1 added, 1 updated, 1 unchanged, 1 deleted, 1 kept deleted
+                day logs: 1 added, 1 updated, 2 dropped with their challenge
+                tombstones: 1 added, 1 expired
+                wrote \(output)
+
+                """)
+
+        let merged = try Self.read(output)
+        #expect(merged.challenges.map(\.id.rawValue) == ["stretch", "walk", "water"])
+        #expect(merged.challenges.last?.title == "40 days of water")
+        #expect(merged.tombstones.map(\.id.rawValue) == ["read", "yoga"])
+        #expect(
+            merged.dayLogs.map(\.key.description) == ["stretch/2026-11-26", "water/2026-11-02"])
+        #expect(merged.dayLogs.last?.note == "Late one, counted for Monday")
+        #expect(merged.deviceId.rawValue == "phone")
+        #expect(merged.settings.theme == .system)
+        #expect(merged.settings.premium?.plan == "yearly")
+        #expect(merged.exportedAt.description == "2026-11-30T12:00:00.000Z")
+        // The file is canonical: writing what was read gives the same bytes.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(BackupWriter.write(merged) == bytes)
+    }
+
+    @Test func jsonPrintsExactlyTheReportObject() throws {
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "--dry-run",
+            "--json",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"challenges":{"added":1,"updated":1,"unchanged":1,"deleted":1,"keptDeleted":1,"revived":0,"heldBack":0},"#
+                + #""dayLogs":{"added":1,"updated":1,"unchanged":0,"droppedOrphans":2,"heldBack":0},"#
+                + #""tombstones":{"added":1,"unchanged":0,"expired":1,"heldBack":0}}"# + "\n")
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--dry-run",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("dry run: nothing written\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func anInvalidInputWritesNothingAndExitsThree() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let invalid = Self.fixture("not-a-backup.json")
+        let result = try cloudbackup(["merge", Self.fixture("local.json"), invalid, "-o", output])
+        #expect(result.status == 3)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("cloudbackup: \(invalid)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func explainListsEachNonTrivialDecision() throws {
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "--dry-run",
+            "--explain",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "  challenge yoga: local wins: deleted at or after its last edit, stays deleted "
+                    + "(local deleted 2026-11-15T12:00:00.000Z, incoming edited 2026-11-10T06:00:00.000Z)"
+            ))
+        #expect(
+            lines.contains(
+                "  challenge old: neither kept: tombstone older than the window, dropped (local deleted 2026-07-01T12:00:00.000Z)"
+            ))
+        #expect(
+            lines.contains(
+                "  day log read/2026-11-03: neither kept: its challenge did not survive (local edited 2026-11-03T22:00:00.000Z)"
+            ))
+    }
+
+    @Test func aStaleFileIsHeldBackUntilAllowed() throws {
+        let arguments = [
+            "merge", Self.fixture("local.json"), Self.fixture("old-tablet.json"), "--dry-run",
+            "--now", Self.now,
+        ]
+        let held = try cloudbackup(arguments)
+        #expect(held.status == 0)
+        #expect(
+            held.stdout == """
+                challenges: 3 unchanged, 1 held back
+                day logs: 2 unchanged, 1 held back
+                tombstones: 1 expired
+                dry run: nothing written
+
+                """)
+        #expect(held.stderr.hasPrefix("held back 1 challenge(s) and 1 day log(s) of "))
+        #expect(held.stderr.contains("exported 152 days ago, before the 90-day window"))
+        #expect(held.stderr.hasSuffix("to let them in, run again with --allow-stale\n"))
+
+        let allowed = try cloudbackup(arguments + ["--allow-stale"])
+        #expect(allowed.status == 0)
+        #expect(allowed.stderr == "")
+        #expect(
+            allowed.stdout.hasPrefix(
+                "challenges: 1 added, 3 unchanged\nday logs: 1 added, 2 unchanged\n"))
+    }
+
+    @Test func replaceTakesTheBackupButKeepsPremiumAppLockAndDevice() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--replace",
+            "--json", "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"challenges":{"added":2,"updated":1,"unchanged":1,"deleted":1,"keptDeleted":0,"revived":0,"heldBack":0},"#
+                + #""dayLogs":{"added":2,"updated":1,"unchanged":0,"droppedOrphans":1,"heldBack":0},"#
+                + #""tombstones":{"added":1,"unchanged":0,"expired":0,"heldBack":0}}"# + "\n")
+        let replaced = try Self.read(output)
+        #expect(replaced.challenges.map(\.id.rawValue) == ["stretch", "walk", "water", "yoga"])
+        #expect(replaced.settings.theme == .dark)
+        #expect(replaced.settings.premium?.plan == "yearly")
+        #expect(replaced.settings.appLock?.method == "pin")
+        #expect(replaced.deviceId.rawValue == "phone")
+    }
+
+    @Test func logAppendsOneJSONLinePerMerge() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("merges.log").path
+        let output = folder.appendingPathComponent("out.json").path
+        for _ in 0..<2 {
+            let result = try cloudbackup([
+                "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+                "--log", log,
+                "--now", Self.now,
+            ])
+            #expect(result.status == 0)
+        }
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        try #require(lines.count == 2)
+        let entry = try #require(
+            try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect(entry["time"] as? String == "2026-11-30T12:00:00.000Z")
+        let incoming = try #require(entry["incoming"] as? [String: Any])
+        #expect(incoming["deviceId"] as? String == "laptop")
+        let sum = try run(
+            URL(fileURLWithPath: "/usr/bin/sha256sum"), [Self.fixture("incoming.json")])
+        #expect(
+            incoming["sha256"] as? String == sum.stdout.split(separator: " ").first.map(String.init)
+        )
+        let report = try #require(entry["report"] as? [String: [String: Int]])
+        #expect(report["challenges"]?["keptDeleted"] == 1)
+        let decisions = try #require(entry["decisions"] as? [[String: Any]])
+        let yoga = try #require(decisions.first { $0["key"] as? String == "yoga" })
+        #expect(yoga["winner"] as? String == "local")
+        #expect(yoga["reason"] as? String == "deletedAfterEdit")
+        #expect((yoga["local"] as? [String: String])?["deletedAt"] == "2026-11-15T12:00:00.000Z")
+        #expect((yoga["incoming"] as? [String: String])?["updatedAt"] == "2026-11-10T06:00:00.000Z")
+    }
+
+    @Test func verifyInsideTheWindowExitsZero() throws {
+        let file = Self.fixture("incoming.json")
+        let result = try cloudbackup(["verify", file, "--now", Self.now])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout == """
+                \(file): exported 2026-11-28T21:00:00.000Z (1 day ago), by device laptop
+                inside the 90-day window (which starts 2026-09-01T12:00:00.000Z)
+
+                """)
+    }
+
+    @Test func verifyOfAFileThatPredatesTheWindowExitsSeven() throws {
+        let file = Self.fixture("old-tablet.json")
+        let result = try cloudbackup([
+            "verify", file, "--now", Self.now, "--against", Self.fixture("local.json"),
+        ])
+        #expect(result.status == 7)
+        #expect(
+            result.stdout.contains(
+                "  hold back challenge forgotten (missing here and last edited 2026-06-01T07:00:00.000Z, "
+                    + "before the window: perhaps a forgotten delete)\n"))
+        #expect(
+            result.stderr
+                == "cloudbackup: \(file) predates the 90-day tombstone window; merge holds its old, unknown items back unless --allow-stale\n"
+        )
+        // A wider window takes it in.
+        #expect(
+            try cloudbackup(["verify", file, "--now", Self.now, "--window", "200"]).status == 0)
+    }
+
+    @Test func verifyJSONNamesWhatAMergeWouldReviveOrHoldBack() throws {
+        let result = try cloudbackup([
+            "verify", Self.fixture("yoga-again.json"), "--against", Self.fixture("local.json"),
+            "--json",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["predatesWindow"] as? Bool == false)
+        #expect(object["ageDays"] as? Int == 1)
+        #expect((object["heldBack"] as? [Any])?.isEmpty == true)
+        let revived = try #require(object["revived"] as? [[String: Any]])
+        #expect(revived.count == 1)
+        #expect(revived.first?["id"] as? String == "yoga")
+        #expect(revived.first?["deletedAt"] as? String == "2026-11-15T12:00:00.000Z")
+        #expect(revived.first?["updatedAt"] as? String == "2026-11-20T06:00:00.000Z")
+    }
+}

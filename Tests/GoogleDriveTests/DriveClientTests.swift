@@ -1,0 +1,287 @@
+import Foundation
+import GoogleDrive
+import Networking
+import TestSupport
+import Testing
+
+private let fileJSON =
+    #"{"id":"F1","name":"habit-backup.json","size":"12","version":"7","md5Checksum":"abc","createdTime":"2026-01-02T00:00:00.000Z"}"#
+
+@Test func listReadsEveryPageAndKeepsDuplicatesOldestFirst() throws {
+    let transport = ScriptedTransport([
+        answer(
+            200,
+            #"{"nextPageToken":"p2","files":[{"id":"B","name":"n.json","size":"5","version":"3","createdTime":"2026-02-01T00:00:00.000Z"}]}"#
+        ),
+        answer(
+            200,
+            #"{"files":[{"id":"A","name":"n.json","size":"9","version":"1","createdTime":"2026-01-01T00:00:00.000Z"}]}"#
+        ),
+    ])
+    let files = try fakeDrive(transport).list(named: "it's \\ n.json")
+    #expect(files.map(\.id) == ["A", "B"])
+    #expect(files.map(\.size) == [9, 5])
+    #expect(files.map(\.version) == [1, 3])
+    let first = try #require(transport.sent.first)
+    #expect(first.method == "GET")
+    #expect(first.path == "/drive/v3/files")
+    #expect(first.query("spaces") == "appDataFolder")
+    #expect(first.query("q") == #"name = 'it\'s \\ n.json' and trashed = false"#)
+    #expect(first.header("Authorization") == "Bearer token-0")
+    #expect(transport.sent.last?.query("pageToken") == "p2")
+}
+
+@Test func readTakesTheEtagFirstAndChecksTheBytes() throws {
+    let bytes = Array("{\"hello\":1}\n".utf8)
+    let transport = ScriptedTransport([
+        answer(
+            200,
+            #"{"id":"F1","title":"n.json","etag":"\"e1\"","md5Checksum":"\#(MD5.hex(bytes))","fileSize":"12"}"#
+        ),
+        answer(200, bytes: bytes),
+    ])
+    let snapshot = try fakeDrive(transport).read(id: "F1")
+    #expect(snapshot.etag == "\"e1\"")
+    #expect(snapshot.bytes == bytes)
+    #expect(snapshot.file.size == 12)
+    #expect(transport.sent.map(\.path) == ["/drive/v2/files/F1", "/drive/v3/files/F1"])
+    #expect(transport.sent.last?.query("alt") == "media")
+}
+
+@Test func aTruncatedDownloadIsReadAgain() throws {
+    let bytes = Array("{\"hello\":1}\n".utf8)
+    let meta = answer(
+        200, #"{"id":"F1","title":"n.json","etag":"e1","md5Checksum":"\#(MD5.hex(bytes))"}"#)
+    let transport = ScriptedTransport([
+        meta, answer(200, bytes: Array(bytes.prefix(5))), meta, answer(200, bytes: bytes),
+    ])
+    let clock = FakeClock()
+    let snapshot = try fakeDrive(transport, clock: clock).read(id: "F1")
+    #expect(snapshot.bytes == bytes)
+    #expect(clock.sleeps.count == 1)
+    #expect(transport.remaining == 0)
+}
+
+@Test func aDownloadThatNeverMatchesEndsUnavailable() throws {
+    let meta = answer(
+        200,
+        #"{"id":"F1","title":"n.json","etag":"e1","md5Checksum":"00000000000000000000000000000000"}"#
+    )
+    let transport = ScriptedTransport(
+        Array(repeating: [meta, answer(200, "x")], count: 3).flatMap { $0 })
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, retry: RetryPolicy(maxAttempts: 3)).read(id: "F1")
+    }
+    guard case .unavailable(_, let attempts, let last) = error else {
+        Issue.record("expected .unavailable, got \(String(describing: error))")
+        return
+    }
+    #expect(attempts == 3)
+    #expect(last.contains("md5Checksum"))
+}
+
+struct RetryCase: Sendable, CustomTestStringConvertible {
+    var name: String
+    var first: ScriptedTransport.Step
+    var wait: Double
+    var testDescription: String { name }
+}
+
+/// With base 1 s and jitter 0.5, the first retry waits 1.5 s unless the server asks longer.
+@Test(arguments: [
+    RetryCase(
+        name: "429 with Retry-After",
+        first: googleError(429, "rateLimitExceeded", headers: [("Retry-After", "7")]), wait: 7),
+    RetryCase(name: "503", first: googleError(503, "backendError"), wait: 1.5),
+    RetryCase(name: "500 without JSON", first: answer(500, "<html>oops</html>"), wait: 1.5),
+    RetryCase(name: "502", first: answer(502), wait: 1.5),
+    RetryCase(name: "504", first: answer(504), wait: 1.5),
+    RetryCase(
+        name: "403 rateLimitExceeded", first: googleError(403, "rateLimitExceeded"), wait: 1.5),
+    RetryCase(
+        name: "403 userRateLimitExceeded", first: googleError(403, "userRateLimitExceeded"),
+        wait: 1.5),
+    RetryCase(name: "cut connection", first: cut(), wait: 1.5),
+])
+func transientFailuresAreRetriedAfterABackoff(_ retryCase: RetryCase) throws {
+    let clock = FakeClock()
+    let transport = ScriptedTransport([retryCase.first, answer(200, #"{"ids":["X1"]}"#)])
+    #expect(try fakeDrive(transport, clock: clock).generateID() == "X1")
+    #expect(clock.sleeps == [retryCase.wait])
+}
+
+@Test(arguments: [
+    (403, "insufficientPermissions"), (404, "notFound"), (400, "badRequest"),
+    (403, "dailyLimitExceeded"),
+])
+func finalFailuresAreNotRetried(status: Int, reason: String) throws {
+    let clock = FakeClock()
+    let transport = ScriptedTransport([googleError(status, reason)])
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, clock: clock).generateID()
+    }
+    guard case .rejected(_, let google) = error else {
+        Issue.record("expected .rejected, got \(String(describing: error))")
+        return
+    }
+    #expect(google.status == status)
+    #expect(google.reason == reason)
+    #expect(clock.sleeps.isEmpty)
+}
+
+@Test func backoffDoublesUpToTheCapAndStopsAtMaxAttempts() throws {
+    let clock = FakeClock(jitter: 0)
+    let transport = ScriptedTransport(Array(repeating: answer(503), count: 6))
+    let policy = RetryPolicy(base: 1, maxDelay: 5, maxAttempts: 6, deadline: 1000)
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, clock: clock, retry: policy).generateID()
+    }
+    #expect(clock.sleeps == [1, 2, 4, 5, 5])
+    guard case .unavailable(_, let attempts, _) = error else {
+        Issue.record("expected .unavailable, got \(String(describing: error))")
+        return
+    }
+    #expect(attempts == 6)
+}
+
+@Test func theDeadlineStopsRetriesBeforeAWaitWouldPassIt() throws {
+    let clock = FakeClock(jitter: 0)
+    let transport = ScriptedTransport(
+        Array(
+            repeating: googleError(429, "rateLimitExceeded", headers: [("Retry-After", "20")]),
+            count: 5))
+    let policy = RetryPolicy(base: 1, maxDelay: 32, maxAttempts: 10, deadline: 45)
+    #expect(throws: DriveError.self) {
+        try fakeDrive(transport, clock: clock, retry: policy).generateID()
+    }
+    #expect(clock.sleeps == [20, 20])
+}
+
+@Test func a401RefreshesTheTokenOnce() throws {
+    let tokens = CountingTokens()
+    let transport = ScriptedTransport([answer(401), answer(200, #"{"ids":["X1"]}"#)])
+    #expect(try fakeDrive(transport, tokens: tokens).generateID() == "X1")
+    #expect(tokens.refreshes == 1)
+    #expect(
+        transport.sent.map { $0.header("Authorization") } == ["Bearer token-0", "Bearer token-1"])
+}
+
+@Test func aSecond401MeansTheLoginIsGone() throws {
+    let transport = ScriptedTransport([answer(401), googleError(401, "authError")])
+    let error = #expect(throws: DriveError.self) { try fakeDrive(transport).generateID() }
+    guard case .unauthorized = error else {
+        Issue.record("expected .unauthorized, got \(String(describing: error))")
+        return
+    }
+}
+
+@Test func aTokenFailureIsPassedOn() throws {
+    struct Revoked: Error {}
+    let transport = ScriptedTransport([])
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, tokens: CountingTokens(failure: Revoked())).generateID()
+    }
+    guard case .token(let inner) = error else {
+        Issue.record("expected .token, got \(String(describing: error))")
+        return
+    }
+    #expect(inner is Revoked)
+    #expect(transport.sent.isEmpty)
+}
+
+@Test func theServerDateIsRecorded() throws {
+    let clock = FakeClock()
+    // The fake wall clock starts at 2027-01-15T08:00:00Z; the server says 10 minutes later.
+    let transport = ScriptedTransport([
+        answer(200, #"{"ids":["X1"]}"#, headers: [("Date", "Fri, 15 Jan 2027 08:10:00 GMT")])
+    ])
+    let drive = fakeDrive(transport, clock: clock)
+    _ = try drive.generateID()
+    let reading = try #require(drive.clockReading)
+    #expect(reading.skew == 600)
+}
+
+@Test func createSendsTheIdAndTheAppFolderAsParent() throws {
+    let bytes = Array("{}\n".utf8)
+    let transport = ScriptedTransport([answer(201, fileJSON)])
+    let file = try fakeDrive(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
+    #expect(file.id == "F1")
+    let request = try #require(transport.sent.first)
+    #expect(request.method == "POST")
+    #expect(request.path == "/upload/drive/v3/files")
+    #expect(request.query("uploadType") == "multipart")
+    let body = String(decoding: request.body, as: UTF8.self)
+    #expect(body.contains(#""id":"F1""#))
+    #expect(body.contains(#""parents":["appDataFolder"]"#))
+    #expect(body.contains("\r\n{}\n\r\n"))
+    #expect(request.header("Content-Type")?.hasPrefix("multipart/related; boundary=") == true)
+}
+
+@Test func aCreateRetriedAfterACutConnectionConfirmsTheFileIsOurs() throws {
+    let bytes = Array("{}\n".utf8)
+    let transport = ScriptedTransport([
+        cut(), googleError(409, "fileIdInUse"),
+        answer(200, #"{"id":"F1","name":"habit-backup.json","md5Checksum":"\#(MD5.hex(bytes))"}"#),
+    ])
+    let file = try fakeDrive(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
+    #expect(file.id == "F1")
+    #expect(transport.sent.map(\.method) == ["POST", "POST", "GET"])
+    #expect(transport.sent.last?.path == "/drive/v3/files/F1")
+}
+
+@Test func anIdTakenByOtherBytesIsRefused() throws {
+    let transport = ScriptedTransport([
+        googleError(409, "fileIdInUse"),
+        answer(
+            200,
+            #"{"id":"F1","name":"habit-backup.json","md5Checksum":"00000000000000000000000000000000"}"#
+        ),
+    ])
+    #expect(throws: DriveError.self) {
+        try fakeDrive(transport).create(name: "n", id: "F1", bytes: [1])
+    }
+}
+
+@Test func updateIsConditionalOnTheEtag() throws {
+    let transport = ScriptedTransport([
+        answer(200, #"{"id":"F1","title":"n.json","fileSize":"3","version":"9"}"#)
+    ])
+    let result = try fakeDrive(transport).update(id: "F1", bytes: [1, 2, 3], ifMatch: "\"e1\"")
+    #expect(result == .updated(DriveFile(id: "F1", name: "n.json", size: 3, version: 9)))
+    let request = try #require(transport.sent.first)
+    #expect(request.method == "PUT")
+    #expect(request.path == "/upload/drive/v2/files/F1")
+    #expect(request.query("uploadType") == "media")
+    #expect(request.header("If-Match") == "\"e1\"")
+    #expect(request.body == [1, 2, 3])
+}
+
+@Test func a412MeansChangedSinceRead() throws {
+    let clock = FakeClock()
+    let transport = ScriptedTransport([googleError(412, "conditionNotMet")])
+    #expect(
+        try fakeDrive(transport, clock: clock).update(id: "F1", bytes: [1], ifMatch: "e1")
+            == .changedSinceRead)
+    #expect(clock.sleeps.isEmpty)
+}
+
+@Test func deleteCountsAFileAlreadyGoneAsDeleted() throws {
+    let transport = ScriptedTransport([cut(), googleError(404, "notFound")])
+    try fakeDrive(transport).delete(id: "F1")
+    #expect(transport.sent.map(\.method) == ["DELETE", "DELETE"])
+}
+
+@Test(arguments: [
+    (
+        #"{"error":{"code":403,"message":"Rate Limit Exceeded","errors":[{"domain":"usageLimits","reason":"rateLimitExceeded","message":"Rate Limit Exceeded"}]}}"#,
+        "Rate Limit Exceeded", String?.some("rateLimitExceeded")
+    ),
+    ("not json", "Forbidden", nil),
+    (#"{"error":{"code":403,"message":"no"}}"#, "no", nil),
+])
+func googleErrorBodiesDecode(body: String, message: String, reason: String?) {
+    let error = GoogleAPIError(HTTPResponse(status: 403, body: Array(body.utf8)))
+    #expect(error.message == message)
+    #expect(error.reason == reason)
+    #expect(error.isRetryable == (reason == "rateLimitExceeded"))
+}
