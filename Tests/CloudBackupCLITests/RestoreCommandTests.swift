@@ -1,0 +1,87 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// `cloudbackup restore` end to end: a backup made by the phone restored on the laptop.
+@Suite(.serialized) final class RestoreCommandTests {
+    let emulator: Emulator
+    let phone: BackupMachine
+    let laptop: BackupMachine
+    let laptopText = backupJSON(device: "laptop", challenges: ["B": "2026-11-02T00:00:00.000Z"])
+
+    init() throws {
+        emulator = try Emulator()
+        phone = try BackupMachine(emulator)
+        laptop = try BackupMachine(emulator)
+        try phone.login()
+        try laptop.login()
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let backup = try phone.backup()
+        try #require(backup.status == 0, "\(backup.stderr)")
+        try laptop.write(laptopText)
+    }
+
+    private func restore(_ arguments: String...) throws -> RunResult {
+        try laptop.run(
+            ["restore", "--file", laptop.state.path, "--now", BackupMachine.now] + arguments)
+    }
+
+    private func stateIDs() throws -> [String] {
+        challengeIDs(try BackupReader.read(Array(Data(contentsOf: laptop.state))).document)
+    }
+
+    @Test func aDryRunPrintsTheCountsAndWritesNothing() throws {
+        let before = try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path)
+            .sorted()
+        let result = try restore("--merge", "--dry-run")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("challenges: 1 added, 1 unchanged"))
+        #expect(result.stdout.contains("dry run: nothing written"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path).sorted()
+                == before)
+    }
+
+    @Test func aDryRunWithJSONPrintsTheReportObject() throws {
+        let result = try restore("--merge", "--dry-run", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(#"{"challenges":{"added":1,"#))
+    }
+
+    @Test func mergeKeepsBothAndThePreviousFile() throws {
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A", "B"])
+        let backup = laptop.state.appendingPathExtension("bak")
+        #expect(try String(contentsOf: backup, encoding: .utf8) == laptopText)
+    }
+
+    @Test func replaceTakesTheBackupAndKeepsThePreviousFile() throws {
+        let result = try restore("--replace", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A"])
+        let document = try BackupReader.read(Array(Data(contentsOf: laptop.state))).document
+        #expect(document.deviceId.rawValue == "laptop")
+        let backup = laptop.state.appendingPathExtension("bak")
+        #expect(try String(contentsOf: backup, encoding: .utf8) == laptopText)
+    }
+
+    @Test func aRestoreOntoAMissingStateCreatesIt() throws {
+        try FileManager.default.removeItem(at: laptop.state)
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A"])
+        #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
+    }
+
+    @Test func noBackupToRestoreIsExit3() throws {
+        try emulator.reset()
+        try laptop.login()
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("no backup named 'habit-backup.json'"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+    }
+}
