@@ -26,9 +26,9 @@ struct BackupCommand: Command {
           --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
           --json         print a summary: remote id, bytes, result, counts
 
-        Exit codes: 0 done, 3 STATE invalid, 4 not logged in, 5 network or Drive failure
-        after retries (the remote file is intact), 6 another run holds the lock, 7 STATE is
-        from a newer version.
+        exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in or
+        the login was revoked, 5 network or Drive failure after retries (the remote file
+        is intact), 6 another run holds the profile's lock, 7 STATE is from a newer version.
         """
 
     let file: String

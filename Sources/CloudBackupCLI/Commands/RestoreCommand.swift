@@ -28,8 +28,9 @@ struct RestoreCommand: Command {
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the SPEC §4 report object
 
-        Exit codes: 0 done, 3 invalid STATE or backup (or none), 4 not logged in,
-        5 network or Drive failure, 6 another run holds the lock, 7 a newer schema.
+        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
+        or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
+        Drive failure, 6 another run holds the profile's lock, 7 a newer schema.
         """
 
     let file: String
