@@ -217,4 +217,67 @@ import Testing
         #expect(text.stdout.contains("last backup"))
         #expect(!text.stdout.contains("remote file"))
     }
+
+    @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
+        try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v3/files"]))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.status == 409 })
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
+    @Test func threeDevicesBackingUpConcurrentlyLoseNothing() throws {
+        let devices = try [phone, BackupMachine(emulator), BackupMachine(emulator)]
+        for device in devices.dropFirst() { try device.login() }
+        let rounds = 3
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: devices.count) { index in
+            var challenges: [String: String] = [:]
+            for round in 0..<rounds {
+                challenges["D\(index)R\(round)"] = "2026-11-0\(round + 1)T00:00:00.000Z"
+                do {
+                    try devices[index].write(
+                        backupJSON(device: "device\(index)", challenges: challenges))
+                    let result = try devices[index].backup()
+                    if result.status != 0 { failures.add("device \(index): \(result.stderr)") }
+                } catch {
+                    failures.add("device \(index): \(error)")
+                }
+            }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        let expected = (0..<devices.count).flatMap { index in (0..<rounds).map { "D\(index)R\($0)" }
+        }.sorted()
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [expected])
+    }
+
+    @Test func nothingSecretIsPrintedEvenWhenVerbose() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.inject(.status(401, count: 1, reason: "authError"))
+        let result = try phone.backup(["--verbose"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("http: "))
+        let leaked = try emulator.leakedSecrets(in: [result.stdout, result.stderr]).map(
+            emulatorSecretKind)
+        #expect(leaked.isEmpty, "leaked: \(leaked)")
+    }
+
+    @Test func aServerClockAnHourAheadIsWarnedAbout() throws {
+        try emulator.setClockOffset(3_600)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.run(["backup", "--file", phone.state.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("warning: this machine's clock is 60 minutes behind Google's"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
+
+/// Failures collected from concurrent work.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
 }

@@ -6,7 +6,7 @@ import Testing
 /// One "device" for the backup tests: its own config home (profile and login) and state
 /// file, talking to a shared emulator. Retries wait milliseconds, not seconds. The folder
 /// goes when the machine does.
-final class BackupMachine {
+final class BackupMachine: Sendable {
     static let now = "2026-11-30T12:00:00Z"
 
     let folder: URL
