@@ -3,6 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `cloudbackup restore` end to end: a backup made by the phone restored on the laptop.
 @Suite(.serialized) final class RestoreCommandTests {
     let emulator: Emulator
@@ -83,5 +87,48 @@ import Testing
         #expect(result.status == 3)
         #expect(result.stderr.contains("no backup named 'habit-backup.json'"))
         #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+    }
+
+    /// SIGKILL at random moments of a restore: STATE is always the old or the new file.
+    @Test func aRestoreKilledAtAnyPointLeavesTheOldOrTheNewState() throws {
+        let challenges = Dictionary(
+            uniqueKeysWithValues: (0..<12).map {
+                (String(format: "K%02d", $0), "2026-11-01T00:00:00.000Z")
+            })
+        try phone.write(
+            backupJSON(
+                device: "phone", challenges: challenges, logs: 365,
+                note: String(repeating: "x", count: 600)))
+        try #require(try phone.backup().status == 0)
+        let arguments = [
+            "restore", "--file", laptop.state.path, "--replace", "--yes", "--now",
+            BackupMachine.now,
+        ]
+
+        let started = Date()
+        try #require(try laptop.run(arguments).status == 0)
+        let duration = Date().timeIntervalSince(started)
+        let new = try Data(contentsOf: laptop.state)
+        let old = Data(laptopText.utf8)
+        try #require(new != old)
+
+        var random = SeededRandom(seed: 5)
+        for _ in 0..<8 {
+            try old.write(to: laptop.state)
+            let process = Process()
+            process.executableURL = Paths.binary
+            process.arguments = arguments
+            process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+                .merging(laptop.environment) { _, new in new }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Not synchronisation: the kill lands at a random moment of the run on purpose.
+            usleep(UInt32(Double.random(in: 0..<duration, using: &random) * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let state = try Data(contentsOf: laptop.state)
+            #expect(state == old || state == new, "STATE is neither the old nor the new file")
+        }
     }
 }
