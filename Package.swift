@@ -54,7 +54,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudBackupCLITests",
-            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"]
+            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
