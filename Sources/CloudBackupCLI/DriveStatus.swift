@@ -88,15 +88,16 @@ enum DriveStatus {
     static func localSection(_ path: String) throws -> StatusSection {
         let document = try BackupFile.load(path).document
         let counts = [
-            ("challenges", document.challenges.count), ("dayLogs", document.dayLogs.count),
-            ("tombstones", document.tombstones.count),
+            ("challenges", "challenges", document.challenges.count),
+            ("dayLogs", "day logs", document.dayLogs.count),
+            ("tombstones", "tombstones", document.tombstones.count),
         ]
         return StatusSection(
             key: "local",
             rows: [StatusRow(key: "file", label: "local file", text: path, value: .string(path))]
-                + counts.map { key, count in
+                + counts.map { key, label, count in
                     StatusRow(
-                        key: key, label: "  " + key, text: "\(count)", value: .string("\(count)"))
+                        key: key, label: "  " + label, text: "\(count)", value: .string("\(count)"))
                 })
     }
 }

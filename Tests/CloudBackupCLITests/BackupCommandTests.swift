@@ -218,6 +218,20 @@ import Testing
         #expect(!text.stdout.contains("remote file"))
     }
 
+    @Test func aStaleStateDoesNotReviveWhatTheBackupForgot() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "OLD": "2026-06-01T00:00:00.000Z"],
+                exportedAt: "2026-07-01T00:00:00.000Z"))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: held back 1 challenge(s)"))
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
     @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
         try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v3/files"]))
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))

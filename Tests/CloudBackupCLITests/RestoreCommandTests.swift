@@ -89,6 +89,25 @@ import Testing
         #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
     }
 
+    @Test func aBackupOlderThanTheWindowHoldsBackWhatIsMissingHereUnlessAllowed() throws {
+        try emulator.reset()
+        try laptop.login()
+        let old = backupJSON(
+            device: "old-phone", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
+            exportedAt: "2026-07-01T00:00:00.000Z")
+        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(old.utf8))
+
+        let guarded = try restore("--merge", "--yes")
+        #expect(guarded.status == 0, "\(guarded.stderr)")
+        #expect(guarded.stdout.contains("predates the 90-day tombstone window"))
+        #expect(guarded.stdout.contains("pass --allow-stale"))
+        #expect(try stateIDs() == ["B"])
+
+        let allowed = try restore("--merge", "--yes", "--allow-stale")
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try stateIDs() == ["B", "OLD"])
+    }
+
     /// SIGKILL at random moments of a restore: STATE is always the old or the new file.
     @Test func aRestoreKilledAtAnyPointLeavesTheOldOrTheNewState() throws {
         let challenges = Dictionary(

@@ -70,7 +70,9 @@ struct BackupCommand: Command {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
         let outcome = try remote.backup(local)
-        try LastBackup(outcome: outcome, at: session.now()).save(to: session.profile.lastBackupPath)
+        // When it really ran, even under --now (which only moves the tombstone window).
+        try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
+            to: session.profile.lastBackupPath)
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
         if json {
             context.print(Self.summary(outcome, result: result))
