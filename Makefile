@@ -41,7 +41,7 @@ lint:
 # BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
 # cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
 # missing. BENCH_SIZES=20000,200000 skips the slow top size.
-bench: venv
+bench: deps venv
 	@if ! command -v jq >/dev/null || [ ! -x /usr/bin/time ]; then \
 		echo "installing jq and time"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes every file under Examples/ from one description, so the story and the fixtures agree.
 
-Usage: python3 Examples/tools/make_examples.py   (from anywhere; rewrites the files in place)
+Usage: python3 Examples/tools/make_examples.py [--check]
+  Rewrites the files in place (from any folder); with --check, writes nothing and exits 1
+  if a committed file differs from what the script would write (a test runs this).
 
 Design note. The committed JSON is what matters; this script only keeps it consistent.
 - phone.json and laptop.json tell SPEC §1's story: one user, two devices that last synced
@@ -17,6 +19,7 @@ Everything is deterministic: the same script writes the same bytes.
 import datetime
 import json
 import random
+import sys
 from pathlib import Path
 
 EXAMPLES = Path(__file__).resolve().parent.parent
@@ -902,29 +905,46 @@ CASES = [
 ]
 
 
-def main():
+def outputs():
+    """Every file this script owns, by path, with its bytes."""
     phone, laptop = story()
-    outputs = {
+    files = {
         EXAMPLES / "phone.json": pretty(phone).encode(),
         EXAMPLES / "laptop.json": pretty(laptop).encode(),
         EXAMPLES / "old-v1.json": pretty(old_v1()).encode(),
         EXAMPLES / "old-v2.json": pretty(old_v2()).encode(),
     }
-    INVALID.mkdir(exist_ok=True)
     rows = ["file\texit\tpointer\tschema"]
     for case in CASES:
-        outputs[INVALID / f"{case.name}.json"] = case.render()
+        files[INVALID / f"{case.name}.json"] = case.render()
         rows.append(
             f"{case.name}.json\t{case.exit}\t{case.pointer}\t{'yes' if case.schema else 'no'}"
         )
-    outputs[INVALID / "EXPECTED.tsv"] = ("\n".join(rows) + "\n").encode()
-    for stale in INVALID.glob("*.json"):
-        if stale not in outputs:
-            stale.unlink()
-    for path, data in outputs.items():
+    files[INVALID / "EXPECTED.tsv"] = ("\n".join(rows) + "\n").encode()
+    return files
+
+
+def main(arguments):
+    files = outputs()
+    stale = [path for path in INVALID.glob("*.json") if path not in files]
+    if arguments == ["--check"]:
+        differ = [
+            path for path, data in files.items() if not path.exists() or path.read_bytes() != data
+        ]
+        for path in sorted(differ + stale):
+            print(f"{path.relative_to(EXAMPLES.parent)}: not what make_examples.py writes")
+        return 1 if differ or stale else 0
+    if arguments:
+        print(__doc__.strip())
+        return 2
+    INVALID.mkdir(exist_ok=True)
+    for path in stale:
+        path.unlink()
+    for path, data in files.items():
         path.write_bytes(data)
-    print(f"wrote {len(outputs)} files under {EXAMPLES}")
+    print(f"wrote {len(files)} files under {EXAMPLES}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

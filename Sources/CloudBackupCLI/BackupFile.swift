@@ -10,7 +10,9 @@ import LocalFiles
 /// Reading and writing backup files for commands, with errors that name the file.
 enum BackupFile {
     /// Reads, validates and migrates `path`; every problem becomes one `FILE: …` line.
-    static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError) -> ReadResult {
+    static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError)
+        -> ReadResult
+    {
         try loadWithBytes(path, options: options).result
     }
 

@@ -1,12 +1,14 @@
+import BackupKit
+import GoogleDrive
+import LocalFiles
+import Networking
+import OAuth
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import BackupKit
-import LocalFiles
-import Networking
-import OAuth
 
 /// The entry point and the ONE error boundary: every error any command throws becomes a
 /// message on stderr and an exit code here, and nowhere else.
@@ -24,6 +26,8 @@ public enum CloudBackup {
             LoginCommand.self,
             LogoutCommand.self,
             StatusCommand.self,
+            BackupCommand.self,
+            RestoreCommand.self,
         ]
     }
 
@@ -108,8 +112,23 @@ public enum CloudBackup {
             return describe(error)
         case let error as TransportError:
             return describe(error)
+        case let error as DriveError:
+            return describe(error)
         default:
             return CLIError("unexpected failure: \(error)", exitCode: .failure)
+        }
+    }
+
+    /// Drive failures: a refused login is exit 4, everything else that reached Drive (or
+    /// tried to, through all the retries) is exit 5, and the remote file is as it was.
+    static func describe(_ error: DriveError) -> CLIError {
+        switch error {
+        case .token(let inner):
+            return describe(inner)
+        case .unauthorized:
+            return CLIError(error.description, exitCode: .notLoggedIn)
+        case .unavailable, .rejected, .malformedResponse:
+            return CLIError(error.description, exitCode: .network)
         }
     }
 }

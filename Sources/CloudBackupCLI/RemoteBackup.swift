@@ -55,11 +55,19 @@ struct RemoteBackup<Document> {
             return Outcome(
                 file: file, bytes: bytes.count, created: true, uploaded: true, document: document)
         }
-        let duplicates = Array(files.dropFirst())
+        var duplicates: [DriveFile] = []
         var sideFiles: [DriveFile] = []
         var extra: [Document] = []
-        for duplicate in duplicates {
-            let snapshot = try drive.read(id: duplicate.id)
+        for duplicate in files.dropFirst() {
+            let snapshot: DriveSnapshot
+            do {
+                snapshot = try drive.read(id: duplicate.id)
+            } catch {
+                // Another device merged and deleted it since our list: its items are in the target.
+                if case .rejected(_, let google) = error, google.status == 404 { continue }
+                throw error
+            }
+            duplicates.append(duplicate)
             if let document = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles) {
                 extra.append(document)
             }

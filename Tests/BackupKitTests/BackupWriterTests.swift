@@ -155,6 +155,21 @@ struct BackupWriterTests {
                 == "9999-12-31T23:59:59.999Z")
     }
 
+    /// The writer's digits read back through the independent parsers, over the whole range.
+    @Test func stampsAndDaysRoundTripThroughTheirParsers() throws {
+        var random = SeededRandom(seed: 5)
+        let first = try #require(Timestamp("2000-01-01T00:00:00Z")).millisecondsSince1970
+        let last = try #require(Timestamp("9999-12-31T23:59:59.999Z")).millisecondsSince1970
+        for _ in 0..<20_000 {
+            let stamp = Timestamp(
+                millisecondsSince1970: Int64.random(in: first...last, using: &random))
+            #expect(Timestamp(stamp.description) == stamp)
+            // 2000-01-01…2199-12-31, the days a document may hold.
+            let day = DayKey(dayNumber: Int32.random(in: 10_957...84_005, using: &random))
+            #expect(DayKey(day.description) == day)
+        }
+    }
+
     /// A copy's canonical bytes are exactly the bytes after its key inside the document.
     @Test func canonicalBytesAreTheCopyInsideTheDocument() {
         var random = RandomDocuments(seed: 7)
@@ -183,6 +198,22 @@ struct BackupWriterTests {
             #expect(
                 BackupWriter.write(document, pretty: true)
                     == BackupWriter.write(document, pretty: true))
+        }
+    }
+
+    /// Issue 2: `read(write(d)) == d` always, and `write(read(x)) == x` for canonical `x`,
+    /// compact and pretty.
+    @Test func roundTripsThroughTheReader() throws {
+        var random = RandomDocuments(seed: 13)
+        for _ in 0..<300 {
+            let document = random.document()
+            for pretty in [false, true] {
+                let bytes = BackupWriter.write(document, pretty: pretty)
+                let read = try BackupReader.read(bytes)
+                #expect(read.document == document)
+                #expect(read.sourceVersion == 3)
+                #expect(BackupWriter.write(read.document, pretty: pretty) == bytes)
+            }
         }
     }
 

@@ -28,17 +28,28 @@ import Testing
         (
             "inspect",
             """
-            usage: cloudbackup inspect FILE [--json] [--now T] [--max-bytes N]
+            usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
 
             Shows what a backup FILE holds: its schema version, when it was exported and
             how long ago, by which device, and how many challenges, live tasks (not
             archived), day logs and tombstones it has. Older schema versions are migrated
             in memory first; the file is not changed.
 
+            Then each challenge's streaks as of today: the current and the longest run of
+            complete days, and how many of the days decided so far were complete. Today is
+            the day of the clock in the time zone, with days starting at the file's
+            dayStartHour (01:30 with a 2 a.m. start is still the night before). Paused days,
+            dates the time zone skipped and an unfinished today never break a streak.
+
             options:
               --json         print one JSON object instead, with the same facts
               --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
                              2026-11-30T08:00:00Z) instead of the system clock
+              --today DAY    count streaks as of DAY (YYYY-MM-DD)
+              --at T         count streaks as of the day of T (RFC 3339 UTC); default: --now,
+                             else the system clock
+              --tz ZONE      the time zone that turns T into a day, e.g. America/New_York
+                             (default: TZ, else the system's zone)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a

@@ -125,6 +125,9 @@ import Testing
                 live tasks:  1
                 day logs:    1
                 tombstones:  1
+                streaks:     as of 2026-11-29 (GMT, days start at 02:00)
+                  30 days of water [0193a5b2-0001-7000-8000-000000000001]: finished
+                    current 0 days, longest 1 day, completed 1 of 29 days (3.4%)
 
                 """)
         #expect(result.stderr == "")
@@ -161,7 +164,7 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: --now expects an RFC 3339 UTC time like 2026-11-30T08:00:00Z, not 'yesterday'
-                usage: cloudbackup inspect FILE [--json] [--now T] [--max-bytes N]
+                usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
 
                 """)
     }

@@ -70,6 +70,23 @@ import Testing
         #expect(!LocalFile.exists(home.tokenPath))
     }
 
+    @Test func aBrowserThatCannotStartIsAWarningAndTheURLStillPrinted() throws {
+        let home = try Home()
+        defer { home.remove() }
+        var environment = home.environment
+        environment["BROWSER"] = "/nonexistent/browser"
+        let result = try cloudbackup(["login", "--timeout", "1"], environment: environment)
+        #expect(result.status == 4)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        #expect(lines.dropFirst().first?.hasPrefix("http://127.0.0.1:9/auth?") == true)
+        #expect(
+            lines.contains {
+                $0.hasPrefix("cloudbackup: warning: could not start /nonexistent/browser (")
+                    && $0.hasSuffix("); open the URL yourself")
+            })
+    }
+
     @Test func aBusyPortIsExplained() throws {
         let home = try Home()
         defer { home.remove() }

@@ -110,6 +110,18 @@ private func backup(
     #expect(writes.last?.path == "/drive/v3/files/F2")
 }
 
+@Test func aDuplicateAnotherDeviceDeletedMeanwhileIsSkipped() throws {
+    let transport = ScriptedTransport(
+        [listing("F1", "F2"), googleError(404, "notFound")] + remote("F1", etag: "e1", "a") + [
+            updated
+        ])
+    let outcome = try backup(transport).backup(lines("b"))
+    #expect(outcome.deletedDuplicates.isEmpty)
+    let puts = transport.sent.filter { $0.method == "PUT" }
+    #expect(puts.map { String(decoding: $0.body, as: UTF8.self) } == ["a\nb"])
+    #expect(!transport.sent.contains { $0.method == "DELETE" })
+}
+
 @Test func aDuplicateIsNotDeletedWhenTheUploadFails() throws {
     let transport = ScriptedTransport(
         [listing("F1", "F2")] + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [

@@ -10,11 +10,16 @@
 // unfinished today is still open, so it neither breaks yesterday's streak nor lowers the
 // completion rate.
 //
+// A date the user's clock skipped (Samoa jumped from Thursday 2011-12-29 to Saturday
+// 2011-12-31) is treated like a paused day, whatever its log says: nobody could tick it off,
+// so a careful user expects it not to break the run. The caller passes those dates
+// (`DayKey.skippedDays`), since only it knows the user's zone.
+//
 //     Days 1–4 complete, day 5 paused, days 6–7 complete, today (day 8) not yet done:
 //     current streak 6, longest 6, completed 6 of 6 scored days.
 
 /// How one day of a challenge scores.
-public enum DayScore: Equatable, Sendable {
+public enum DayScore: String, Equatable, Sendable {
     /// Every task live on the day met the rule in force that day.
     case complete
     case incomplete
@@ -79,6 +84,9 @@ public struct StreakReport: Equatable, Sendable {
 
     public var challengeID: ChallengeID
     public var title: String
+    public var startDate: DayKey
+    /// The challenge's last day (inclusive).
+    public var endDate: DayKey
     /// The day the figures are "as of".
     public var today: DayKey
     public var status: Status
@@ -93,12 +101,15 @@ public struct StreakReport: Equatable, Sendable {
     public var todayScore: DayScore
 
     public init(
-        challengeID: ChallengeID, title: String, today: DayKey, status: Status,
+        challengeID: ChallengeID, title: String, startDate: DayKey, endDate: DayKey,
+        today: DayKey, status: Status,
         currentStreak: Int, longestStreak: Int, completedDays: Int, scoredDays: Int,
         todayScore: DayScore
     ) {
         self.challengeID = challengeID
         self.title = title
+        self.startDate = startDate
+        self.endDate = endDate
         self.today = today
         self.status = status
         self.currentStreak = currentStreak
@@ -157,7 +168,8 @@ public enum Streaks {
             day = day.adding(days: 1)
         }
         return StreakReport(
-            challengeID: challenge.id, title: challenge.title, today: today, status: status,
+            challengeID: challenge.id, title: challenge.title, startDate: challenge.startDate,
+            endDate: challenge.endDate, today: today, status: status,
             currentStreak: run, longestStreak: longest, completedDays: completed,
             scoredDays: scored, todayScore: todayScore)
     }

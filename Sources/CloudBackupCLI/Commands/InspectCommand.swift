@@ -4,8 +4,10 @@ import Foundation
 /// `cloudbackup inspect FILE`: what a backup holds, for people or (`--json`) for scripts.
 struct InspectCommand: Command {
     static let name = "inspect"
-    static let summary = "show a backup's version, origin and counts"
-    static let usage = "usage: cloudbackup inspect FILE [--json] [--now T] [--max-bytes N]"
+    static let summary = "show a backup's version, origin, counts and streaks"
+    static let usage =
+        "usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE]"
+        + " [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -14,10 +16,21 @@ struct InspectCommand: Command {
         archived), day logs and tombstones it has. Older schema versions are migrated
         in memory first; the file is not changed.
 
+        Then each challenge's streaks as of today: the current and the longest run of
+        complete days, and how many of the days decided so far were complete. Today is
+        the day of the clock in the time zone, with days starting at the file's
+        dayStartHour (01:30 with a 2 a.m. start is still the night before). Paused days,
+        dates the time zone skipped and an unfinished today never break a streak.
+
         options:
           --json         print one JSON object instead, with the same facts
           --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
                          2026-11-30T08:00:00Z) instead of the system clock
+          --today DAY    count streaks as of DAY (YYYY-MM-DD)
+          --at T         count streaks as of the day of T (RFC 3339 UTC); default: --now,
+                         else the system clock
+          --tz ZONE      the time zone that turns T into a day, e.g. America/New_York
+                         (default: TZ, else the system's zone)
         \(BackupFile.maxBytesHelp(column: 17))
 
         exit status: 0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
@@ -27,12 +40,14 @@ struct InspectCommand: Command {
     let file: String
     let json: Bool
     let now: Timestamp?
+    let streaks: StreakOptions
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         json = arguments.flag("--json")
         now = try arguments.option(
             "--now", expecting: "an RFC 3339 UTC time like 2026-11-30T08:00:00Z", { Timestamp($0) })
+        streaks = try StreakOptions(arguments: &arguments)
         options = try BackupFile.readOptions(&arguments)
         file = try arguments.positionals(exactly: ["FILE"])[0]
     }
@@ -46,6 +61,10 @@ struct InspectCommand: Command {
         let liveTasks = document.challenges.reduce(0) { sum, challenge in
             sum + challenge.tasks.count { $0.archivedFrom == nil }
         }
+        let zone = streaks.zone(environment: context.environment)
+        let dayStartHour = document.settings.dayStartHour
+        let today = streaks.today(in: zone, dayStartHour: dayStartHour, now: now)
+        let reports = StreakOptions.reports(for: document, today: today, zone: zone)
         if json {
             let object: [String: Any] = [
                 "file": file,
@@ -59,6 +78,8 @@ struct InspectCommand: Command {
                     "dayLogs": document.dayLogs.count,
                     "tombstones": document.tombstones.count,
                 ],
+                "streaks": StreakOutput.json(
+                    reports, today: today, timeZone: zone, dayStartHour: dayStartHour),
             ]
             let data = try JSONSerialization.data(
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
@@ -79,6 +100,11 @@ struct InspectCommand: Command {
             day logs:    \(document.dayLogs.count)
             tombstones:  \(document.tombstones.count)
             """)
+        for line in StreakOutput.lines(
+            reports, today: today, timeZone: zone, dayStartHour: dayStartHour)
+        {
+            context.print(line)
+        }
     }
 
     /// "3 hours ago", "in 2 days": the largest whole unit, floored.

@@ -7,7 +7,7 @@ struct MergeCommand: Command {
     static let summary = "merge a backup into a local file: newest edit wins per item"
     static let usage =
         "usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace] [--dry-run] [--explain] [--json] "
-        + "[--allow-stale] [--clock-guard] [--window DAYS] [--now RFC3339] [--log FILE]"
+        + "[--allow-stale] [--clock-guard] [--window DAYS] [--now RFC3339] [--log FILE] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -30,6 +30,7 @@ struct MergeCommand: Command {
           --window DAYS     the tombstone window (default 90)
           --now RFC3339     the clock to measure against (default: the system clock)
           --log FILE        append one JSON line describing this merge to FILE
+        \(BackupFile.maxBytesHelp(column: 20))
         """
 
     var localPath: String
@@ -43,8 +44,10 @@ struct MergeCommand: Command {
     var allowStale: Bool
     var clockGuard: Bool
     var logPath: String?
+    var readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
+        readOptions = try BackupFile.readOptions(&arguments)
         mode = arguments.flag("--replace") ? .replace : .merge
         dryRun = arguments.flag("--dry-run")
         explain = arguments.flag("--explain")
@@ -68,8 +71,8 @@ struct MergeCommand: Command {
     }
 
     func run(in context: Context) throws {
-        let local = try BackupFile.loadWithBytes(localPath)
-        let incoming = try BackupFile.loadWithBytes(incomingPath)
+        let local = try BackupFile.loadWithBytes(localPath, options: readOptions)
+        let incoming = try BackupFile.loadWithBytes(incomingPath, options: readOptions)
         let options = MergeOptions(
             now: clock.now, windowDays: clock.windowDays, mode: mode, allowStale: allowStale,
             clockGuard: clockGuard)
@@ -87,11 +90,11 @@ struct MergeCommand: Command {
                 for decision in outcome.decisions { context.print("  \(decision)") }
             }
         }
-        if let outputPath, !dryRun {
+        if dryRun {
+            if !json { context.print("dry run: nothing written") }
+        } else if let outputPath {
             try BackupFile.save(outcome.document, to: outputPath)
-        }
-        if !json {
-            context.print(dryRun ? "dry run: nothing written" : "wrote \(outputPath ?? "")")
+            if !json { context.print("wrote \(outputPath)") }
         }
         if let logPath {
             let line = logLine(outcome, local: local, incoming: incoming)

@@ -2,20 +2,25 @@ import Foundation
 import OAuth
 
 /// `cloudbackup status`: one section per subject, each a list of rows, printed as aligned
-/// text or, with `--json`, as one object per section. Later features add their sections to
-/// `sections` (remote file, last backup, local counts).
+/// text or, with `--json`, as one object per section. `sections` need only the profile; the
+/// last backup, the remote file (`--remote`) and local counts (`--file`) follow them.
 struct StatusCommand: Command {
     static let name = "status"
-    static let summary = "show whether the profile is logged in and when its access token expires"
-    static let usage = "usage: cloudbackup status [--profile NAME] [--json]"
+    static let summary =
+        "show the login, the last backup and, on request, the remote file and local counts"
+    static let usage =
+        "usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json]"
     static let help = """
         \(usage)
 
         Shows the profile's login: whether it is logged in and when the saved access token
-        expires (an expired one is refreshed by the next command that needs it).
+        expires (an expired one is refreshed by the next command that needs it), and the
+        profile's last successful backup. Works offline unless --remote is given.
 
         options:
           --profile NAME  which profile (default: default)
+          --remote        also ask Drive for the backup file: id, size, modified, version
+          --file STATE    also count the challenges, day logs and tombstones in STATE
           --json          print one JSON object instead of text
         """
 
@@ -24,17 +29,29 @@ struct StatusCommand: Command {
 
     var profileName: String
     var json: Bool
+    var remote: Bool
+    var file: String?
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
         json = arguments.flag("--json")
+        remote = arguments.flag("--remote")
+        file = try arguments.option("--file")
         _ = try arguments.positionals(exactly: [])
     }
 
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         let now = Date()
-        let sections = try Self.sections.map { try $0(profile, now) }
+        var sections = try Self.sections.map { try $0(profile, now) }
+        sections.append(DriveStatus.lastBackupSection(profile))
+        if remote {
+            let session = try DriveSession(
+                profile: profileName, context: context, now: nil, verbose: false, quiet: true,
+                locking: false)
+            sections.append(DriveStatus.remoteSection(session))
+        }
+        if let file { sections.append(try DriveStatus.localSection(file)) }
         if json {
             let members =
                 [#""profile":"# + StatusValue.string(profile.name).json]

@@ -6,7 +6,7 @@ struct VerifyCommand: Command {
     static let name = "verify"
     static let summary = "tell whether a backup predates the tombstone window"
     static let usage =
-        "usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now RFC3339] [--json]"
+        "usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now RFC3339] [--json] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -21,14 +21,17 @@ struct VerifyCommand: Command {
           --window DAYS    the tombstone window (default 90)
           --now RFC3339    the clock to measure against (default: the system clock)
           --json           print one JSON object instead of sentences
+        \(BackupFile.maxBytesHelp(column: 19))
         """
 
     var path: String
     var againstPath: String?
     var clock: ClockOptions
     var json: Bool
+    var readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
+        readOptions = try BackupFile.readOptions(&arguments)
         json = arguments.flag("--json")
         againstPath = try arguments.option("--against")
         clock = try ClockOptions(arguments: &arguments)
@@ -43,7 +46,7 @@ struct VerifyCommand: Command {
     }
 
     func run(in context: Context) throws {
-        let file = try BackupFile.load(path)
+        let file = try BackupFile.load(path, options: readOptions)
         let exportedAt = file.document.exportedAt
         let options = MergeOptions(now: clock.now, windowDays: clock.windowDays)
         let predates = exportedAt < options.windowStart
@@ -54,7 +57,7 @@ struct VerifyCommand: Command {
         var heldBack: [Finding] = []
         var revived: [Finding] = []
         if let againstPath {
-            let state = try BackupFile.load(againstPath)
+            let state = try BackupFile.load(againstPath, options: readOptions)
             let outcome = BackupKit.merge(
                 local: state.document, incoming: file.document, options: options)
             for decision in outcome.decisions {

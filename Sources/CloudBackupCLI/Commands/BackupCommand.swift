@@ -1,0 +1,165 @@
+import BackupKit
+import Foundation
+import GoogleDrive
+import LocalFiles
+
+/// `cloudbackup backup`: the cron job (SPEC §6). Validates STATE, merges it into the app-folder
+/// file and uploads only when the canonical bytes changed. Never writes STATE.
+struct BackupCommand: Command {
+    static let name = "backup"
+    static let summary = "Merge a state file into the Drive backup and upload it if it changed"
+    static let usage =
+        "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]"
+    static let help = """
+        usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
+
+        Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
+        (so another device's items are kept) and upload the result only if it changed. The
+        upload is conditional, so a device writing at the same moment is merged, not lost.
+        STATE is never modified. Silent on success unless --verbose.
+
+        options:
+          --file STATE   the local state file (required); an invalid file uploads nothing
+          --profile P    the profile to use (default: default)
+          --now T        the time for the tombstone window, RFC 3339 (default: now)
+          --quiet        no progress line, only failures and warnings
+          --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
+          --json         print a summary: remote id, bytes, result, counts
+
+        exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in or
+        the login was revoked, 5 network or Drive failure after retries (the remote file
+        is intact), 6 another run holds the profile's lock, 7 STATE is from a newer version.
+        """
+
+    let file: String
+    let profile: String
+    let now: Timestamp?
+    let quiet: Bool
+    let verbose: Bool
+    let json: Bool
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        guard let file = try arguments.option("--file") else {
+            throw .usage("--file STATE is required", Self.usage)
+        }
+        self.file = file
+        profile = try arguments.option("--profile") ?? "default"
+        now = try arguments.option(
+            "--now", expecting: "an RFC 3339 time such as 2026-11-29T22:14:03Z"
+        ) {
+            Timestamp($0)
+        }
+        quiet = arguments.flag("--quiet")
+        verbose = arguments.flag("--verbose")
+        json = arguments.flag("--json")
+        guard !(quiet && verbose) else {
+            throw .usage("--quiet and --verbose exclude each other", Self.usage)
+        }
+        _ = try arguments.positionals(exactly: [])
+    }
+
+    func run(in context: Context) throws {
+        let session = try DriveSession(
+            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json)
+        let local = try BackupFile.load(file).document
+        let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
+        var remote = RemoteBackup(
+            drive: session.drive, name: session.profile.fileName,
+            codec: session.codec(allowStale: false, warn: warn), warn: warn)
+        if let line = session.progress {
+            remote.progress = { sent, total in line.upload(sent, total) }
+        }
+        let outcome = try remote.backup(local)
+        // When it really ran, even under --now (which only moves the tombstone window).
+        try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
+            to: session.profile.lastBackupPath)
+        let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
+        if json {
+            context.print(Self.summary(outcome, result: result))
+        } else if verbose {
+            let what =
+                outcome.uploaded
+                ? "\(result) \(outcome.file.name) (id \(outcome.file.id), \(outcome.bytes) bytes)"
+                : "\(outcome.file.name) (id \(outcome.file.id)) already holds everything in \(file); nothing uploaded"
+            context.printError("cloudbackup: " + what)
+            for id in outcome.deletedDuplicates {
+                context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
+            }
+        }
+    }
+
+    /// The `--json` line.
+    struct Summary: Encodable {
+        struct Counts: Encodable {
+            var challenges: Int
+            var dayLogs: Int
+            var tombstones: Int
+        }
+        var fileId: String
+        var name: String
+        var bytes: Int
+        var result: String
+        var deletedDuplicates: [String]
+        var sideFiles: [String]
+        var counts: Counts
+    }
+
+    static func summary(_ outcome: RemoteBackup<BackupDocument>.Outcome, result: String) -> String {
+        let document = outcome.document
+        let summary = Summary(
+            fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes, result: result,
+            deletedDuplicates: outcome.deletedDuplicates, sideFiles: outcome.sideFiles.map(\.name),
+            counts: Summary.Counts(
+                challenges: document.challenges.count, dayLogs: document.dayLogs.count,
+                tombstones: document.tombstones.count))
+        return JSONLine.encode(summary)
+    }
+}
+
+/// The profile's record of its last successful backup (`last-backup.json`), for `status`.
+struct LastBackup: Codable, Equatable {
+    var time: String
+    var fileId: String
+    var name: String
+    var bytes: Int
+    var uploaded: Bool
+
+    init(time: String, fileId: String, name: String, bytes: Int, uploaded: Bool) {
+        self.time = time
+        self.fileId = fileId
+        self.name = name
+        self.bytes = bytes
+        self.uploaded = uploaded
+    }
+
+    init(outcome: RemoteBackup<BackupDocument>.Outcome, at time: Timestamp) {
+        self.init(
+            time: time.description, fileId: outcome.file.id, name: outcome.file.name,
+            bytes: outcome.bytes,
+            uploaded: outcome.uploaded)
+    }
+
+    func save(to path: String) throws(CLIError) {
+        do {
+            try LocalFile.writeAtomically(
+                Array((JSONLine.encode(self) + "\n").utf8), to: path, mode: 0o600)
+        } catch {
+            throw CLIError(error.description, exitCode: .failure)
+        }
+    }
+
+    /// nil when this profile never backed up (or the record is unreadable).
+    static func load(from path: String) -> LastBackup? {
+        guard let bytes = try? LocalFile.read(path, maxBytes: 1 << 16) else { return nil }
+        return try? JSONDecoder().decode(LastBackup.self, from: Data(bytes))
+    }
+}
+
+/// One line of sorted-key JSON, for `--json` output and the profile's small records.
+enum JSONLine {
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}

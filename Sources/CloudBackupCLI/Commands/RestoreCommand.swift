@@ -1,0 +1,152 @@
+import BackupKit
+import Foundation
+import LocalFiles
+
+/// `cloudbackup restore`: the Drive backup into STATE, by merge or replace (SPEC §4, §6).
+/// Shows the counts and the stale-window verdict first; `--dry-run` stops there.
+struct RestoreCommand: Command {
+    static let name = "restore"
+    static let summary = "Merge or replace a state file with the Drive backup"
+    static let usage =
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]"
+    static let help = """
+        usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
+                                   [--profile P] [--now T] [--json]
+
+        Download the backup from the Google Drive app folder, validate and migrate it, show what
+        it would change in STATE, then write STATE atomically, keeping the previous file as
+        STATE.bak. A missing STATE is created.
+
+        options:
+          --file STATE    the local state file to restore into
+          --merge         newest edit wins per item; STATE's settings stay
+          --replace       STATE becomes the backup (premium, app lock and device id stay)
+          --dry-run       only show the counts; write nothing anywhere
+          --allow-stale   let in items the stale guard holds back (a backup older than the window)
+          --yes           do not ask before writing (asked only on a terminal)
+          --profile P     the profile to use (default: default)
+          --now T         the time for the tombstone window, RFC 3339 (default: now)
+          --json          print the counts as the SPEC §4 report object
+
+        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
+        or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
+        Drive failure, 6 another run holds the profile's lock, 7 a newer schema.
+        """
+
+    let file: String
+    let mode: MergeOptions.Mode
+    let dryRun: Bool
+    let allowStale: Bool
+    let yes: Bool
+    let profile: String
+    let now: Timestamp?
+    let json: Bool
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        guard let file = try arguments.option("--file") else {
+            throw .usage("--file STATE is required", Self.usage)
+        }
+        self.file = file
+        switch (arguments.flag("--merge"), arguments.flag("--replace")) {
+        case (true, false): mode = .merge
+        case (false, true): mode = .replace
+        default: throw .usage("say --merge or --replace (exactly one)", Self.usage)
+        }
+        dryRun = arguments.flag("--dry-run")
+        allowStale = arguments.flag("--allow-stale")
+        yes = arguments.flag("--yes")
+        json = arguments.flag("--json")
+        profile = try arguments.option("--profile") ?? "default"
+        now = try arguments.option(
+            "--now", expecting: "an RFC 3339 time such as 2026-11-29T22:14:03Z"
+        ) {
+            Timestamp($0)
+        }
+        _ = try arguments.positionals(exactly: [])
+    }
+
+    func run(in context: Context) throws {
+        let session = try DriveSession(
+            profile: profile, context: context, now: now, verbose: false, quiet: json,
+            locking: !dryRun)
+        let previous: [UInt8]?
+        do {
+            previous = try LocalFile.read(file, maxBytes: ReadOptions().maxBytes)
+        } catch {
+            guard error.isMissing else { throw CLIError(error.description, exitCode: .invalidFile) }
+            previous = nil
+        }
+        let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
+        let remote = RemoteBackup(
+            drive: session.drive, name: session.profile.fileName,
+            codec: session.codec(allowStale: true, warn: warn), warn: warn)
+        guard let (backup, files) = try remote.fetch() else {
+            throw CLIError(
+                "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
+                    + "run 'cloudbackup backup' on the device that has the data",
+                exitCode: .invalidFile)
+        }
+        let now = session.now()
+        let local =
+            previous == nil ? Self.emptyDocument(at: now) : try BackupFile.load(file).document
+        let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
+        let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
+
+        if json {
+            context.print(outcome.report.json)
+        } else {
+            let source = files.count == 1 ? "the backup" : "\(files.count) backups (merged)"
+            context.print(
+                "\(source) exported \(backup.exportedAt) → \(file)\(previous == nil ? " (new)" : ""):"
+            )
+            for line in MergeCommand.plainWords(outcome.report) { context.print("  " + line) }
+            context.print(
+                Self.staleVerdict(backup: backup, options: options, report: outcome.report))
+        }
+        guard !dryRun else {
+            if !json { context.print("dry run: nothing written") }
+            return
+        }
+        if !yes, context.stdinIsTerminal, context.stderrIsTerminal {
+            context.writeError(
+                "write \(file)\(previous == nil ? "" : " (the current file kept as \(file).bak)")? [y/N] "
+            )
+            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard answer == "y" || answer == "yes" else {
+                throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
+            }
+        }
+        if let previous {
+            do {
+                try LocalFile.writeAtomically(previous, to: file + ".bak", mode: 0o600)
+            } catch {
+                throw CLIError(error.description, exitCode: .failure)
+            }
+        }
+        try BackupFile.save(outcome.document, to: file)
+        if !json {
+            context.print(
+                "restored \(file)" + (previous == nil ? "" : " (previous file kept as \(file).bak)")
+            )
+        }
+    }
+
+    /// What a new machine starts from: no items, default settings, a fresh device id.
+    static func emptyDocument(at now: Timestamp) -> BackupDocument {
+        BackupDocument(
+            exportedAt: now, deviceId: DeviceID(unchecked: UUID().uuidString.lowercased()))
+    }
+
+    static func staleVerdict(backup: BackupDocument, options: MergeOptions, report: MergeReport)
+        -> String
+    {
+        guard backup.exportedAt < options.windowStart else {
+            return "the backup is inside the \(options.windowDays)-day tombstone window"
+        }
+        let held = report.challenges.heldBack
+        return "the backup predates the \(options.windowDays)-day tombstone window"
+            + (held == 0
+                ? "; nothing was held back"
+                : "; \(held) challenge(s) missing here were held back (they may have been deleted); pass --allow-stale to let them in")
+    }
+}

@@ -1,0 +1,166 @@
+import BackupKit
+import Foundation
+import GoogleDrive
+import LocalFiles
+import Networking
+import Synchronization
+
+/// What `backup`, `restore` and `status` share: the profile, its lock, a Drive client over
+/// libcurl with the profile's login, and the clock the merge window uses.
+///
+/// The window uses the server's time when ours is more than five minutes off (SPEC §6b):
+/// Drive's `Date` header is the better clock, and a machine whose clock is wrong by weeks
+/// must not expire tombstones early. `--now` overrides both.
+struct DriveSession {
+    static let skewTolerance: Double = 300
+    /// For tests only: the retry backoff base in milliseconds (default 1000).
+    static let retryBaseVariable = "CLOUDBACKUP_RETRY_BASE_MS"
+
+    let profile: Profile
+    let drive: DriveClient
+    /// Held for the life of the session: one run per profile. nil for a session that writes
+    /// nothing (`restore --dry-run`, `status`).
+    let lock: FileLock?
+    let context: Context
+    let fixedNow: Timestamp?
+    /// Shown on a terminal only; nil under cron, `--quiet` or `--json`.
+    let progress: ProgressLine?
+    private let warnings = Warnings()
+
+    /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
+    /// and connects.
+    init(
+        profile name: String, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
+        locking: Bool = true
+    ) throws {
+        let profile = try Profile.load(name: name, environment: context.environment)
+        lock = locking ? try Self.lock(profile) : nil
+        let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
+        var transport = context.transport(verbose: verbose)
+        if let progress { transport.progress = { progress.download($0) } }
+        let tokens = try profile.tokenProvider(transport: transport)
+        var retry = RetryPolicy()
+        if let text = context.environment[Self.retryBaseVariable], let milliseconds = Double(text),
+            milliseconds >= 0
+        {
+            retry.base = milliseconds / 1000
+        }
+        self.profile = profile
+        self.context = context
+        self.fixedNow = now
+        self.progress = progress
+        self.drive = DriveClient(
+            baseURL: profile.driveURL, transport: transport, tokens: tokens, retry: retry)
+    }
+
+    private static func lock(_ profile: Profile) throws(CLIError) -> FileLock {
+        let held: FileLock?
+        do {
+            try LocalFile.makeDirectory(profile.folder)
+            held = try FileLock(path: profile.lockPath)
+        } catch {
+            throw CLIError(error.description, exitCode: .failure)
+        }
+        guard let held else {
+            throw CLIError(
+                "another cloudbackup run holds the lock of profile '\(profile.name)' (\(profile.lockPath)); "
+                    + "try again when it has finished", exitCode: .locked)
+        }
+        return held
+    }
+
+    /// `--now`, else the server's time when our clock is off by more than five minutes
+    /// (warned once), else ours.
+    func now() -> Timestamp {
+        if let fixedNow { return fixedNow }
+        let local = Date()
+        guard let reading = drive.clockReading, abs(reading.skew) > Self.skewTolerance else {
+            return Self.timestamp(local)
+        }
+        if warnings.first("skew") {
+            let minutes = Int((abs(reading.skew) / 60).rounded())
+            context.printError(
+                "cloudbackup: warning: this machine's clock is \(minutes) minutes \(reading.skew > 0 ? "behind" : "ahead of") "
+                    + "Google's; using Google's time for the tombstone window (fix the clock: timedatectl / NTP)"
+            )
+        }
+        return Self.timestamp(local.addingTimeInterval(reading.skew))
+    }
+
+    /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes
+    /// on the way out, merged by SPEC §4 with the remote copy as the base.
+    func codec(allowStale: Bool, warn: @escaping (String) -> Void) -> DocumentCodec<BackupDocument>
+    {
+        DocumentCodec(
+            decode: { bytes in try BackupReader.read(bytes).document },
+            encode: { BackupWriter.write($0) },
+            merge: { base, incoming in
+                let outcome = BackupKit.merge(
+                    local: base, incoming: incoming,
+                    options: MergeOptions(now: now(), allowStale: allowStale))
+                Self.warnAboutHeldBack(outcome.report, warn: warn)
+                var document = outcome.document
+                // The export time changes only with an upload, so "nothing changed" compares equal.
+                document.exportedAt = base.exportedAt
+                return document
+            },
+            stamp: { document in
+                var stamped = document
+                stamped.exportedAt = now()
+                return stamped
+            })
+    }
+
+    static func timestamp(_ date: Date) -> Timestamp {
+        Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+    }
+
+    static func warnAboutHeldBack(_ report: MergeReport, warn: (String) -> Void) {
+        let challenges = report.challenges.heldBack
+        let dayLogs = report.dayLogs.heldBack
+        guard challenges + dayLogs > 0 else { return }
+        warn(
+            "held back \(challenges) challenge(s) and \(dayLogs) day log(s) older than the tombstone window "
+                + "(they may be deletions whose records expired); see 'cloudbackup verify --against'"
+        )
+    }
+
+    /// A per-run record of which one-time warnings were printed.
+    private final class Warnings: Sendable {
+        private let printed = Mutex<Set<String>>([])
+        func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
+    }
+}
+
+/// A one-line progress display on a terminal, for transfers over 1 MiB (never in cron mail:
+/// only when stderr is a terminal).
+final class ProgressLine: Sendable {
+    static let threshold = 1 << 20
+    private let context: Context
+    private let shown = Mutex<(verb: String, percent: Int)>(("", -1))
+
+    init(context: Context) {
+        self.context = context
+    }
+
+    func download(_ progress: TransferProgress) {
+        show("downloading", progress.downloaded, progress.downloadTotal)
+    }
+
+    func upload(_ sent: Int, _ total: Int) {
+        show("uploading", sent, total)
+    }
+
+    private func show(_ verb: String, _ done: Int, _ total: Int) {
+        guard total > Self.threshold else { return }
+        let percent = min(100, done * 100 / total)
+        let changed = shown.withLock { shown in
+            guard shown.verb != verb || shown.percent != percent else { return false }
+            shown = (verb, percent)
+            return true
+        }
+        guard changed else { return }
+        let mebibytes = String(format: "%.1f", Double(total) / Double(1 << 20))
+        context.writeError("\r\(verb) \(mebibytes) MiB: \(percent)%" + (percent == 100 ? "\n" : ""))
+    }
+}

@@ -1,0 +1,103 @@
+import BackupKit
+import GoogleDrive
+
+/// The sections `status` gains from backup (SPEC §6): the remote file, this profile's last
+/// successful backup, and the local file's counts when `--file` is given.
+enum DriveStatus {
+    /// Lists the app folder (a network call); a failure becomes the row's text, so the
+    /// other sections still show.
+    static func remoteSection(_ session: DriveSession) -> StatusSection {
+        let name = session.profile.fileName
+        let files: [DriveFile]
+        do {
+            files = try session.drive.list(named: name)
+        } catch {
+            let problem = CloudBackup.describe(error).lines.joined(separator: "; ")
+            return StatusSection(
+                key: "remote",
+                rows: [
+                    StatusRow(
+                        key: "error", label: "remote file", text: problem, value: .string(problem))
+                ])
+        }
+        guard !files.isEmpty else {
+            return StatusSection(
+                key: "remote",
+                rows: [
+                    StatusRow(
+                        key: "id", label: "remote file",
+                        text: "none named '\(name)' yet; run `cloudbackup backup`",
+                        value: .null)
+                ])
+        }
+        var rows: [StatusRow] = []
+        if files.count > 1 {
+            rows.append(
+                StatusRow(
+                    key: "count", label: "remote files",
+                    text:
+                        "\(files.count) named '\(name)' (the next backup merges them into the oldest)",
+                    value: .string("\(files.count)")))
+        }
+        for file in files {
+            rows += [
+                StatusRow(
+                    key: "id", label: "remote file", text: "\(file.name) (id \(file.id))",
+                    value: .string(file.id)),
+                StatusRow(
+                    key: "size", label: "  size",
+                    text: file.size.map { "\($0) bytes" } ?? "unknown",
+                    value: file.size.map { .string("\($0)") } ?? .null),
+                StatusRow(
+                    key: "modified", label: "  modified", text: file.modifiedTime ?? "unknown",
+                    value: file.modifiedTime.map(StatusValue.string) ?? .null),
+                StatusRow(
+                    key: "version", label: "  version",
+                    text: file.version.map { "\($0)" } ?? "unknown",
+                    value: file.version.map { .string("\($0)") } ?? .null),
+            ]
+        }
+        return StatusSection(key: "remote", rows: rows)
+    }
+
+    /// From the profile's `last-backup.json`; no network.
+    static func lastBackupSection(_ profile: Profile) -> StatusSection {
+        guard let last = LastBackup.load(from: profile.lastBackupPath) else {
+            return StatusSection(
+                key: "lastBackup",
+                rows: [
+                    StatusRow(
+                        key: "time", label: "last backup", text: "never from this profile",
+                        value: .null)
+                ])
+        }
+        let what = last.uploaded ? "uploaded \(last.bytes) bytes" : "nothing had changed"
+        return StatusSection(
+            key: "lastBackup",
+            rows: [
+                StatusRow(
+                    key: "time", label: "last backup", text: "\(last.time) (\(what))",
+                    value: .string(last.time)),
+                StatusRow(
+                    key: "fileId", label: "  to", text: "\(last.name) (id \(last.fileId))",
+                    value: .string(last.fileId)),
+            ])
+    }
+
+    /// Counts of a local state file; an invalid file is an error (exit 3), as everywhere.
+    static func localSection(_ path: String) throws -> StatusSection {
+        let document = try BackupFile.load(path).document
+        let counts = [
+            ("challenges", "challenges", document.challenges.count),
+            ("dayLogs", "day logs", document.dayLogs.count),
+            ("tombstones", "tombstones", document.tombstones.count),
+        ]
+        return StatusSection(
+            key: "local",
+            rows: [StatusRow(key: "file", label: "local file", text: path, value: .string(path))]
+                + counts.map { key, label, count in
+                    StatusRow(
+                        key: key, label: "  " + label, text: "\(count)", value: .string("\(count)"))
+                })
+    }
+}

@@ -1,0 +1,70 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// BackupKit's reader on every file of `Examples/`: the examples read (and older versions
+/// migrate) with the content the files hold, and each fixture of `Examples/invalid/` is
+/// refused the way `Examples/invalid/EXPECTED.tsv` says: exit class 3 or 7, and exactly one
+/// issue, at the broken rule's JSON Pointer (a syntax error instead, where the table has `-`).
+@Suite struct ExampleReaderTests {
+    /// What each example holds, counted with another JSON parser (SPEC §1's story for the two
+    /// devices; the older versions' arrays and maps become schema 3's maps on the way in).
+    struct Expected: Sendable {
+        var version: Int
+        var challenges: Int
+        var dayLogs: Int
+        var tombstones: Int
+    }
+
+    static let expected: [String: Expected] = [
+        "phone.json": Expected(version: 3, challenges: 4, dayLogs: 69, tombstones: 1),
+        "laptop.json": Expected(version: 3, challenges: 4, dayLogs: 90, tombstones: 2),
+        "old-v1.json": Expected(version: 1, challenges: 3, dayLogs: 13, tombstones: 1),
+        "old-v2.json": Expected(version: 2, challenges: 2, dayLogs: 10, tombstones: 1),
+    ]
+
+    @Test(arguments: try ExampleFiles.valid())
+    func exampleReads(_ file: URL) throws {
+        let expected = try #require(
+            Self.expected[file.lastPathComponent], "add \(file.lastPathComponent) to the table")
+        let bytes = try [UInt8](Data(contentsOf: file))
+        let result = try BackupReader.read(bytes)
+        #expect(result.sourceVersion == expected.version)
+        #expect(result.document.challenges.count == expected.challenges)
+        #expect(result.document.dayLogs.count == expected.dayLogs)
+        #expect(result.document.tombstones.count == expected.tombstones)
+        if expected.version == 3 {
+            // The story files are already in the writer's pretty form, so they round-trip.
+            #expect(BackupWriter.write(result.document, pretty: true) == bytes)
+        }
+    }
+
+    @Test(arguments: try ExampleFiles.invalid())
+    func fixtureIsRefusedAsTheTableSays(_ example: InvalidExample) throws {
+        let bytes = try [UInt8](Data(contentsOf: example.url))
+        let error: BackupFileError
+        do {
+            let result = try BackupReader.read(bytes)
+            Issue.record("read without error as schema \(result.sourceVersion)")
+            return
+        } catch let thrown {
+            error = thrown
+        }
+        let exitCode: Int32
+        if case .newerSchema = error { exitCode = 7 } else { exitCode = 3 }
+        #expect(exitCode == example.exitCode, "\(error)")
+
+        switch (example.pointer, error) {
+        case (nil, .syntax):
+            break
+        case (let pointer?, .invalid(let issues)):
+            // Exactly one: each fixture breaks one rule, and nothing cascades from it.
+            #expect(issues.map(\.pointer) == [pointer], "reported \(issues)")
+        case ("/schemaVersion", .newerSchema), ("", .notABackup):
+            break
+        default:
+            Issue.record("expected \(example.pointer ?? "a syntax error"), got \(error)")
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import BackupKit
+import Foundation
+import LocalFiles
+import TestSupport
+import Testing
+
+/// `cloudbackup backup` end to end: the built binary against the Google emulator.
+@Suite(.serialized) final class BackupCommandTests {
+    let emulator: Emulator
+    let phone: BackupMachine
+
+    init() throws {
+        emulator = try Emulator()
+        phone = try BackupMachine(emulator)
+        try phone.login()
+    }
+
+    @Test func theFirstBackupCreatesExactlyOneFileAndLeavesStateAlone() throws {
+        let text = backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"])
+        try phone.write(text)
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.isEmpty)
+        let remote = try remoteBackups(emulator)
+        #expect(remote.count == 1)
+        #expect(remote.first.map { challengeIDs($0.document) } == ["A"])
+        #expect(try String(contentsOf: phone.state, encoding: .utf8) == text)
+    }
+
+    @Test func anIdenticalSecondBackupUploadsNothing() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let before = try remoteBackups(emulator)
+        let logBefore = try emulator.log().count
+        let second = try phone.backup(["--json"])
+        #expect(second.status == 0)
+        #expect(second.stdout.contains(#""result":"unchanged""#))
+        let writes = try emulator.log().dropFirst(logBefore).filter { $0.method != "GET" }
+        #expect(writes.isEmpty, "\(writes.map { "\($0.method) \($0.path)" })")
+        #expect(try remoteBackups(emulator).map(\.file.version) == before.map(\.file.version))
+    }
+
+    @Test func aBackupAfterAnotherDevicesUploadKeepsBoth() throws {
+        let laptop = try BackupMachine(emulator)
+        try laptop.login()
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try laptop.write(
+            backupJSON(device: "laptop", challenges: ["B": "2026-11-02T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        #expect(try laptop.backup().status == 0)
+        let remote = try remoteBackups(emulator)
+        #expect(remote.count == 1)
+        #expect(remote.first.map { challengeIDs($0.document) } == ["A", "B"])
+    }
+
+    @Test func aWriteBetweenOurReadAndOurUploadIsMergedNotLost() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let other = backupJSON(
+            device: "tablet",
+            challenges: ["A": "2026-11-01T00:00:00.000Z", "C": "2026-11-03T00:00:00.000Z"])
+        try emulator.interleave(Data(other.utf8), name: "habit-backup.json")
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.status == 412 })
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B", "C"]])
+    }
+
+    @Test func twoRemoteFilesAreMergedIntoOne() throws {
+        _ = try emulator.seedFile(
+            name: "habit-backup.json",
+            content: Data(
+                backupJSON(device: "old1", challenges: ["X": "2026-10-01T00:00:00.000Z"]).utf8))
+        _ = try emulator.seedFile(
+            name: "habit-backup.json",
+            content: Data(
+                backupJSON(device: "old2", challenges: ["Y": "2026-10-02T00:00:00.000Z"]).utf8))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let remote = try remoteBackups(emulator)
+        #expect(remote.count == 1)
+        #expect(remote.first.map { challengeIDs($0.document) } == ["A", "X", "Y"])
+    }
+
+    @Test func anInvalidRemoteFileIsKeptAsADatedSideFile() throws {
+        _ = try emulator.seedFile(name: "habit-backup.json", content: Data("{not json".utf8))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("habit-backup.json.invalid-"))
+        let side = try emulator.files().filter { $0.name.hasPrefix("habit-backup.json.invalid-") }
+        #expect(side.map { String(decoding: $0.content, as: UTF8.self) } == ["{not json"])
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
+    struct FaultCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var fault: Emulator.Fault
+        var testDescription: String { name }
+    }
+
+    @Test(arguments: [
+        FaultCase(name: "429 storm with Retry-After", fault: .status(429, count: 3, retryAfter: 1)),
+        FaultCase(name: "503s", fault: .status(503, count: 3)),
+        FaultCase(
+            name: "rate-limit 403s", fault: .status(403, count: 3, reason: "rateLimitExceeded")),
+        FaultCase(name: "a cut connection", fault: .cut(count: 1)),
+        FaultCase(name: "a cut before handling", fault: .cut(count: 2, beforeHandling: true)),
+        FaultCase(name: "a truncated download", fault: .truncate(count: 1)),
+    ])
+    func transientFaultsEndInSuccess(_ faultCase: FaultCase) throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try emulator.inject(faultCase.fault)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.fault != nil })
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B"]])
+    }
+
+    @Test func aServerThatStaysDownEndsInExit5WithTheRemoteIntact() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let before = try remoteBackups(emulator).map(\.file.md5Checksum)
+        try emulator.inject(.status(503, count: 1000))
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("503"))
+        try emulator.clearFaults()
+        #expect(try remoteBackups(emulator).map(\.file.md5Checksum) == before)
+    }
+
+    @Test func aSecondRunExits6AtOnce() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let lockPath = phone.folder.appendingPathComponent("config/cloudbackup/default/lock").path
+        let held = try #require(try FileLock(path: lockPath))
+        let result = try phone.backup()
+        #expect(result.status == 6)
+        #expect(result.stderr.contains("lock"))
+        #expect(try emulator.files().isEmpty)
+        _ = held
+    }
+
+    @Test func anInvalidStateUploadsNothing() throws {
+        try phone.write(#"{"format":"habit-backup","schemaVersion":3}"#)
+        let logBefore = try emulator.log().count
+        let result = try phone.backup()
+        #expect(result.status == 3)
+        #expect(result.stderr.contains(phone.state.path))
+        #expect(try emulator.log().dropFirst(logBefore).isEmpty)
+        #expect(try emulator.files().isEmpty)
+    }
+
+    @Test func aRevokedLoginExits4() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.revokeAll()
+        let result = try phone.backup()
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("cloudbackup login"))
+    }
+
+    @Test func aTwentyMebibyteDocumentGoesThroughTheResumablePathAndComesBackIdentical() throws {
+        let note = String(repeating: "n", count: 1_900)
+        let challenges = Dictionary(
+            uniqueKeysWithValues: (0..<30).map {
+                (String(format: "C%02d", $0), "2026-11-01T00:00:00.000Z")
+            })
+        let text = backupJSON(
+            device: "phone", challenges: challenges, exportedAt: "2026-11-30T12:00:00.000Z",
+            logs: 365, note: note)
+        // Canonical bytes, so a byte-for-byte comparison after the round trip is meaningful.
+        let canonical = BackupWriter.write(try BackupReader.read(Array(text.utf8)).document)
+        try #require(canonical.count > 20 << 20)
+        try Data(canonical).write(to: phone.state)
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.query["uploadType"] == "resumable" })
+        #expect(try remoteBackups(emulator).map { Array($0.file.content) } == [canonical])
+
+        let restored = try phone.run([
+            "restore", "--file", phone.state.path, "--replace", "--yes", "--now", BackupMachine.now,
+        ])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try Array(Data(contentsOf: phone.state)) == canonical)
+    }
+
+    @Test func statusShowsTheRemoteFileTheLastBackupAndLocalCounts() throws {
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let fileID = try #require(try remoteBackups(emulator).first?.file.id)
+        let result = try phone.run(["status", "--remote", "--file", phone.state.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect((object["remote"] as? [String: Any])?["id"] as? String == fileID)
+        #expect((object["lastBackup"] as? [String: Any])?["fileId"] as? String == fileID)
+        #expect((object["local"] as? [String: Any])?["challenges"] as? String == "2")
+
+        let text = try phone.run(["status"])
+        #expect(text.stdout.contains("last backup"))
+        #expect(!text.stdout.contains("remote file"))
+    }
+
+    @Test func aStaleStateDoesNotReviveWhatTheBackupForgot() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "OLD": "2026-06-01T00:00:00.000Z"],
+                exportedAt: "2026-07-01T00:00:00.000Z"))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: held back 1 challenge(s)"))
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
+    @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
+        try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v3/files"]))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.status == 409 })
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
+    @Test func threeDevicesBackingUpConcurrentlyLoseNothing() throws {
+        let devices = try [phone, BackupMachine(emulator), BackupMachine(emulator)]
+        for device in devices.dropFirst() { try device.login() }
+        let rounds = 3
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: devices.count) { index in
+            var challenges: [String: String] = [:]
+            for round in 0..<rounds {
+                challenges["D\(index)R\(round)"] = "2026-11-0\(round + 1)T00:00:00.000Z"
+                do {
+                    try devices[index].write(
+                        backupJSON(device: "device\(index)", challenges: challenges))
+                    let result = try devices[index].backup()
+                    if result.status != 0 { failures.add("device \(index): \(result.stderr)") }
+                } catch {
+                    failures.add("device \(index): \(error)")
+                }
+            }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        let expected = (0..<devices.count).flatMap { index in (0..<rounds).map { "D\(index)R\($0)" }
+        }.sorted()
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [expected])
+    }
+
+    @Test func nothingSecretIsPrintedEvenWhenVerbose() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.inject(.status(401, count: 1, reason: "authError"))
+        let result = try phone.backup(["--verbose"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("http: "))
+        let leaked = try emulator.leakedSecrets(in: [result.stdout, result.stderr]).map(
+            emulatorSecretKind)
+        #expect(leaked.isEmpty, "leaked: \(leaked)")
+    }
+
+    @Test func aServerClockAnHourAheadIsWarnedAbout() throws {
+        try emulator.setClockOffset(3_600)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.run(["backup", "--file", phone.state.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("warning: this machine's clock is 60 minutes behind Google's"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+}
+
+/// Failures collected from concurrent work.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}

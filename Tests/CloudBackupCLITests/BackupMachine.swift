@@ -1,0 +1,89 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// One "device" for the backup tests: its own config home (profile and login) and state
+/// file, talking to a shared emulator. Retries wait milliseconds, not seconds. The folder
+/// goes when the machine does.
+final class BackupMachine: Sendable {
+    static let now = "2026-11-30T12:00:00Z"
+
+    let folder: URL
+    let emulator: Emulator
+
+    init(_ emulator: Emulator) throws {
+        self.emulator = emulator
+        folder = try Paths.temporaryFolder()
+    }
+
+    var state: URL { folder.appendingPathComponent("state.json") }
+
+    var environment: [String: String] {
+        var environment = emulator.environment(for: folder.appendingPathComponent("config"))
+        environment["CLOUDBACKUP_RETRY_BASE_MS"] = "5"
+        return environment
+    }
+
+    /// Logs in through the stand-in browser, as a person would once per machine.
+    func login() throws {
+        let result = try cloudbackup(["login"], environment: environment)
+        try #require(result.status == 0, "login failed: \(result.stderr)")
+    }
+
+    func run(_ arguments: [String]) throws -> RunResult {
+        try cloudbackup(arguments, environment: environment)
+    }
+
+    func backup(_ extra: [String] = []) throws -> RunResult {
+        try run(["backup", "--file", state.path, "--now", Self.now] + extra)
+    }
+
+    func write(_ text: String) throws {
+        try Data(text.utf8).write(to: state)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
+
+/// A valid schema-3 document with one check task per challenge; `challenges` maps ids to
+/// their `updatedAt`. `logs` day logs per challenge with `note` make big documents.
+func backupJSON(
+    device: String, challenges: [String: String], exportedAt: String = "2026-11-29T10:00:00.000Z",
+    logs: Int = 0, note: String = ""
+) -> String {
+    let items = challenges.sorted { $0.key < $1.key }.map { id, updatedAt in
+        #""\#(id)":{"title":"Challenge \#(id)","startDate":"2026-01-01","durationDays":365,"tasks":{"t":{"title":"Task","rules":[{"from":"2026-01-01","type":"check","target":1}],"archivedFrom":null}},"pausedDays":[],"createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"\#(updatedAt)"}"#
+    }
+    var dayLogs: [String] = []
+    let days = ISO8601DateFormatter()
+    for id in challenges.keys.sorted() {
+        for day in 0..<logs {
+            // Days from 2026-01-01T00:00:00Z.
+            let date = Date(timeIntervalSince1970: 1_767_225_600 + Double(day) * 86_400)
+            let key = String(days.string(from: date).prefix(10))
+            dayLogs.append(
+                #""\#(id)/\#(key)":{"values":{"t":1},"note":"\#(note)","mood":null,"updatedAt":"2026-11-01T00:00:00.000Z"}"#
+            )
+        }
+    }
+    return
+        #"{"format":"habit-backup","schemaVersion":3,"exportedAt":"\#(exportedAt)","deviceId":"\#(device)","#
+        + #""settings":{"dayStartHour":0,"weekStartsOn":"monday","theme":"system","reminderTime":null},"#
+        + #""challenges":{\#(items.joined(separator: ","))},"dayLogs":{\#(dayLogs.joined(separator: ","))},"tombstones":{}}"#
+}
+
+/// The app-folder files named like the backup, each read as a document.
+func remoteBackups(_ emulator: Emulator, name: String = "habit-backup.json") throws -> [(
+    file: EmulatorFile, document: BackupDocument
+)] {
+    try emulator.files().filter { $0.isInAppFolder && $0.name == name }.map { file in
+        (file, try BackupReader.read(Array(file.content)).document)
+    }
+}
+
+func challengeIDs(_ document: BackupDocument) -> [String] {
+    document.challenges.map(\.id.rawValue).sorted()
+}

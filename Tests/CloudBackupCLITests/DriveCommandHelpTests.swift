@@ -1,0 +1,106 @@
+import TestSupport
+import Testing
+
+/// The Drive commands' `--help`, word for word.
+@Suite struct DriveCommandHelpTests {
+    static let cases: [(command: String, help: String)] = [
+        (
+            "backup",
+            """
+            usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
+
+            Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
+            (so another device's items are kept) and upload the result only if it changed. The
+            upload is conditional, so a device writing at the same moment is merged, not lost.
+            STATE is never modified. Silent on success unless --verbose.
+
+            options:
+              --file STATE   the local state file (required); an invalid file uploads nothing
+              --profile P    the profile to use (default: default)
+              --now T        the time for the tombstone window, RFC 3339 (default: now)
+              --quiet        no progress line, only failures and warnings
+              --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
+              --json         print a summary: remote id, bytes, result, counts
+
+            exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in or
+            the login was revoked, 5 network or Drive failure after retries (the remote file
+            is intact), 6 another run holds the profile's lock, 7 STATE is from a newer version.
+
+            """
+        ),
+        (
+            "restore",
+            """
+            usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
+                                       [--profile P] [--now T] [--json]
+
+            Download the backup from the Google Drive app folder, validate and migrate it, show what
+            it would change in STATE, then write STATE atomically, keeping the previous file as
+            STATE.bak. A missing STATE is created.
+
+            options:
+              --file STATE    the local state file to restore into
+              --merge         newest edit wins per item; STATE's settings stay
+              --replace       STATE becomes the backup (premium, app lock and device id stay)
+              --dry-run       only show the counts; write nothing anywhere
+              --allow-stale   let in items the stale guard holds back (a backup older than the window)
+              --yes           do not ask before writing (asked only on a terminal)
+              --profile P     the profile to use (default: default)
+              --now T         the time for the tombstone window, RFC 3339 (default: now)
+              --json          print the counts as the SPEC §4 report object
+
+            exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
+            or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
+            Drive failure, 6 another run holds the profile's lock, 7 a newer schema.
+
+            """
+        ),
+        (
+            "status",
+            """
+            usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json]
+
+            Shows the profile's login: whether it is logged in and when the saved access token
+            expires (an expired one is refreshed by the next command that needs it), and the
+            profile's last successful backup. Works offline unless --remote is given.
+
+            options:
+              --profile NAME  which profile (default: default)
+              --remote        also ask Drive for the backup file: id, size, modified, version
+              --file STATE    also count the challenges, day logs and tombstones in STATE
+              --json          print one JSON object instead of text
+
+            """
+        ),
+    ]
+
+    @Test(arguments: cases.map(\.command))
+    func helpWordForWord(command: String) throws {
+        let expected = try #require(Self.cases.first { $0.command == command }).help
+        let result = try cloudbackup([command, "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout == expected)
+        #expect(result.stderr == "")
+    }
+
+    @Test(arguments: [
+        (["backup"], "--file STATE is required"),
+        (
+            ["backup", "--file", "s.json", "--quiet", "--verbose"],
+            "--quiet and --verbose exclude each other"
+        ),
+        (["backup", "--file", "s.json", "--now", "yesterday"], "--now expects an RFC 3339 time"),
+        (["restore", "--file", "s.json"], "say --merge or --replace (exactly one)"),
+        (
+            ["restore", "--file", "s.json", "--merge", "--replace"],
+            "say --merge or --replace (exactly one)"
+        ),
+        (["backup", "--file", "s.json", "extra"], "unexpected argument 'extra'"),
+    ])
+    func usageErrorsExit2(arguments: [String], message: String) throws {
+        let result = try cloudbackup(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message))
+        #expect(result.stdout.isEmpty)
+    }
+}

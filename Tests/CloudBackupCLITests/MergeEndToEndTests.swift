@@ -1,0 +1,376 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The built `cloudbackup merge` and `verify` on small fixtures that tell one story, with
+/// the clock fixed at 2026-11-30T12:00:00Z (window start 2026-09-01T12:00:00Z):
+///
+/// - local.json (phone): water, walk, read; logs water/11-02, read/11-03; tombstones yoga
+///   (deleted 11-15) and old (deleted 07-01, outside the window).
+/// - incoming.json (laptop): water edited later, walk identical, yoga edited 11-10 (before
+///   its delete) with a log, stretch new with a log, a newer water/11-02 log, read deleted
+///   11-21.
+/// - old-tablet.json: exported 07-01, with "forgotten" (edited 06-01, unknown here).
+/// - yoga-again.json: yoga edited 11-20, after the phone's delete.
+struct MergeEndToEndTests {
+    static let now = "2026-11-30T12:00:00Z"
+
+    static func fixture(_ name: String) -> String {
+        Paths.file("Tests/CloudBackupCLITests/Fixtures/\(name)").path
+    }
+
+    static func read(_ path: String) throws -> BackupDocument {
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        return try BackupReader.read(bytes).document
+    }
+
+    @Test func mergePrintsTheCountsAndWritesTheResult() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == """
+                challenges: 1 added, 1 updated, 1 unchanged, 1 deleted, 1 kept deleted
+                day logs: 1 added, 1 updated, 2 dropped with their challenge
+                tombstones: 1 added, 1 expired
+                wrote \(output)
+
+                """)
+
+        let merged = try Self.read(output)
+        #expect(merged.challenges.map(\.id.rawValue) == ["stretch", "walk", "water"])
+        #expect(merged.challenges.last?.title == "40 days of water")
+        #expect(merged.tombstones.map(\.id.rawValue) == ["read", "yoga"])
+        #expect(
+            merged.dayLogs.map(\.key.description) == ["stretch/2026-11-26", "water/2026-11-02"])
+        #expect(merged.dayLogs.last?.note == "Late one, counted for Monday")
+        #expect(merged.deviceId.rawValue == "phone")
+        #expect(merged.settings.theme == .system)
+        #expect(merged.settings.premium?.plan == "yearly")
+        #expect(merged.exportedAt.description == "2026-11-30T12:00:00.000Z")
+        // The file is canonical: writing what was read gives the same bytes.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(BackupWriter.write(merged) == bytes)
+    }
+
+    @Test func jsonPrintsExactlyTheReportObject() throws {
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "--dry-run",
+            "--json",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"challenges":{"added":1,"updated":1,"unchanged":1,"deleted":1,"keptDeleted":1,"revived":0,"heldBack":0},"#
+                + #""dayLogs":{"added":1,"updated":1,"unchanged":0,"droppedOrphans":2,"heldBack":0},"#
+                + #""tombstones":{"added":1,"unchanged":0,"expired":1,"heldBack":0}}"# + "\n")
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--dry-run",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("dry run: nothing written\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func anInvalidInputWritesNothingAndExitsThree() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let invalid = Self.fixture("not-a-backup.json")
+        let result = try cloudbackup(["merge", Self.fixture("local.json"), invalid, "-o", output])
+        #expect(result.status == 3)
+        #expect(result.stdout == "")
+        #expect(result.stderr.hasPrefix("cloudbackup: \(invalid)"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func explainListsEachNonTrivialDecision() throws {
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "--dry-run",
+            "--explain",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains(
+                "  challenge yoga: local wins: deleted at or after its last edit, stays deleted "
+                    + "(local deleted 2026-11-15T12:00:00.000Z, incoming edited 2026-11-10T06:00:00.000Z)"
+            ))
+        #expect(
+            lines.contains(
+                "  challenge old: neither kept: tombstone older than the window, dropped (local deleted 2026-07-01T12:00:00.000Z)"
+            ))
+        #expect(
+            lines.contains(
+                "  day log read/2026-11-03: neither kept: its challenge did not survive (local edited 2026-11-03T22:00:00.000Z)"
+            ))
+    }
+
+    @Test func aStaleFileIsHeldBackUntilAllowed() throws {
+        let arguments = [
+            "merge", Self.fixture("local.json"), Self.fixture("old-tablet.json"), "--dry-run",
+            "--now", Self.now,
+        ]
+        let held = try cloudbackup(arguments)
+        #expect(held.status == 0)
+        #expect(
+            held.stdout == """
+                challenges: 3 unchanged, 1 held back
+                day logs: 2 unchanged, 1 held back
+                tombstones: 1 expired
+                dry run: nothing written
+
+                """)
+        #expect(held.stderr.hasPrefix("held back 1 challenge(s) and 1 day log(s) of "))
+        #expect(held.stderr.contains("exported 152 days ago, before the 90-day window"))
+        #expect(held.stderr.hasSuffix("to let them in, run again with --allow-stale\n"))
+
+        let allowed = try cloudbackup(arguments + ["--allow-stale"])
+        #expect(allowed.status == 0)
+        #expect(allowed.stderr == "")
+        #expect(
+            allowed.stdout.hasPrefix(
+                "challenges: 1 added, 3 unchanged\nday logs: 1 added, 2 unchanged\n"))
+    }
+
+    /// Ten days earlier, the laptop's newest items are from the future: reported with the
+    /// guard off, held back with it (water's newer log goes with water).
+    @Test func futureStampsAreReportedAndClockGuardHoldsThemBack() throws {
+        let incoming = Self.fixture("incoming.json")
+        let arguments = [
+            "merge", Self.fixture("local.json"), incoming, "--dry-run", "--now",
+            "2026-11-20T00:00:00Z",
+        ]
+        let reported = try cloudbackup(arguments)
+        #expect(reported.status == 0)
+        #expect(
+            reported.stderr == """
+                warning: challenge read in \(incoming) is stamped 2026-11-21T09:00:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+                warning: challenge stretch in \(incoming) is stamped 2026-11-26T08:00:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+                warning: challenge water in \(incoming) is stamped 2026-11-25T07:30:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+                warning: day log stretch/2026-11-26 in \(incoming) is stamped 2026-11-26T08:05:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+
+                """)
+        #expect(
+            reported.stdout.hasPrefix(
+                "challenges: 1 added, 1 updated, 1 unchanged, 1 deleted, 1 kept deleted\n"))
+
+        let guarded = try cloudbackup(arguments + ["--clock-guard"])
+        #expect(guarded.status == 0)
+        #expect(guarded.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("held back ") })
+        #expect(
+            guarded.stdout == """
+                challenges: 2 unchanged, 1 kept deleted, 2 held back
+                day logs: 1 unchanged, 1 dropped with their challenge, 2 held back
+                tombstones: 1 expired, 1 held back
+                dry run: nothing written
+
+                """)
+    }
+
+    @Test func replaceTakesTheBackupButKeepsPremiumAppLockAndDevice() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--replace",
+            "--json", "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"challenges":{"added":2,"updated":1,"unchanged":1,"deleted":1,"keptDeleted":0,"revived":0,"heldBack":0},"#
+                + #""dayLogs":{"added":2,"updated":1,"unchanged":0,"droppedOrphans":1,"heldBack":0},"#
+                + #""tombstones":{"added":1,"unchanged":0,"expired":0,"heldBack":0}}"# + "\n")
+        let replaced = try Self.read(output)
+        #expect(replaced.challenges.map(\.id.rawValue) == ["stretch", "walk", "water", "yoga"])
+        #expect(replaced.settings.theme == .dark)
+        #expect(replaced.settings.premium?.plan == "yearly")
+        #expect(replaced.settings.appLock?.method == "pin")
+        #expect(replaced.deviceId.rawValue == "phone")
+    }
+
+    @Test func logAppendsOneJSONLinePerMerge() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("merges.log").path
+        let output = folder.appendingPathComponent("out.json").path
+        for _ in 0..<2 {
+            let result = try cloudbackup([
+                "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+                "--log", log,
+                "--now", Self.now,
+            ])
+            #expect(result.status == 0)
+        }
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        try #require(lines.count == 2)
+        let entry = try #require(
+            try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any])
+        #expect(entry["time"] as? String == "2026-11-30T12:00:00.000Z")
+        let incoming = try #require(entry["incoming"] as? [String: Any])
+        #expect(incoming["deviceId"] as? String == "laptop")
+        let sum = try run(
+            URL(fileURLWithPath: "/usr/bin/sha256sum"), [Self.fixture("incoming.json")])
+        #expect(
+            incoming["sha256"] as? String == sum.stdout.split(separator: " ").first.map(String.init)
+        )
+        let report = try #require(entry["report"] as? [String: [String: Int]])
+        #expect(report["challenges"]?["keptDeleted"] == 1)
+        let decisions = try #require(entry["decisions"] as? [[String: Any]])
+        let yoga = try #require(decisions.first { $0["key"] as? String == "yoga" })
+        #expect(yoga["winner"] as? String == "local")
+        #expect(yoga["reason"] as? String == "deletedAfterEdit")
+        #expect((yoga["local"] as? [String: String])?["deletedAt"] == "2026-11-15T12:00:00.000Z")
+        #expect((yoga["incoming"] as? [String: String])?["updatedAt"] == "2026-11-10T06:00:00.000Z")
+    }
+
+    @Test func verifyInsideTheWindowExitsZero() throws {
+        let file = Self.fixture("incoming.json")
+        let result = try cloudbackup(["verify", file, "--now", Self.now])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout == """
+                \(file): exported 2026-11-28T21:00:00.000Z (1 day ago), by device laptop
+                inside the 90-day window (which starts 2026-09-01T12:00:00.000Z)
+
+                """)
+    }
+
+    @Test func verifyOfAFileThatPredatesTheWindowExitsSeven() throws {
+        let file = Self.fixture("old-tablet.json")
+        let result = try cloudbackup([
+            "verify", file, "--now", Self.now, "--against", Self.fixture("local.json"),
+        ])
+        #expect(result.status == 7)
+        #expect(
+            result.stdout.contains(
+                "  hold back challenge forgotten (missing here and last edited 2026-06-01T07:00:00.000Z, "
+                    + "before the window: perhaps a forgotten delete)\n"))
+        #expect(
+            result.stderr
+                == "cloudbackup: \(file) predates the 90-day tombstone window; merge holds its old, unknown items back unless --allow-stale\n"
+        )
+        // A wider window takes it in.
+        #expect(
+            try cloudbackup(["verify", file, "--now", Self.now, "--window", "200"]).status == 0)
+    }
+
+    @Test func verifyJSONNamesWhatAMergeWouldReviveOrHoldBack() throws {
+        let result = try cloudbackup([
+            "verify", Self.fixture("yoga-again.json"), "--against", Self.fixture("local.json"),
+            "--json",
+            "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["predatesWindow"] as? Bool == false)
+        #expect(object["ageDays"] as? Int == 1)
+        #expect((object["heldBack"] as? [Any])?.isEmpty == true)
+        let revived = try #require(object["revived"] as? [[String: Any]])
+        #expect(revived.count == 1)
+        #expect(revived.first?["id"] as? String == "yoga")
+        #expect(revived.first?["deletedAt"] as? String == "2026-11-15T12:00:00.000Z")
+        #expect(revived.first?["updatedAt"] as? String == "2026-11-20T06:00:00.000Z")
+    }
+}
+
+/// The two devices of Examples/ (counts worked out by hand from the files): the laptop
+/// raised the water challenge later, deleted the morning run the phone still has, and
+/// added two challenges; the phone added one; most day logs are the same on both.
+struct MergeExamplesTests {
+    static let phone = Paths.file("Examples/phone.json").path
+    static let laptop = Paths.file("Examples/laptop.json").path
+    static let now = "2026-11-30T12:00:00Z"
+
+    @Test func laptopIntoPhone() throws {
+        let result = try cloudbackup([
+            "merge", Self.phone, Self.laptop, "--dry-run", "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == """
+                challenges: 2 added, 1 updated, 2 unchanged, 1 deleted
+                day logs: 34 added, 1 updated, 60 unchanged, 8 dropped with their challenge
+                tombstones: 1 added, 1 unchanged
+                dry run: nothing written
+
+                """)
+    }
+
+    @Test func phoneIntoLaptopAsJSON() throws {
+        let result = try cloudbackup([
+            "merge", Self.laptop, Self.phone, "--dry-run", "--json", "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"challenges":{"added":1,"updated":0,"unchanged":4,"deleted":0,"keptDeleted":1,"revived":0,"heldBack":0},"#
+                + #""dayLogs":{"added":5,"updated":7,"unchanged":83,"droppedOrphans":8,"heldBack":0},"#
+                + #""tombstones":{"added":0,"unchanged":1,"expired":0,"heldBack":0}}"# + "\n")
+    }
+
+    /// Both directions give the same items; settings and device stay each side's own.
+    @Test func bothDirectionsAgree() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let onPhone = folder.appendingPathComponent("phone.json").path
+        let onLaptop = folder.appendingPathComponent("laptop.json").path
+        #expect(
+            try cloudbackup(["merge", Self.phone, Self.laptop, "-o", onPhone, "--now", Self.now])
+                .status == 0)
+        #expect(
+            try cloudbackup(["merge", Self.laptop, Self.phone, "-o", onLaptop, "--now", Self.now])
+                .status == 0)
+        let phone = try MergeEndToEndTests.read(onPhone)
+        let laptop = try MergeEndToEndTests.read(onLaptop)
+        #expect(phone.challenges == laptop.challenges)
+        #expect(phone.dayLogs == laptop.dayLogs)
+        #expect(phone.tombstones == laptop.tombstones)
+        #expect(phone.challenges.count == 5)
+        #expect(phone.settings.theme == .dark)
+        #expect(laptop.settings.theme == .light)
+        #expect(phone.deviceId != laptop.deviceId)
+    }
+
+    @Test func verifyTheExamples() throws {
+        let fresh = try cloudbackup([
+            "verify", Self.phone, "--now", Self.now, "--against", Self.laptop,
+        ])
+        #expect(fresh.status == 0)
+        #expect(
+            fresh.stdout.hasPrefix(
+                "\(Self.phone): exported 2026-11-29T22:14:03.120Z (today), by device 0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a\n"
+                    + "inside the 90-day window (which starts 2026-09-01T12:00:00.000Z)\n"))
+        #expect(fresh.stdout.hasSuffix("  hold back nothing and revive nothing\n"))
+        // Three months later the same file predates the window.
+        let late = try cloudbackup([
+            "verify", Self.phone, "--now", "2027-03-01T00:00:00Z", "--json",
+        ])
+        #expect(late.status == 7)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(late.stdout.utf8)) as? [String: Any])
+        #expect(object["predatesWindow"] as? Bool == true)
+        #expect(object["ageDays"] as? Int == 91)
+    }
+}

@@ -1,0 +1,153 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `cloudbackup restore` end to end: a backup made by the phone restored on the laptop.
+@Suite(.serialized) final class RestoreCommandTests {
+    let emulator: Emulator
+    let phone: BackupMachine
+    let laptop: BackupMachine
+    let laptopText = backupJSON(device: "laptop", challenges: ["B": "2026-11-02T00:00:00.000Z"])
+
+    init() throws {
+        emulator = try Emulator()
+        phone = try BackupMachine(emulator)
+        laptop = try BackupMachine(emulator)
+        try phone.login()
+        try laptop.login()
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let backup = try phone.backup()
+        try #require(backup.status == 0, "\(backup.stderr)")
+        try laptop.write(laptopText)
+    }
+
+    private func restore(_ arguments: String...) throws -> RunResult {
+        try laptop.run(
+            ["restore", "--file", laptop.state.path, "--now", BackupMachine.now] + arguments)
+    }
+
+    private func stateIDs() throws -> [String] {
+        challengeIDs(try BackupReader.read(Array(Data(contentsOf: laptop.state))).document)
+    }
+
+    @Test func aDryRunPrintsTheCountsAndWritesNothing() throws {
+        let before = try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path)
+            .sorted()
+        let result = try restore("--merge", "--dry-run")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("challenges: 1 added, 1 unchanged"))
+        #expect(result.stdout.contains("dry run: nothing written"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path).sorted()
+                == before)
+    }
+
+    @Test func aDryRunWithJSONPrintsTheReportObject() throws {
+        let result = try restore("--merge", "--dry-run", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix(#"{"challenges":{"added":1,"#))
+    }
+
+    @Test func mergeKeepsBothAndThePreviousFile() throws {
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A", "B"])
+        let backup = laptop.state.appendingPathExtension("bak")
+        #expect(try String(contentsOf: backup, encoding: .utf8) == laptopText)
+    }
+
+    @Test func replaceTakesTheBackupAndKeepsThePreviousFile() throws {
+        let result = try restore("--replace", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A"])
+        let document = try BackupReader.read(Array(Data(contentsOf: laptop.state))).document
+        #expect(document.deviceId.rawValue == "laptop")
+        let backup = laptop.state.appendingPathExtension("bak")
+        #expect(try String(contentsOf: backup, encoding: .utf8) == laptopText)
+    }
+
+    @Test func aRestoreOntoAMissingStateCreatesIt() throws {
+        try FileManager.default.removeItem(at: laptop.state)
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A"])
+        #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
+    }
+
+    @Test func noBackupToRestoreIsExit3() throws {
+        try emulator.reset()
+        try laptop.login()
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("no backup named 'habit-backup.json'"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+    }
+
+    @Test func aBackupOlderThanTheWindowHoldsBackWhatIsMissingHereUnlessAllowed() throws {
+        try emulator.reset()
+        try laptop.login()
+        let old = backupJSON(
+            device: "old-phone", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
+            exportedAt: "2026-07-01T00:00:00.000Z")
+        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(old.utf8))
+
+        let guarded = try restore("--merge", "--yes")
+        #expect(guarded.status == 0, "\(guarded.stderr)")
+        #expect(guarded.stdout.contains("predates the 90-day tombstone window"))
+        #expect(guarded.stdout.contains("pass --allow-stale"))
+        #expect(try stateIDs() == ["B"])
+
+        let allowed = try restore("--merge", "--yes", "--allow-stale")
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try stateIDs() == ["B", "OLD"])
+    }
+
+    /// SIGKILL at random moments of a restore: STATE is always the old or the new file.
+    @Test func aRestoreKilledAtAnyPointLeavesTheOldOrTheNewState() throws {
+        let challenges = Dictionary(
+            uniqueKeysWithValues: (0..<12).map {
+                (String(format: "K%02d", $0), "2026-11-01T00:00:00.000Z")
+            })
+        try phone.write(
+            backupJSON(
+                device: "phone", challenges: challenges, logs: 365,
+                note: String(repeating: "x", count: 600)))
+        try #require(try phone.backup().status == 0)
+        let arguments = [
+            "restore", "--file", laptop.state.path, "--replace", "--yes", "--now",
+            BackupMachine.now,
+        ]
+
+        let started = Date()
+        try #require(try laptop.run(arguments).status == 0)
+        let duration = Date().timeIntervalSince(started)
+        let new = try Data(contentsOf: laptop.state)
+        let old = Data(laptopText.utf8)
+        try #require(new != old)
+
+        var random = SeededRandom(seed: 5)
+        for _ in 0..<8 {
+            try old.write(to: laptop.state)
+            let process = Process()
+            process.executableURL = Paths.binary
+            process.arguments = arguments
+            process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+                .merging(laptop.environment) { _, new in new }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Not synchronisation: the kill lands at a random moment of the run on purpose.
+            usleep(UInt32(Double.random(in: 0..<duration, using: &random) * 1_000_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let state = try Data(contentsOf: laptop.state)
+            #expect(state == old || state == new, "STATE is neither the old nor the new file")
+        }
+    }
+}
