@@ -98,7 +98,17 @@ struct DriveSession {
                 let outcome = BackupKit.merge(
                     local: base, incoming: incoming,
                     options: MergeOptions(now: now(), allowStale: allowStale))
-                Self.warnAboutHeldBack(outcome.report, warn: warn)
+                // Each compare-and-swap round merges again; say it once.
+                if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
+                    warnings.first("heldBack")
+                {
+                    warn(Self.heldBack(outcome.report))
+                }
+                if let line = Self.futureStamped(outcome, in: "the state file"),
+                    warnings.first("future")
+                {
+                    warn(line)
+                }
                 var document = outcome.document
                 // The export time changes only with an upload, so "nothing changed" compares equal.
                 document.exportedAt = base.exportedAt
@@ -115,14 +125,19 @@ struct DriveSession {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    static func warnAboutHeldBack(_ report: MergeReport, warn: (String) -> Void) {
-        let challenges = report.challenges.heldBack
-        let dayLogs = report.dayLogs.heldBack
-        guard challenges + dayLogs > 0 else { return }
-        warn(
-            "held back \(challenges) challenge(s) and \(dayLogs) day log(s) older than the tombstone window "
-                + "(they may be deletions whose records expired); see 'cloudbackup verify --against'"
-        )
+    static func heldBack(_ report: MergeReport) -> String {
+        "held back \(report.challenges.heldBack) challenge(s) and \(report.dayLogs.heldBack) day log(s) "
+            + "older than the tombstone window (they may be deletions whose records expired); "
+            + "see 'cloudbackup verify --against'"
+    }
+
+    /// One line for items stamped more than 24 h ahead (SPEC §4 rule 8 reports them always).
+    static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
+        guard let first = outcome.futureStamped.first else { return nil }
+        let more = outcome.futureStamped.count - 1
+        return
+            "\(first.item) in \(source) is stamped \(first.version.stamp), more than 24 h after now"
+            + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
     }
 
     /// A per-run record of which one-time warnings were printed.

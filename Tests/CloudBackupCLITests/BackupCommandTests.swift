@@ -232,6 +232,21 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
     }
 
+    @Test func aFutureStampedItemIsWarnedAboutOnce() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "F": "2026-12-02T12:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter {
+            $0.contains("more than 24 h after now")
+        }
+        #expect(warnings.count == 1)
+    }
+
     @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
         try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v3/files"]))
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))

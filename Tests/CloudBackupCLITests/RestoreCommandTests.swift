@@ -80,6 +80,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
     }
 
+    @Test func anInvalidStateIsRefusedBeforeAnyDownload() throws {
+        try laptop.write("{")
+        let logBefore = try emulator.log().count
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 3)
+        #expect(result.stderr.contains(laptop.state.path))
+        #expect(try emulator.log().count == logBefore)
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == "{")
+    }
+
     @Test func noBackupToRestoreIsExit3() throws {
         try emulator.reset()
         try laptop.login()

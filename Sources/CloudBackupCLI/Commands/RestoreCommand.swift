@@ -76,6 +76,8 @@ struct RestoreCommand: Command {
             guard error.isMissing else { throw CLIError(error.description, exitCode: .invalidFile) }
             previous = nil
         }
+        // Validate STATE before anything goes over the network.
+        let current = try previous.map { _ in try BackupFile.load(file).document }
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         let remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
@@ -87,10 +89,10 @@ struct RestoreCommand: Command {
                 exitCode: .invalidFile)
         }
         let now = session.now()
-        let local =
-            previous == nil ? Self.emptyDocument(at: now) : try BackupFile.load(file).document
+        let local = current ?? Self.emptyDocument(at: now)
         let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
+        if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
 
         if json {
             context.print(outcome.report.json)
