@@ -71,6 +71,28 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B", "C"]])
     }
 
+    @Test func aWriteDuringALargeResumableUploadIsMergedNotLost() throws {
+        let note = String(repeating: "m", count: 1_900)
+        var challenges = Dictionary(
+            uniqueKeysWithValues: (0..<9).map {
+                (String(format: "L%02d", $0), "2026-11-01T00:00:00.000Z")
+            })
+        try phone.write(backupJSON(device: "phone", challenges: challenges, logs: 365, note: note))
+        #expect(try phone.backup().status == 0)
+        try emulator.interleave(
+            Data(backupJSON(device: "tablet", challenges: ["C": "2026-11-03T00:00:00.000Z"]).utf8),
+            name: "habit-backup.json")
+        challenges["B"] = "2026-11-02T00:00:00.000Z"
+        try phone.write(backupJSON(device: "phone", challenges: challenges, logs: 365, note: note))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let log = try emulator.log()
+        #expect(log.contains { $0.query["uploadType"] == "resumable" && $0.method == "PUT" })
+        #expect(log.contains { $0.status == 412 })
+        let ids = try remoteBackups(emulator).map { challengeIDs($0.document) }
+        #expect(ids == [(challenges.keys + ["C"]).sorted()])
+    }
+
     @Test func twoRemoteFilesAreMergedIntoOne() throws {
         _ = try emulator.seedFile(
             name: "habit-backup.json",
