@@ -187,6 +187,16 @@ import Testing
         #expect(try emulator.files().isEmpty)
     }
 
+    @Test func aMachineThatNeverLoggedInExits4() throws {
+        let stranger = try BackupMachine(emulator)
+        try stranger.write(
+            backupJSON(device: "stranger", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try stranger.backup()
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("cloudbackup login"))
+        #expect(try emulator.files().isEmpty)
+    }
+
     @Test func aRevokedLoginExits4() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         try emulator.revokeAll()
