@@ -26,8 +26,8 @@ public enum Device: String, CaseIterable, Sendable {
 /// - day logs: a note on 30% of days (some with quotes, new lines, tabs, accents, emoji), a
 ///   mood on 65%, 2% missing on each device, 8% edited on each device (so about 0.6% on
 ///   both, a fiftieth of those with equal stamps and different content).
-/// Challenge starts are spread over 200 days; every stamp is at least three hours before the
-/// phone's export.
+/// Challenge starts are spread over 200 days; every item is stamped at least three hours before
+/// the phone's export.
 ///
 ///     let pair = DocumentPair(seed: 42, dayLogs: 20_000)
 ///     let phone = pair.document(for: .phone)  // phone.bytes: canonical, trailing newline

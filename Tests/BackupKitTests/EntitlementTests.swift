@@ -106,3 +106,32 @@ private let revalidationCases: [(Int64, Bool)] = [
         #expect(entitlement.status(now: planEnd) == .expired(.planEnded(at: planEnd)))
     }
 }
+
+@Suite struct EntitlementImportTests {
+    /// Another device's backup may carry a fresher validation, or none at all; merging or
+    /// restoring it leaves this device's premium, and so its status, exactly as it was.
+    @Test(
+        "importing a backup never changes premium status",
+        arguments: [MergeOptions.Mode.merge, .replace], [true, false])
+    func importKeepsPremium(mode: MergeOptions.Mode, incomingHasPremium: Bool) throws {
+        let validatedAt = try F.instant("2026-11-02T08:00:00.000Z")
+        let now = validatedAt.adding(days: 8)
+        let local = BackupDocument(
+            exportedAt: validatedAt, deviceId: try F.id("phone"),
+            settings: Settings(
+                premium: Premium(plan: "yearly", validatedAt: validatedAt, expiresAt: nil)))
+        let incoming = BackupDocument(
+            exportedAt: now, deviceId: try F.id("laptop"),
+            settings: Settings(
+                premium: incomingHasPremium
+                    ? Premium(plan: "lifetime", validatedAt: now, expiresAt: nil) : nil))
+
+        let merged = merge(
+            local: local, incoming: incoming, options: MergeOptions(now: now, mode: mode))
+        #expect(merged.document.settings.premium == local.settings.premium)
+        let before = Entitlement(premium: local.settings.premium)
+        let after = Entitlement(premium: merged.document.settings.premium)
+        #expect(after.status(now: now) == before.status(now: now))
+        #expect(!after.status(now: now).isActive)
+    }
+}

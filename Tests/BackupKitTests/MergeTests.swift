@@ -12,7 +12,7 @@ private func ago(days: Int, ms: Int64 = 0) -> Timestamp {
 
 private func id(_ text: String) -> ChallengeID { ChallengeID(unchecked: text) }
 
-private let start = DayKey(year: 2026, month: 3, day: 1)!
+private let start = DayKey(dayNumber: 20_513)  // 2026-03-01
 
 private func challenge(_ name: String, updated: Timestamp, title: String = "Water") -> Challenge {
     Challenge(
@@ -209,6 +209,25 @@ struct MergeEdgeTests {
         #expect(ab.report.challenges.updated == 1)
         #expect(ba.report.challenges.unchanged == 1)
         #expect(ab.decisions.first?.reason == .equalStampsHigherBytes)
+    }
+
+    /// Swift's `==` calls NFC and NFD "café" equal; their bytes differ, so they are two
+    /// versions, and the higher bytes win from either side.
+    @Test func canonicallyEquivalentNotesAreStillDifferentContent() {
+        let stamp = ago(days: 3)
+        let composed = document(
+            [challenge("x", updated: stamp)], logs: [log("x", 0, updated: stamp, note: "caf\u{E9}")]
+        )
+        let decomposed = document(
+            [challenge("x", updated: stamp)],
+            logs: [log("x", 0, updated: stamp, note: "cafe\u{301}")])
+        let forward = merged(composed, decomposed)
+        let backward = merged(decomposed, composed)
+        // "é" is C3 A9, "e" is 65: the composed note's bytes sort higher.
+        #expect(forward.document.dayLogs.first?.note.unicodeScalars.count == 4)
+        #expect(backward.document.dayLogs.first?.note.unicodeScalars.count == 4)
+        #expect(forward.report.dayLogs.unchanged == 1)
+        #expect(backward.report.dayLogs.updated == 1)
     }
 
     @Test func identicalCopiesAreUnchangedAndUnlisted() {

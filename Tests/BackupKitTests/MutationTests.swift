@@ -1,10 +1,11 @@
 import BackupKit
+import Foundation
 import TestSupport
 import Testing
 
 /// Thousands of seeded random mutations of a valid file: the reader must never crash, and
 /// whatever it accepts must also pass `BackupValidator` (the reader lets nothing through
-/// that the typed-document rules reject).
+/// that the typed-document rules reject) and round-trip through the writer.
 @Suite struct MutationTests {
     enum Mutation: CaseIterable {
         case flipByte, deleteByte, deleteRange, duplicateLine, changeNumber, insertByte
@@ -49,9 +50,15 @@ import Testing
         return bytes
     }
 
-    @Test(arguments: [UInt64(1), 2, 3])
-    func mutatedFilesNeverCrashAndAcceptedOnesAreValid(seed: UInt64) throws {
-        let original = try fixture("v3-example.json")
+    /// The SPEC example and every shipped example, each with its own seed.
+    static var files: [URL] {
+        [Paths.file("Tests/BackupKitTests/Fixtures/v3-example.json")]
+            + ((try? ExampleFiles.valid()) ?? [])
+    }
+
+    @Test(arguments: files.enumerated().map { (seed: UInt64($0.offset + 1), file: $0.element) })
+    func mutatedFilesNeverCrashAndAcceptedOnesAreValid(seed: UInt64, file: URL) throws {
+        let original = Array(try Data(contentsOf: file))
         var random = SeededRandom(seed: seed)
         var accepted = 0
         for round in 0..<2000 {
@@ -62,6 +69,10 @@ import Testing
             guard let result = try? BackupReader.read(bytes) else { continue }
             accepted += 1
             #expect(BackupValidator.validate(result.document) == [], "seed \(seed) round \(round)")
+            #expect(
+                try BackupReader.read(BackupWriter.write(result.document)).document
+                    == result.document,
+                "seed \(seed) round \(round)")
         }
         // Many mutations (white space, digits within range) leave a valid file.
         #expect(accepted > 0)

@@ -16,10 +16,14 @@ struct RandomDocuments {
     /// `a`, `a-b` and `a_b` make day-log keys whose byte order differs from (id, day) order.
     static let challengeIDs = ["a", "a-b", "a_b", "B", "c0", "z"].map(ChallengeID.init(unchecked:))
     static let titles = ["Water", "Walk", "Read 📚", "Quote \"this\" / that", "Back\\slash"]
-    static let notes = ["", "Late one", "line\nbreak", "ctrl \u{01}\u{1f} tab\t", "é and e\u{301}"]
-    static let start = DayKey(year: 2026, month: 3, day: 1)!
+    /// The last two are the same text to Swift's `==` but different bytes.
+    static let notes = [
+        "", "Late one", "line\nbreak", "ctrl \u{01}\u{1f} tab\t", "caf\u{E9}", "cafe\u{301}",
+    ]
+    static let start = DayKey(dayNumber: 20_513)  // 2026-03-01
 
-    init(seed: UInt64, now: Timestamp = Timestamp("2026-11-29T22:14:03.120Z")!) {
+    /// `now` defaults to 2026-11-29T22:14:03.120Z.
+    init(seed: UInt64, now: Timestamp = Timestamp(millisecondsSince1970: 1_795_990_443_120)) {
         random = SeededRandom(seed: seed)
         self.now = now
     }

@@ -50,6 +50,8 @@ let boundaryCases: [Edit] = [
         "timestamp leap second", "2026-11-29T22:14:03.120Z", "2026-12-31T23:59:60Z", ["/exportedAt"]
     ),
     Edit("timestamp empty fraction", "22:14:03.120Z", "22:14:03.Z", ["/exportedAt"]),
+    Edit("timestamp ending at its point", "22:14:03.120Z", "22:14:03.", ["/exportedAt"]),
+    Edit("timestamp ending in a digit", "22:14:03.120Z", "22:14:03.120", ["/exportedAt"]),
     Edit("device id 64", "0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a", String(repeating: "a", count: 64)),
     Edit(
         "device id 65", "0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a", String(repeating: "a", count: 65),

@@ -1,3 +1,4 @@
+import BackupKit
 import Foundation
 import TestSupport
 import Testing
@@ -185,6 +186,95 @@ import Testing
         let output = folder.appendingPathComponent("out.json").path
         let result = try cloudbackup(["migrate", invalid, "-o", output])
         #expect(result.status == 3)
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
+
+/// The binary on the shipped examples, the invalid fixture table and `migrate`.
+@Suite final class ExampleCommandTests {
+    let folder: URL
+
+    init() throws {
+        folder = try Paths.temporaryFolder()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    @Test func everyExampleValidates() throws {
+        let result = try cloudbackup(["validate"] + ExampleFiles.valid().map(\.path))
+        #expect(result.status == 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "")
+    }
+
+    @Test(arguments: try ExampleFiles.invalid())
+    func invalidFixtureExitsWithItsCodeAndNamesItsPointer(_ example: InvalidExample) throws {
+        let result = try cloudbackup(["validate", example.url.path])
+        #expect(result.status == example.exitCode)
+        #expect(result.stdout == "")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        let prefix = "cloudbackup: \(example.url.path)"
+        #expect(lines.count == 1 && lines.allSatisfy { $0.hasPrefix(prefix) }, "\(lines)")
+        if example.exitCode == 7 {
+            #expect(
+                lines.first
+                    == "\(prefix): written by a newer version (schema 4); update cloudbackup")
+        } else if let pointer = example.pointer, !pointer.isEmpty {
+            #expect(lines.first?.hasPrefix("\(prefix): \(pointer): ") == true, "\(lines)")
+        } else if example.pointer == nil {
+            // A syntax error: FILE:line:column: message.
+            let rest = lines.first.map { $0.dropFirst(prefix.count) } ?? ""
+            #expect(
+                rest.range(of: #"^:[0-9]+:[0-9]+: "#, options: .regularExpression) != nil,
+                "\(lines)")
+        }
+    }
+
+    @Test(arguments: ["old-v1.json", "old-v2.json", "phone.json"])
+    func migrateWritesCanonicalSchema3(_ name: String) throws {
+        let source = Paths.file("Examples/" + name).path
+        let output = folder.appendingPathComponent("out.json").path
+        let result = try cloudbackup(["migrate", source, "-o", output])
+        #expect(result.status == 0)
+        #expect(result.stdout == "")
+        #expect(result.stderr == "")
+        let written = Array(try Data(contentsOf: URL(fileURLWithPath: output)))
+        let original = try BackupReader.read(
+            Array(try Data(contentsOf: URL(fileURLWithPath: source))))
+        let migrated = try BackupReader.read(written)
+        #expect(migrated.sourceVersion == 3)
+        #expect(migrated.document == original.document)
+        #expect(written.last == UInt8(ascii: "\n"))
+        #expect(!written.dropLast().contains(UInt8(ascii: "\n")))
+        #expect(written.starts(with: Array(#"{"challenges":{"#.utf8)))
+    }
+
+    @Test func migrateInPlaceAndPretty() throws {
+        let file = folder.appendingPathComponent("state.json")
+        try Data(contentsOf: Paths.file("Examples/old-v2.json")).write(to: file)
+        let before = try BackupReader.read(Array(try Data(contentsOf: file))).document
+        let result = try cloudbackup(["migrate", file.path, "--output", file.path, "--pretty"])
+        #expect(result.status == 0)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.hasPrefix("{\n  \"challenges\": {\n"))
+        let after = try BackupReader.read(Array(text.utf8))
+        #expect(after.sourceVersion == 3)
+        #expect(after.document == before)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(leftovers == ["state.json"])
+    }
+
+    @Test func migrateOfANewerSchemaExitsSeven() throws {
+        let output = folder.appendingPathComponent("out.json").path
+        let newer = Paths.file("Examples/invalid/schema-version-4-newer.json").path
+        let result = try cloudbackup(["migrate", newer, "-o", output])
+        #expect(result.status == 7)
+        #expect(
+            result.stderr
+                == "cloudbackup: \(newer): written by a newer version (schema 4); update cloudbackup\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 }

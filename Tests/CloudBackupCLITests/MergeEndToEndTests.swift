@@ -258,3 +258,84 @@ struct MergeEndToEndTests {
         #expect(revived.first?["updatedAt"] as? String == "2026-11-20T06:00:00.000Z")
     }
 }
+
+/// The two devices of Examples/ (counts worked out by hand from the files): the laptop
+/// raised the water challenge later, deleted the morning run the phone still has, and
+/// added two challenges; the phone added one; most day logs are the same on both.
+struct MergeExamplesTests {
+    static let phone = Paths.file("Examples/phone.json").path
+    static let laptop = Paths.file("Examples/laptop.json").path
+    static let now = "2026-11-30T12:00:00Z"
+
+    @Test func laptopIntoPhone() throws {
+        let result = try cloudbackup([
+            "merge", Self.phone, Self.laptop, "--dry-run", "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        #expect(
+            result.stdout == """
+                challenges: 2 added, 1 updated, 2 unchanged, 1 deleted
+                day logs: 34 added, 1 updated, 60 unchanged, 8 dropped with their challenge
+                tombstones: 1 added, 1 unchanged
+                dry run: nothing written
+
+                """)
+    }
+
+    @Test func phoneIntoLaptopAsJSON() throws {
+        let result = try cloudbackup([
+            "merge", Self.laptop, Self.phone, "--dry-run", "--json", "--now", Self.now,
+        ])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout
+                == #"{"challenges":{"added":1,"updated":0,"unchanged":4,"deleted":0,"keptDeleted":1,"revived":0,"heldBack":0},"#
+                + #""dayLogs":{"added":5,"updated":7,"unchanged":83,"droppedOrphans":8,"heldBack":0},"#
+                + #""tombstones":{"added":0,"unchanged":1,"expired":0,"heldBack":0}}"# + "\n")
+    }
+
+    /// Both directions give the same items; settings and device stay each side's own.
+    @Test func bothDirectionsAgree() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let onPhone = folder.appendingPathComponent("phone.json").path
+        let onLaptop = folder.appendingPathComponent("laptop.json").path
+        #expect(
+            try cloudbackup(["merge", Self.phone, Self.laptop, "-o", onPhone, "--now", Self.now])
+                .status == 0)
+        #expect(
+            try cloudbackup(["merge", Self.laptop, Self.phone, "-o", onLaptop, "--now", Self.now])
+                .status == 0)
+        let phone = try MergeEndToEndTests.read(onPhone)
+        let laptop = try MergeEndToEndTests.read(onLaptop)
+        #expect(phone.challenges == laptop.challenges)
+        #expect(phone.dayLogs == laptop.dayLogs)
+        #expect(phone.tombstones == laptop.tombstones)
+        #expect(phone.challenges.count == 5)
+        #expect(phone.settings.theme == .dark)
+        #expect(laptop.settings.theme == .light)
+        #expect(phone.deviceId != laptop.deviceId)
+    }
+
+    @Test func verifyTheExamples() throws {
+        let fresh = try cloudbackup([
+            "verify", Self.phone, "--now", Self.now, "--against", Self.laptop,
+        ])
+        #expect(fresh.status == 0)
+        #expect(
+            fresh.stdout.hasPrefix(
+                "\(Self.phone): exported 2026-11-29T22:14:03.120Z (today), by device 0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a\n"
+                    + "inside the 90-day window (which starts 2026-09-01T12:00:00.000Z)\n"))
+        #expect(fresh.stdout.hasSuffix("  hold back nothing and revive nothing\n"))
+        // Three months later the same file predates the window.
+        let late = try cloudbackup([
+            "verify", Self.phone, "--now", "2027-03-01T00:00:00Z", "--json",
+        ])
+        #expect(late.status == 7)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(late.stdout.utf8)) as? [String: Any])
+        #expect(object["predatesWindow"] as? Bool == true)
+        #expect(object["ageDays"] as? Int == 91)
+    }
+}

@@ -131,21 +131,22 @@ import Testing
         #expect(lines.contains("day 23 of 30, today done\n"))
     }
 
-    /// With no clock options at all: the system clock, in the zone `TZ` names.
+    /// With no clock options at all: the system clock, in the zone `TZ` names (the Samoa
+    /// challenge is long finished, whatever the clock says, and Apia skipped its Friday).
     @Test func systemClockAndZone() throws {
-        let kathmandu = try #require(TimeZone(identifier: "Asia/Kathmandu"))
-        let before = DayKey(for: Timestamp(date: Date()), in: kathmandu, dayStartHour: 2)
-        let lines = try streakLines([walks], environment: ["TZ": "Asia/Kathmandu"])
-        let after = DayKey(for: Timestamp(date: Date()), in: kathmandu, dayStartHour: 2)
+        let apia = try #require(TimeZone(identifier: "Pacific/Apia"))
+        let before = DayKey(for: Timestamp(date: Date()), in: apia, dayStartHour: 0)
+        let lines = try streakLines([samoa], environment: ["TZ": "Pacific/Apia"])
+        let after = DayKey(for: Timestamp(date: Date()), in: apia, dayStartHour: 0)
         let heading = { (day: DayKey) in
-            "streaks:     as of \(day) (Asia/Kathmandu, days start at 02:00)\n"
+            "streaks:     as of \(day) (Pacific/Apia, days start at 00:00)\n"
         }
         #expect(lines.hasPrefix(heading(before)) || lines.hasPrefix(heading(after)))
         #expect(
             lines.hasSuffix(
                 """
-                  30 days of walks [walks]: finished
-                    current 0 days, longest 23 days, completed 23 of 30 days (76.7%)
+                  Ten days in Apia [samoa]: finished
+                    current 9 days, longest 9 days, completed 9 of 9 days (100%)
 
                 """))
     }

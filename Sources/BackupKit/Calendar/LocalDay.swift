@@ -73,10 +73,10 @@ extension DayKey {
     public static func skippedDays(
         in range: ClosedRange<DayKey>, timeZone: TimeZone, dayStartHour: Int
     ) -> [DayKey] {
-        // A day's instants lie within about a day of its UTC midnight (offsets are under 15 h,
-        // the day start under a day), so two days either side cover every transition that
-        // could skip a date of the range.
-        let margin = 2 * Timestamp.millisecondsPerDay
+        // A day's instants lie within two days of its UTC midnight (offsets stay within
+        // ±14 h, and a day starts before the next midnight), so three days either side cover
+        // every transition that could skip a date of the range.
+        let margin = 3 * Timestamp.millisecondsPerDay
         let from = Timestamp(
             millisecondsSince1970: Int64(range.lowerBound.dayNumber) * Timestamp.millisecondsPerDay
                 - margin)
@@ -90,11 +90,9 @@ extension DayKey {
             let before = DayKey(
                 for: instant.adding(milliseconds: -1), in: timeZone, dayStartHour: dayStartHour)
             let after = DayKey(for: instant, in: timeZone, dayStartHour: dayStartHour)
-            if before.days(to: after) > 1 {
-                for offset in 1..<before.days(to: after) {
-                    let day = before.adding(days: offset)
-                    if range.contains(day) { skipped.append(day) }
-                }
+            for offset in stride(from: 1, to: before.days(to: after), by: 1) {
+                let day = before.adding(days: offset)
+                if range.contains(day) { skipped.append(day) }
             }
             transition = timeZone.nextDaylightSavingTimeTransition(after: change)
         }

@@ -24,7 +24,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         // Fixed part: YYYY-MM-DDTHH:MM:SS (19 bytes), then optional .digits, then Z.
         guard bytes.count >= 20 else { return nil }
         var index = bytes.startIndex
+        // 0 past the end: a text cut short after its fixed part (`…:00.`) must fail, not trap.
         func next() -> UInt8 {
+            guard index != bytes.endIndex else { return 0 }
             let byte = bytes[index]
             bytes.formIndex(after: &index)
             return byte

@@ -41,6 +41,15 @@ public struct MergeOptions: Sendable {
 
 /// What a merge did, counted against the local side (SPEC §4): each challenge id with a live
 /// copy on either side has exactly one challenge count, each day-log key likewise.
+///
+/// Readings where the spec leaves a choice:
+/// - Tombstones get at most one count per id, the first that applies: `heldBack` (the
+///   incoming one, by the clock guard), `added`/`unchanged` (an incoming tombstone for the
+///   id is in the result; "already here" means a local one survived the window), `expired`
+///   (a tombstone for the id was dropped by the window, on either side). A local-only
+///   tombstone is not counted.
+/// - Replace has no "deleted" for day logs: a local log the backup lacks counts under
+///   `droppedOrphans`.
 public struct MergeReport: Equatable, Sendable {
     public struct Challenges: Equatable, Sendable {
         public var added = 0

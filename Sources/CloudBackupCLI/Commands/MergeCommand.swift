@@ -90,11 +90,11 @@ struct MergeCommand: Command {
                 for decision in outcome.decisions { context.print("  \(decision)") }
             }
         }
-        if let outputPath, !dryRun {
+        if dryRun {
+            if !json { context.print("dry run: nothing written") }
+        } else if let outputPath {
             try BackupFile.save(outcome.document, to: outputPath)
-        }
-        if !json {
-            context.print(dryRun ? "dry run: nothing written" : "wrote \(outputPath ?? "")")
+            if !json { context.print("wrote \(outputPath)") }
         }
         if let logPath {
             let line = logLine(outcome, local: local, incoming: incoming)
