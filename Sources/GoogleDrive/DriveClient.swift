@@ -161,6 +161,7 @@ public struct DriveClient: Sendable {
                 method: "POST", url: url,
                 headers: [("Content-Type", "multipart/related; boundary=\(boundary)")], body: body,
                 timeout: 600)
+            progress?(0, bytes.count)
             response = try perform(&budget, accepting: [409]) { request }
             progress?(bytes.count, bytes.count)
         }
@@ -199,6 +200,7 @@ public struct DriveClient: Sendable {
                 method: "PUT", url: endpoint(path, [("uploadType", "media")]),
                 headers: [("Content-Type", "application/json"), ("If-Match", etag)], body: bytes,
                 timeout: 600)
+            progress?(0, bytes.count)
             response = try perform(&budget, accepting: [412]) { request }
             progress?(bytes.count, bytes.count)
         }

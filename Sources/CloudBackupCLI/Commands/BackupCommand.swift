@@ -7,7 +7,7 @@ import LocalFiles
 /// file and uploads only when the canonical bytes changed. Never writes STATE.
 struct BackupCommand: Command {
     static let name = "backup"
-    static let summary = "Merge a state file into the Drive backup and upload it if it changed"
+    static let summary = "merge a state file into the Drive backup; upload only if it changed"
     static let usage =
         "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]"
     static let help = """

@@ -6,7 +6,7 @@ import LocalFiles
 /// Shows the counts and the stale-window verdict first; `--dry-run` stops there.
 struct RestoreCommand: Command {
     static let name = "restore"
-    static let summary = "Merge or replace a state file with the Drive backup"
+    static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
         "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]"
     static let help = """
