@@ -121,6 +121,21 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
     }
 
+    @Test func aRemoteFileFromANewerVersionIsRefusedNotReplaced() throws {
+        let newer = Data(
+            try String(
+                contentsOf: Paths.file("Examples/invalid/schema-version-4-newer.json"),
+                encoding: .utf8
+            ).utf8)
+        _ = try emulator.seedFile(name: "habit-backup.json", content: newer)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("written by a newer version (schema 4); update cloudbackup"))
+        let files = try emulator.files()
+        #expect(files.map(\.content) == [newer])
+    }
+
     struct FaultCase: Sendable, CustomTestStringConvertible {
         var name: String
         var fault: Emulator.Fault
