@@ -41,9 +41,12 @@ let package = Package(
         .executableTarget(
             name: "backup-bench", dependencies: ["BenchDocuments", "BackupKit", "LocalFiles"]),
 
-        .target(name: "TestSupport", dependencies: ["Networking", "GoogleDrive"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["Networking", "GoogleDrive"],
+            path: "Tests/TestSupport"),
         .testTarget(
-            name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"], exclude: ["Fixtures"]),
+            name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),

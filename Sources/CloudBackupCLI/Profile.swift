@@ -53,7 +53,8 @@ struct Profile: Sendable {
     static func isValidName(_ name: String) -> Bool {
         !name.isEmpty && !name.hasPrefix(".") && name.utf8.count <= 64
             && name.unicodeScalars.allSatisfy {
-                CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-_.".unicodeScalars.contains($0)
+                CharacterSet.alphanumerics.contains($0) && $0.isASCII
+                    || "-_.".unicodeScalars.contains($0)
             }
     }
 
@@ -65,7 +66,9 @@ struct Profile: Sendable {
         if LocalFile.exists(path) {
             do {
                 let bytes = try LocalFile.read(path, maxBytes: 1 << 20)
-                guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+                guard
+                    let object = try JSONSerialization.jsonObject(with: Data(bytes))
+                        as? [String: Any]
                 else {
                     throw CLIError(
                         "\(path): expected a JSON object of settings; fix or delete the file",
@@ -79,7 +82,8 @@ struct Profile: Sendable {
                             exitCode: .usage)
                     }
                     guard let text = value as? String else {
-                        throw CLIError("\(path): setting '\(key)' must be a string", exitCode: .usage)
+                        throw CLIError(
+                            "\(path): setting '\(key)' must be a string", exitCode: .usage)
                     }
                     file[key] = text
                 }
@@ -104,9 +108,10 @@ struct Profile: Sendable {
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
             fileName: value(6)!)
-        for (index, url) in [profile.authURL, profile.tokenURL, profile.revokeURL, profile.driveURL]
-            .enumerated()
-        {
+        for (index, url) in [
+            profile.authURL, profile.tokenURL, profile.revokeURL, profile.driveURL,
+        ]
+        .enumerated() {
             try checkEndpoint(url, setting: Self.settings[index + 2].variable)
         }
         return profile
@@ -122,7 +127,8 @@ struct Profile: Sendable {
         switch scheme.lowercased() {
         case "https":
             return
-        case "http" where ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
+        case "http"
+        where ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
             || host.hasPrefix("127."):
             return
         default:

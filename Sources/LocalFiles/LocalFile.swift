@@ -25,7 +25,8 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
 
 public enum LocalFile {
     /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them.
-    public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8] {
+    public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8]
+    {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw LocalFileError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }
@@ -71,8 +72,11 @@ public enum LocalFile {
         let folder = directory(of: path)
         var template = Array((folder + "/.\(baseName(of: path)).tmp-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw LocalFileError(path: path, operation: "create a temporary file", errno: errno) }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard fd >= 0 else {
+            throw LocalFileError(path: path, operation: "create a temporary file", errno: errno)
+        }
+        let temporary = String(
+            decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var committed = false
         defer {
             if !committed { unlink(temporary) }
@@ -161,7 +165,9 @@ public final class FileLock {
     /// nil when another process holds the lock.
     public init?(path: String) throws(LocalFileError) {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw LocalFileError(path: path, operation: "open the lock file", errno: errno) }
+        guard fd >= 0 else {
+            throw LocalFileError(path: path, operation: "open the lock file", errno: errno)
+        }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             close(fd)

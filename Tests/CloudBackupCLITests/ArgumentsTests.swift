@@ -1,9 +1,11 @@
-@testable import CloudBackupCLI
 import Testing
+
+@testable import CloudBackupCLI
 
 @Suite struct ArgumentsTests {
     @Test func optionsInBothSpellingsAndFlagsAreTakenOut() throws {
-        var arguments = Arguments(["a", "--now", "2026-01-01T00:00:00Z", "--json", "--window=30", "b"], usage: "u")
+        var arguments = Arguments(
+            ["a", "--now", "2026-01-01T00:00:00Z", "--json", "--window=30", "b"], usage: "u")
         #expect(try arguments.option("--now") == "2026-01-01T00:00:00Z")
         #expect(try arguments.option("--window") == "30")
         let first = arguments.flag("--json")
@@ -13,7 +15,9 @@ import Testing
     }
 
     @Test func anUnknownOptionIsAUsageError() throws {
-        let error = parseError(["a", "--frobnicate"], usage: "usage: x") { _ = try $0.positionals() }
+        let error = parseError(["a", "--frobnicate"], usage: "usage: x") {
+            _ = try $0.positionals()
+        }
         #expect(error?.exitCode == .usage)
         #expect(error?.lines == ["unknown option '--frobnicate'"])
         #expect(error?.usage == "usage: x")

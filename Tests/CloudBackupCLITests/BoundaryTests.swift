@@ -1,5 +1,5 @@
-import Testing
 import TestSupport
+import Testing
 
 /// The top level of the binary: version, help, unknown commands.
 @Suite struct BoundaryTests {

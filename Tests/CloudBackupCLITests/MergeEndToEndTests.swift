@@ -150,6 +150,41 @@ struct MergeEndToEndTests {
                 "challenges: 1 added, 3 unchanged\nday logs: 1 added, 2 unchanged\n"))
     }
 
+    /// Ten days earlier, the laptop's newest items are from the future: reported with the
+    /// guard off, held back with it (water's newer log goes with water).
+    @Test func futureStampsAreReportedAndClockGuardHoldsThemBack() throws {
+        let incoming = Self.fixture("incoming.json")
+        let arguments = [
+            "merge", Self.fixture("local.json"), incoming, "--dry-run", "--now",
+            "2026-11-20T00:00:00Z",
+        ]
+        let reported = try cloudbackup(arguments)
+        #expect(reported.status == 0)
+        #expect(
+            reported.stderr == """
+                warning: challenge read in \(incoming) is stamped 2026-11-21T09:00:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+                warning: challenge stretch in \(incoming) is stamped 2026-11-26T08:00:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+                warning: challenge water in \(incoming) is stamped 2026-11-25T07:30:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+                warning: day log stretch/2026-11-26 in \(incoming) is stamped 2026-11-26T08:05:00.000Z, more than 24 h after now (--clock-guard holds such items back)
+
+                """)
+        #expect(
+            reported.stdout.hasPrefix(
+                "challenges: 1 added, 1 updated, 1 unchanged, 1 deleted, 1 kept deleted\n"))
+
+        let guarded = try cloudbackup(arguments + ["--clock-guard"])
+        #expect(guarded.status == 0)
+        #expect(guarded.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("held back ") })
+        #expect(
+            guarded.stdout == """
+                challenges: 2 unchanged, 1 kept deleted, 2 held back
+                day logs: 1 unchanged, 1 dropped with their challenge, 2 held back
+                tombstones: 1 expired, 1 held back
+                dry run: nothing written
+
+                """)
+    }
+
     @Test func replaceTakesTheBackupButKeepsPremiumAppLockAndDevice() throws {
         let folder = try Paths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,8 +1,9 @@
-@testable import CloudBackupCLI
 import Foundation
 import LocalFiles
-import Testing
 import TestSupport
+import Testing
+
+@testable import CloudBackupCLI
 
 @Suite struct ProfileTests {
     @Test func defaultsAreGooglesRealEndpointsUnderXDGConfigHome() throws {
@@ -24,7 +25,8 @@ import TestSupport
         let folder = base.appendingPathComponent("cloudbackup/default").path
         try LocalFile.makeDirectory(folder)
         try LocalFile.writeAtomically(
-            Array(#"{"clientId":"from-file","fileName":"file.json"}"#.utf8), to: folder + "/config.json")
+            Array(#"{"clientId":"from-file","fileName":"file.json"}"#.utf8),
+            to: folder + "/config.json")
         let profile = try Profile.load(
             name: "default",
             environment: ["XDG_CONFIG_HOME": base.path, "CLOUDBACKUP_CLIENT_ID": "from-env"])
@@ -44,7 +46,8 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("http://127.0.0.1:8080", true), ("http://localhost:1", true), ("https://example.com", true),
+        ("http://127.0.0.1:8080", true), ("http://localhost:1", true),
+        ("https://example.com", true),
         ("http://example.com", false), ("ftp://127.0.0.1", false), ("not a url", false),
     ])
     func plainHTTPOnlyForLoopback(url: String, allowed: Bool) {
@@ -54,6 +57,8 @@ import TestSupport
 
     @Test(arguments: ["../etc", ".hidden", "", "a/b", "white space"])
     func badProfileNamesAreRefused(name: String) {
-        #expect(throws: CLIError.self) { try Profile.folder(for: name, environment: ["HOME": "/h"]) }
+        #expect(throws: CLIError.self) {
+            try Profile.folder(for: name, environment: ["HOME": "/h"])
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import LocalFiles
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LocalFileTests {
     let folder: URL

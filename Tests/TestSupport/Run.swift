@@ -30,8 +30,12 @@ public func run(
     let group = DispatchGroup()
     nonisolated(unsafe) var outData = Data()
     nonisolated(unsafe) var errData = Data()
-    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    DispatchQueue.global().async(group: group) {
+        outData = out.fileHandleForReading.readDataToEndOfFile()
+    }
+    DispatchQueue.global().async(group: group) {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+    }
     group.wait()
     process.waitUntilExit()
     return RunResult(
