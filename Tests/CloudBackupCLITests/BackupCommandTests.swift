@@ -325,7 +325,19 @@ import Testing
         #expect(failures.all.isEmpty, "\(failures.all)")
         let expected = (0..<devices.count).flatMap { index in (0..<rounds).map { "D\(index)R\($0)" }
         }.sorted()
-        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [expected])
+        let remote = try remoteBackups(emulator)
+        #expect(remote.map { challengeIDs($0.document) } == [expected])
+        // Item for item, the remote document is the merge of the three final local files.
+        let locals = try devices.map {
+            try BackupReader.read(Array(Data(contentsOf: $0.state))).document
+        }
+        let now = try #require(Timestamp(BackupMachine.now))
+        let merged = locals.dropFirst().reduce(locals[0]) { result, next in
+            merge(local: result, incoming: next, options: MergeOptions(now: now)).document
+        }
+        #expect(remote.first?.document.challenges == merged.challenges)
+        #expect(remote.first?.document.dayLogs == merged.dayLogs)
+        #expect(remote.first?.document.tombstones == merged.tombstones)
     }
 
     @Test func nothingSecretIsPrintedEvenWhenVerbose() throws {
