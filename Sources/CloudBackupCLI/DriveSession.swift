@@ -25,7 +25,7 @@ struct DriveSession {
     let fixedNow: Timestamp?
     /// Shown on a terminal only; nil under cron, `--quiet` or `--json`.
     let progress: ProgressLine?
-    private let warnings = Warnings()
+    private let notes = Notes()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects.
@@ -77,7 +77,7 @@ struct DriveSession {
         guard let reading = drive.clockReading, abs(reading.skew) > Self.skewTolerance else {
             return Self.timestamp(local)
         }
-        if warnings.first("skew") {
+        if notes.first("skew") {
             let minutes = Int((abs(reading.skew) / 60).rounded())
             context.printError(
                 "cloudbackup: warning: this machine's clock is \(minutes) minutes \(reading.skew > 0 ? "behind" : "ahead of") "
@@ -98,14 +98,15 @@ struct DriveSession {
                 let outcome = BackupKit.merge(
                     local: base, incoming: incoming,
                     options: MergeOptions(now: now(), allowStale: allowStale))
+                notes.lastReport.withLock { $0 = outcome.report }
                 // Each compare-and-swap round merges again; say it once.
                 if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
-                    warnings.first("heldBack")
+                    notes.first("heldBack")
                 {
                     warn(Self.heldBack(outcome.report))
                 }
                 if let line = Self.futureStamped(outcome, in: "the state file"),
-                    warnings.first("future")
+                    notes.first("future")
                 {
                     warn(line)
                 }
@@ -120,6 +121,9 @@ struct DriveSession {
                 return stamped
             })
     }
+
+    /// What the state file changed in the backup, counted against the remote copy.
+    var lastMergeReport: MergeReport? { notes.lastReport.withLock { $0 } }
 
     static func timestamp(_ date: Date) -> Timestamp {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
@@ -140,9 +144,11 @@ struct DriveSession {
             + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
     }
 
-    /// A per-run record of which one-time warnings were printed.
-    private final class Warnings: Sendable {
+    /// What this run has said (one-time warnings) and merged, shared by the codec's closures.
+    private final class Notes: Sendable {
         private let printed = Mutex<Set<String>>([])
+        /// The report of the latest merge: the state file into the remote copy.
+        let lastReport = Mutex<MergeReport?>(nil)
         func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
     }
 }

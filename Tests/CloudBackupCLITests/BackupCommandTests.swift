@@ -65,9 +65,11 @@ import Testing
             backupJSON(
                 device: "phone",
                 challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
-        let result = try phone.backup()
+        let result = try phone.backup(["--verbose"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try emulator.log().contains { $0.status == 412 })
+        // Counted against the remote copy of the final round, which already had A and C.
+        #expect(result.stderr.contains("cloudbackup:   challenges: 1 added, 2 unchanged"))
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B", "C"]])
     }
 

@@ -82,6 +82,12 @@ struct BackupCommand: Command {
                 ? "\(result) \(outcome.file.name) (id \(outcome.file.id), \(outcome.bytes) bytes)"
                 : "\(outcome.file.name) (id \(outcome.file.id)) already holds everything in \(file); nothing uploaded"
             context.printError("cloudbackup: " + what)
+            if let report = session.lastMergeReport {
+                context.printError("cloudbackup: what \(file) brought to the backup:")
+                for line in MergeCommand.plainWords(report) {
+                    context.printError("cloudbackup:   " + line)
+                }
+            }
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
             }
