@@ -25,7 +25,7 @@ struct DriveSession {
     let fixedNow: Timestamp?
     /// Shown on a terminal only; nil under cron, `--quiet` or `--json`.
     let progress: ProgressLine?
-    private let warnings = Warnings()
+    private let notes = Notes()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects.
@@ -77,7 +77,7 @@ struct DriveSession {
         guard let reading = drive.clockReading, abs(reading.skew) > Self.skewTolerance else {
             return Self.timestamp(local)
         }
-        if warnings.first("skew") {
+        if notes.first("skew") {
             let minutes = Int((abs(reading.skew) / 60).rounded())
             context.printError(
                 "cloudbackup: warning: this machine's clock is \(minutes) minutes \(reading.skew > 0 ? "behind" : "ahead of") "
@@ -98,7 +98,18 @@ struct DriveSession {
                 let outcome = BackupKit.merge(
                     local: base, incoming: incoming,
                     options: MergeOptions(now: now(), allowStale: allowStale))
-                Self.warnAboutHeldBack(outcome.report, warn: warn)
+                notes.lastReport.withLock { $0 = outcome.report }
+                // Each compare-and-swap round merges again; say it once.
+                if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
+                    notes.first("heldBack")
+                {
+                    warn(Self.heldBack(outcome.report))
+                }
+                if let line = Self.futureStamped(outcome, in: "the state file"),
+                    notes.first("future")
+                {
+                    warn(line)
+                }
                 var document = outcome.document
                 // The export time changes only with an upload, so "nothing changed" compares equal.
                 document.exportedAt = base.exportedAt
@@ -111,23 +122,33 @@ struct DriveSession {
             })
     }
 
+    /// What the state file changed in the backup, counted against the remote copy.
+    var lastMergeReport: MergeReport? { notes.lastReport.withLock { $0 } }
+
     static func timestamp(_ date: Date) -> Timestamp {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    static func warnAboutHeldBack(_ report: MergeReport, warn: (String) -> Void) {
-        let challenges = report.challenges.heldBack
-        let dayLogs = report.dayLogs.heldBack
-        guard challenges + dayLogs > 0 else { return }
-        warn(
-            "held back \(challenges) challenge(s) and \(dayLogs) day log(s) older than the tombstone window "
-                + "(they may be deletions whose records expired); see 'cloudbackup verify --against'"
-        )
+    static func heldBack(_ report: MergeReport) -> String {
+        "held back \(report.challenges.heldBack) challenge(s) and \(report.dayLogs.heldBack) day log(s) "
+            + "older than the tombstone window (they may be deletions whose records expired); "
+            + "see 'cloudbackup verify --against'"
     }
 
-    /// A per-run record of which one-time warnings were printed.
-    private final class Warnings: Sendable {
+    /// One line for items stamped more than 24 h ahead (SPEC §4 rule 8 reports them always).
+    static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
+        guard let first = outcome.futureStamped.first else { return nil }
+        let more = outcome.futureStamped.count - 1
+        return
+            "\(first.item) in \(source) is stamped \(first.version.stamp), more than 24 h after now"
+            + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
+    }
+
+    /// What this run has said (one-time warnings) and merged, shared by the codec's closures.
+    private final class Notes: Sendable {
         private let printed = Mutex<Set<String>>([])
+        /// The report of the latest merge: the state file into the remote copy.
+        let lastReport = Mutex<MergeReport?>(nil)
         func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
     }
 }

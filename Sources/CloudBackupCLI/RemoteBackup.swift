@@ -131,13 +131,19 @@ struct RemoteBackup<Document> {
         return merged.map { ($0, files) }
     }
 
-    /// The decoded document, or nil after copying the bytes to a dated side file (and saying so).
+    /// The decoded document, or nil after copying the bytes to a dated side file (and saying
+    /// so). A file from a newer schema is refused instead (exit 7): replacing it would
+    /// downgrade every device's backup.
     private func decodeOrKeepAside(_ snapshot: DriveSnapshot, sideFiles: inout [DriveFile]) throws
         -> Document?
     {
         do {
             return try codec.decode(snapshot.bytes)
         } catch {
+            if let error = error as? BackupFileError, case .newerSchema = error {
+                throw BackupFile.describe(
+                    error, file: "Drive file \(snapshot.file.name) (id \(snapshot.file.id))")
+            }
             let stamp = Self.sideFileStamp(drive.clock.wall())
             let sideName = "\(name).invalid-\(stamp)-\(snapshot.file.id)"
             let side = try drive.create(

@@ -161,6 +161,7 @@ public struct DriveClient: Sendable {
                 method: "POST", url: url,
                 headers: [("Content-Type", "multipart/related; boundary=\(boundary)")], body: body,
                 timeout: 600)
+            progress?(0, bytes.count)
             response = try perform(&budget, accepting: [409]) { request }
             progress?(bytes.count, bytes.count)
         }
@@ -199,6 +200,7 @@ public struct DriveClient: Sendable {
                 method: "PUT", url: endpoint(path, [("uploadType", "media")]),
                 headers: [("Content-Type", "application/json"), ("If-Match", etag)], body: bytes,
                 timeout: 600)
+            progress?(0, bytes.count)
             response = try perform(&budget, accepting: [412]) { request }
             progress?(bytes.count, bytes.count)
         }
@@ -216,8 +218,9 @@ public struct DriveClient: Sendable {
     // MARK: - The resumable driver
 
     /// Performs the `ResumableUpload` machine's actions. `starting` opens the session; a
-    /// status in `accepting` on it ends the upload there (412 on a conditional session, 409
-    /// on a create whose id is taken) and is returned as the answer.
+    /// status in `accepting` on it or on the last chunk ends the upload there (412 on a
+    /// conditional session someone wrote under, 409 on a create whose id is taken) and is
+    /// returned as the answer.
     private func upload(
         _ bytes: [UInt8], starting: HTTPRequest, accepting: Set<Int>, budget: inout Budget,
         progress: (@Sendable (Int, Int) -> Void)?
@@ -242,24 +245,26 @@ public struct DriveClient: Sendable {
                         ("Content-Range", "bytes \(offset)-\(offset + count - 1)/\(bytes.count)"),
                     ],
                     body: Array(bytes[offset..<offset + count]), timeout: 600)
-                action = try machine.handle(sessionEvent(request, budget: &budget))
+                action = try machine.handle(
+                    sessionEvent(request, accepting: accepting, budget: &budget))
                 progress?(machine.received, bytes.count)
             case .queryStatus:
                 let request = HTTPRequest(
                     method: "PUT", url: machine.session ?? "",
                     headers: [("Content-Range", "bytes */\(bytes.count)")])
-                action = try machine.handle(sessionEvent(request, budget: &budget))
-            case .finished(let body):
-                return HTTPResponse(status: 200, body: body)
+                action = try machine.handle(
+                    sessionEvent(request, accepting: accepting, budget: &budget))
+            case .finished(let status, let body):
+                return HTTPResponse(status: status, body: body)
             }
         }
     }
 
     /// One request on the session URL turned into the machine's event. Failures that leave
     /// the server's position unknown back off first, then become `.connectionLost`.
-    private func sessionEvent(_ request: HTTPRequest, budget: inout Budget) throws(DriveError)
-        -> ResumableUpload.Event
-    {
+    private func sessionEvent(
+        _ request: HTTPRequest, accepting: Set<Int>, budget: inout Budget
+    ) throws(DriveError) -> ResumableUpload.Event {
         switch try exchange(request, budget: &budget) {
         case .failure(let error):
             try budget.backOff(after: error.message, retryAfter: nil)
@@ -267,7 +272,9 @@ public struct DriveClient: Sendable {
         case .success(let response):
             switch response.status {
             case 200, 201:
-                return .completed(body: response.body)
+                return .completed(status: response.status, body: response.body)
+            case let status where accepting.contains(status):
+                return .completed(status: status, body: response.body)
             case 308:
                 guard let received = ResumableUpload.received(fromRange: response.header("Range"))
                 else {

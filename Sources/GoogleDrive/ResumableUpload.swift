@@ -9,7 +9,7 @@
 ///   .incomplete(received: 262144)       → .send(offset 262144, count 262144)   (308, Range bytes=0-262143)
 ///   .connectionLost                     → .queryStatus                        (empty PUT, bytes */614400)
 ///   .incomplete(received: 393216)       → .send(offset 393216, count 221184)  (resume where the server is)
-///   .completed(body)                    → .finished(body)
+///   .completed(200, body)               → .finished(200, body)
 /// A 404 on the session (`.sessionExpired`) starts over with a fresh `.initiate`.
 public struct ResumableUpload: Sendable, Equatable {
     public static let granularity = 256 * 1024
@@ -21,16 +21,17 @@ public struct ResumableUpload: Sendable, Equatable {
         case send(offset: Int, count: Int)
         /// An empty PUT with `Content-Range: bytes */total`: how much did the server keep?
         case queryStatus
-        /// The server has the whole file; `body` is its final answer (the file's metadata).
-        case finished(body: [UInt8])
+        /// The session is over: the server's final answer, normally 200/201 with the file's
+        /// metadata, or a final refusal the caller expects (412 on a conditional session).
+        case finished(status: Int, body: [UInt8])
     }
 
     public enum Event: Sendable, Equatable {
         case initiated(session: String)
         /// 308: the server holds `received` bytes from the start (no `Range` header: 0).
         case incomplete(received: Int)
-        /// 200 or 201 on a chunk or a status query.
-        case completed(body: [UInt8])
+        /// 200 or 201 on a chunk or a status query, or a final status the caller expects.
+        case completed(status: Int, body: [UInt8])
         /// 404 (or 410) on the session URL.
         case sessionExpired
         /// No answer, or a retryable error answer: where the server stands is unknown.
@@ -68,9 +69,9 @@ public struct ResumableUpload: Sendable, Equatable {
             // and resending from it is still correct.
             received = min(max(0, count), total)
             return nextChunk()
-        case .completed(let body):
+        case .completed(let status, let body):
             received = total
-            return .finished(body: body)
+            return .finished(status: status, body: body)
         case .sessionExpired:
             return start()
         case .connectionLost:

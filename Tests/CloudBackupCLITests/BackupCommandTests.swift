@@ -65,10 +65,34 @@ import Testing
             backupJSON(
                 device: "phone",
                 challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
-        let result = try phone.backup()
+        let result = try phone.backup(["--verbose"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try emulator.log().contains { $0.status == 412 })
+        // Counted against the remote copy of the final round, which already had A and C.
+        #expect(result.stderr.contains("cloudbackup:   challenges: 1 added, 2 unchanged"))
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B", "C"]])
+    }
+
+    @Test func aWriteDuringALargeResumableUploadIsMergedNotLost() throws {
+        let note = String(repeating: "m", count: 1_900)
+        var challenges = Dictionary(
+            uniqueKeysWithValues: (0..<9).map {
+                (String(format: "L%02d", $0), "2026-11-01T00:00:00.000Z")
+            })
+        try phone.write(backupJSON(device: "phone", challenges: challenges, logs: 365, note: note))
+        #expect(try phone.backup().status == 0)
+        try emulator.interleave(
+            Data(backupJSON(device: "tablet", challenges: ["C": "2026-11-03T00:00:00.000Z"]).utf8),
+            name: "habit-backup.json")
+        challenges["B"] = "2026-11-02T00:00:00.000Z"
+        try phone.write(backupJSON(device: "phone", challenges: challenges, logs: 365, note: note))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let log = try emulator.log()
+        #expect(log.contains { $0.query["uploadType"] == "resumable" && $0.method == "PUT" })
+        #expect(log.contains { $0.status == 412 })
+        let ids = try remoteBackups(emulator).map { challengeIDs($0.document) }
+        #expect(ids == [(challenges.keys + ["C"]).sorted()])
     }
 
     @Test func twoRemoteFilesAreMergedIntoOne() throws {
@@ -97,6 +121,21 @@ import Testing
         let side = try emulator.files().filter { $0.name.hasPrefix("habit-backup.json.invalid-") }
         #expect(side.map { String(decoding: $0.content, as: UTF8.self) } == ["{not json"])
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
+    @Test func aRemoteFileFromANewerVersionIsRefusedNotReplaced() throws {
+        let newer = Data(
+            try String(
+                contentsOf: Paths.file("Examples/invalid/schema-version-4-newer.json"),
+                encoding: .utf8
+            ).utf8)
+        _ = try emulator.seedFile(name: "habit-backup.json", content: newer)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("written by a newer version (schema 4); update cloudbackup"))
+        let files = try emulator.files()
+        #expect(files.map(\.content) == [newer])
     }
 
     struct FaultCase: Sendable, CustomTestStringConvertible {
@@ -162,6 +201,16 @@ import Testing
         #expect(result.status == 3)
         #expect(result.stderr.contains(phone.state.path))
         #expect(try emulator.log().dropFirst(logBefore).isEmpty)
+        #expect(try emulator.files().isEmpty)
+    }
+
+    @Test func aMachineThatNeverLoggedInExits4() throws {
+        let stranger = try BackupMachine(emulator)
+        try stranger.write(
+            backupJSON(device: "stranger", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try stranger.backup()
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("cloudbackup login"))
         #expect(try emulator.files().isEmpty)
     }
 
@@ -232,6 +281,21 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
     }
 
+    @Test func aFutureStampedItemIsWarnedAboutOnce() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "F": "2026-12-02T12:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let warnings = result.stderr.split(separator: "\n").filter {
+            $0.contains("more than 24 h after now")
+        }
+        #expect(warnings.count == 1)
+    }
+
     @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
         try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v3/files"]))
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
@@ -263,7 +327,19 @@ import Testing
         #expect(failures.all.isEmpty, "\(failures.all)")
         let expected = (0..<devices.count).flatMap { index in (0..<rounds).map { "D\(index)R\($0)" }
         }.sorted()
-        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [expected])
+        let remote = try remoteBackups(emulator)
+        #expect(remote.map { challengeIDs($0.document) } == [expected])
+        // Item for item, the remote document is the merge of the three final local files.
+        let locals = try devices.map {
+            try BackupReader.read(Array(Data(contentsOf: $0.state))).document
+        }
+        let now = try #require(Timestamp(BackupMachine.now))
+        let merged = locals.dropFirst().reduce(locals[0]) { result, next in
+            merge(local: result, incoming: next, options: MergeOptions(now: now)).document
+        }
+        #expect(remote.first?.document.challenges == merged.challenges)
+        #expect(remote.first?.document.dayLogs == merged.dayLogs)
+        #expect(remote.first?.document.tombstones == merged.tombstones)
     }
 
     @Test func nothingSecretIsPrintedEvenWhenVerbose() throws {

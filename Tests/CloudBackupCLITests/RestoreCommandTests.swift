@@ -80,6 +80,16 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
     }
 
+    @Test func anInvalidStateIsRefusedBeforeAnyDownload() throws {
+        try laptop.write("{")
+        let logBefore = try emulator.log().count
+        let result = try restore("--merge", "--yes")
+        #expect(result.status == 3)
+        #expect(result.stderr.contains(laptop.state.path))
+        #expect(try emulator.log().count == logBefore)
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == "{")
+    }
+
     @Test func noBackupToRestoreIsExit3() throws {
         try emulator.reset()
         try laptop.login()
@@ -106,6 +116,67 @@ import Testing
         let allowed = try restore("--merge", "--yes", "--allow-stale")
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(try stateIDs() == ["B", "OLD"])
+    }
+
+    /// Runs restore with stdin and stderr on a pseudo-terminal (as a person at a shell would),
+    /// answering `answer` once the question has appeared.
+    private func restoreOnATerminal(answering answer: String) throws -> RunResult {
+        let script = """
+            import os, pty, subprocess, sys
+            master, slave = pty.openpty()
+            child = subprocess.Popen(sys.argv[2:], stdin=slave, stderr=slave, stdout=subprocess.PIPE)
+            os.close(slave)
+            seen = b""
+            while b"[y/N]" not in seen:
+                chunk = os.read(master, 1024)
+                if not chunk:
+                    break
+                seen += chunk
+            os.write(master, sys.argv[1].encode() + b"\\n")
+            out = child.stdout.read()
+            child.wait()
+            try:
+                while True:
+                    chunk = os.read(master, 1024)
+                    if not chunk:
+                        break
+                    seen += chunk
+            except OSError:
+                pass
+            sys.stdout.buffer.write(out)
+            sys.stderr.buffer.write(seen)
+            sys.exit(child.returncode)
+            """
+        let arguments = [
+            "-c", script, answer, Paths.binary.path, "restore", "--file", laptop.state.path,
+            "--merge", "--now",
+            BackupMachine.now,
+        ]
+        return try TestSupport.run(
+            URL(fileURLWithPath: Paths.python), arguments,
+            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"].merging(
+                laptop.environment
+            ) {
+                _, new in new
+            })
+    }
+
+    @Test func onATerminalItAsksAndANoWritesNothing() throws {
+        let result = try restoreOnATerminal(answering: "n")
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains(
+                "write \(laptop.state.path) (the current file kept as \(laptop.state.path).bak)? [y/N]"
+            ))
+        #expect(result.stderr.contains("restore cancelled"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+        #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
+    }
+
+    @Test func onATerminalAYesWrites() throws {
+        let result = try restoreOnATerminal(answering: "y")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A", "B"])
     }
 
     /// SIGKILL at random moments of a restore: STATE is always the old or the new file.

@@ -1,6 +1,7 @@
 import Foundation
 import GoogleDrive
 import Networking
+import Synchronization
 import TestSupport
 import Testing
 
@@ -284,4 +285,13 @@ func googleErrorBodiesDecode(body: String, message: String, reason: String?) {
     #expect(error.message == message)
     #expect(error.reason == reason)
     #expect(error.isRetryable == (reason == "rateLimitExceeded"))
+}
+
+@Test func aSingleRequestUploadReportsItsStartAndEnd() throws {
+    let transport = ScriptedTransport([answer(200, #"{"id":"F1","title":"n.json"}"#)])
+    let reports = Mutex<[[Int]]>([])
+    _ = try fakeDrive(transport).update(id: "F1", bytes: [1, 2, 3], ifMatch: "e1") { sent, total in
+        reports.withLock { $0.append([sent, total]) }
+    }
+    #expect(reports.withLock { $0 } == [[0, 3], [3, 3]])
 }

@@ -85,3 +85,15 @@ private func payload(_ count: Int) -> [UInt8] {
     #expect(sent[3].header("Content-Range") == "bytes 0-262143/307200")
     #expect(clock.sleeps.count == 1)
 }
+
+@Test func aWriteDuringALargeConditionalUploadEndsInChangedSinceRead() throws {
+    let transport = ScriptedTransport([
+        answer(200, headers: [("Location", session)]),
+        answer(308, headers: [("Range", "bytes=0-262143")]),
+        googleError(412, "conditionNotMet"),
+    ])
+    let result = try fakeDrive(transport, resumableThreshold: 256 * kib).update(
+        id: "F1", bytes: payload(300 * kib), ifMatch: "e9")
+    #expect(result == .changedSinceRead)
+    #expect(transport.remaining == 0)
+}

@@ -14,7 +14,9 @@ private let kib = 1024
     #expect(
         upload.handle(.incomplete(received: 384 * kib))
             == .send(offset: 384 * kib, count: 216 * kib))
-    #expect(upload.handle(.completed(body: [1, 2])) == .finished(body: [1, 2]))
+    #expect(
+        upload.handle(.completed(status: 200, body: [1, 2]))
+            == .finished(status: 200, body: [1, 2]))
     #expect(upload.received == 600 * kib)
 }
 

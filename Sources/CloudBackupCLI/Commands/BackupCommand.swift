@@ -7,7 +7,7 @@ import LocalFiles
 /// file and uploads only when the canonical bytes changed. Never writes STATE.
 struct BackupCommand: Command {
     static let name = "backup"
-    static let summary = "Merge a state file into the Drive backup and upload it if it changed"
+    static let summary = "merge a state file into the Drive backup; upload only if it changed"
     static let usage =
         "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]"
     static let help = """
@@ -82,6 +82,12 @@ struct BackupCommand: Command {
                 ? "\(result) \(outcome.file.name) (id \(outcome.file.id), \(outcome.bytes) bytes)"
                 : "\(outcome.file.name) (id \(outcome.file.id)) already holds everything in \(file); nothing uploaded"
             context.printError("cloudbackup: " + what)
+            if let report = session.lastMergeReport {
+                context.printError("cloudbackup: what \(file) brought to the backup:")
+                for line in MergeCommand.plainWords(report) {
+                    context.printError("cloudbackup:   " + line)
+                }
+            }
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
             }

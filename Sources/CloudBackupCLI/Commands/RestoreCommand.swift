@@ -6,7 +6,7 @@ import LocalFiles
 /// Shows the counts and the stale-window verdict first; `--dry-run` stops there.
 struct RestoreCommand: Command {
     static let name = "restore"
-    static let summary = "Merge or replace a state file with the Drive backup"
+    static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
         "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]"
     static let help = """
@@ -76,6 +76,8 @@ struct RestoreCommand: Command {
             guard error.isMissing else { throw CLIError(error.description, exitCode: .invalidFile) }
             previous = nil
         }
+        // Validate STATE before anything goes over the network.
+        let current = try previous.map { _ in try BackupFile.load(file).document }
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         let remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
@@ -87,10 +89,10 @@ struct RestoreCommand: Command {
                 exitCode: .invalidFile)
         }
         let now = session.now()
-        let local =
-            previous == nil ? Self.emptyDocument(at: now) : try BackupFile.load(file).document
+        let local = current ?? Self.emptyDocument(at: now)
         let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
+        if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
 
         if json {
             context.print(outcome.report.json)

@@ -6,8 +6,7 @@ import OAuth
 /// last backup, the remote file (`--remote`) and local counts (`--file`) follow them.
 struct StatusCommand: Command {
     static let name = "status"
-    static let summary =
-        "show the login, the last backup and, on request, the remote file and local counts"
+    static let summary = "show the login, the last backup, the remote file and local counts"
     static let usage =
         "usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json]"
     static let help = """

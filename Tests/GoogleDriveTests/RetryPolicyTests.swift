@@ -1,0 +1,43 @@
+import Foundation
+import GoogleDrive
+import Testing
+
+private let now = Date(timeIntervalSince1970: 1_800_000_000)  // Fri, 15 Jan 2027 08:00:00 GMT
+
+@Test(arguments: [
+    (String?.none, Double?.none), ("", nil), ("7", 7), (" 120 ", 120), ("-3", nil), ("soon", nil),
+    ("Fri, 15 Jan 2027 08:00:30 GMT", 30), ("Fri, 15 Jan 2027 07:59:00 GMT", 0),
+])
+func retryAfterIsSecondsOrAnHTTPDate(header: String?, seconds: Double?) {
+    #expect(RetryPolicy.retryAfter(header, now: now) == seconds)
+}
+
+@Test(arguments: [
+    (0, 0.0, Double?.none, 1.0), (0, 0.99, nil, 1.99), (3, 0.5, nil, 8.5), (10, 0.0, nil, 32),
+    (0, 0.0, 20, 20), (5, 0.0, 1, 32),
+])
+func delayIsExponentialWithJitterCappedAndRetryAfterWins(
+    retry: Int, jitter: Double, retryAfter: Double?, expected: Double
+) {
+    #expect(
+        RetryPolicy().delay(beforeRetry: retry, jitter: jitter, retryAfter: retryAfter) == expected)
+}
+
+@Test(arguments: [
+    (#"{"id":"a","name":"n","size":"42","version":"7"}"#, Int?.some(42), Int?.some(7)),
+    (#"{"id":"a","name":"n","size":42}"#, 42, nil),
+    (#"{"id":"a","title":"n","fileSize":"5"}"#, 5, nil),
+])
+func driveFileReadsInt64FieldsAsStrings(json: String, size: Int?, version: Int?) throws {
+    let file = try JSONDecoder().decode(DriveFile.self, from: Data(json.utf8))
+    #expect(file.name == "n")
+    #expect(file.size == size)
+    #expect(file.version == version)
+}
+
+@Test func aSizeThatIsNotANumberIsRefused() {
+    #expect(throws: DecodingError.self) {
+        try JSONDecoder().decode(
+            DriveFile.self, from: Data(#"{"id":"a","name":"n","size":"big"}"#.utf8))
+    }
+}
