@@ -91,7 +91,8 @@ def ensure_pair(binary, data_root, seed, size):
     stamp = folder / "generator.sha"
     digest = generator_digest()
     files = [folder / f"{device}.json" for device in DEVICES]
-    if not (stamp.exists() and stamp.read_text() == digest and all(f.exists() for f in files)):
+    needed = [*files, folder / "contents.jsonl"]
+    if not (stamp.exists() and stamp.read_text() == digest and all(f.exists() for f in needed)):
         print(f"generating {size:,} day logs (seed {seed}) into {folder}", flush=True)
         child = spawn([str(binary), "generate", "--seed", str(seed), "--day-logs", str(size),
                        "-o", str(folder)])
