@@ -75,17 +75,21 @@ func inSeconds(_ duration: Duration) -> Double {
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
 }
 
-/// Wall-clock seconds of each of `runs` calls of `body`.
-func time<Failure: Error>(runs: Int, _ body: () throws(Failure) -> Void) throws(Failure) -> [Double]
-{
+/// Wall-clock seconds of each of `runs` calls of `body`, and the last call's result. Each
+/// result is freed after its clock stops, as the Python peers' are (`del` after timing).
+func time<Value, Failure: Error>(
+    runs: Int, _ body: () throws(Failure) -> Value
+) throws(Failure) -> (seconds: [Double], last: Value?) {
     let clock = ContinuousClock()
     var seconds: [Double] = []
+    var last: Value?
     for _ in 0..<runs {
         let start = clock.now
-        try body()
+        let value = try body()
         seconds.append(inSeconds(clock.now - start))
+        last = value
     }
-    return seconds
+    return (seconds, last)
 }
 
 func load(_ path: String) throws(BenchError) -> [UInt8] {
@@ -144,24 +148,22 @@ func generate(_ options: Options) throws(BenchError) {
 func read(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
-    var dayLogs = 0
-    let seconds = try time(runs: try options.integer("--runs", default: 1)) {
+    let (seconds, document) = try time(runs: try options.integer("--runs", default: 1)) {
         () throws(BenchError) in
-        dayLogs = try readDocument(bytes, path: path).dayLogs.count
+        try readDocument(bytes, path: path)
     }
-    report(["seconds": seconds, "bytes": bytes.count, "dayLogs": dayLogs])
+    report(["seconds": seconds, "bytes": bytes.count, "dayLogs": document?.dayLogs.count ?? 0])
 }
 
 func write(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
     let document = try readDocument(bytes, path: path)
-    var written: [UInt8] = []
-    let seconds = time(runs: try options.integer("--runs", default: 1)) {
-        written = BackupWriter.write(document)
+    let (seconds, written) = time(runs: try options.integer("--runs", default: 1)) {
+        BackupWriter.write(document)
     }
     // The generator writes canonical bytes, so writing its files back must change nothing.
-    report(["seconds": seconds, "bytes": written.count, "identical": written == bytes])
+    report(["seconds": seconds, "bytes": written?.count ?? 0, "identical": written == bytes])
 }
 
 /// The whole job of `cloudbackup merge`, timed from the first byte read to the last written.
@@ -201,16 +203,15 @@ func foundation(_ options: Options) throws(BenchError) {
     } catch {
         throw BenchError(message: "\(path): \(error.localizedDescription)")
     }
-    var dayLogs = 0
-    let seconds = try time(runs: try options.integer("--runs", default: 1)) {
+    let (seconds, decoded) = try time(runs: try options.integer("--runs", default: 1)) {
         () throws(BenchError) in
         do {
-            dayLogs = try JSONDecoder().decode(CodableBackup.self, from: data).dayLogs.count
+            return try JSONDecoder().decode(CodableBackup.self, from: data)
         } catch {
             throw BenchError(message: "\(path): JSONDecoder: \(error)")
         }
     }
-    report(["seconds": seconds, "bytes": data.count, "dayLogs": dayLogs])
+    report(["seconds": seconds, "bytes": data.count, "dayLogs": decoded?.dayLogs.count ?? 0])
 }
 
 let commands: [String: (Options) throws(BenchError) -> Void] = [

@@ -179,6 +179,31 @@ let readerCases: [ReaderCase] = [
         #expect(document.challenges.first?.tasks.first?.title == "Drink \"water\" é😀 a/b")
     }
 
+    /// Strings are scanned eight bytes at a time: a special byte at any offset of a long
+    /// string must still be seen.
+    @Test(arguments: 0..<20)
+    func specialBytesAreFoundAtEveryOffset(offset: Int) throws {
+        let padding = String(repeating: "a", count: offset)
+        let tail = String(repeating: "b", count: 12)
+        let decoded: [(raw: String, title: String)] = [
+            (#"\""#, "\""), (#"\\"#, "\\"), ("é", "é"), ("😀", "😀"), (#"\u0041"#, "A"),
+        ]
+        for (raw, title) in decoded {
+            let text = try Edit("title", #""Drink water""#, "\"\(padding)\(raw)\(tail)\"").apply(
+                to: exampleText())
+            let document = try BackupReader.read(Array(text.utf8)).document
+            #expect(document.challenges.first?.tasks.first?.title == padding + title + tail)
+        }
+        let control = try Edit("title", #""Drink water""#, "\"\(padding)\u{01}\(tail)\"").apply(
+            to: exampleText())
+        #expect {
+            try BackupReader.read(Array(control.utf8))
+        } throws: { error in
+            guard case .syntax(_, _, let message) = error as? BackupFileError else { return false }
+            return message.contains("control character")
+        }
+    }
+
     @Test func truncationAtEveryOffsetIsAnErrorNeverACrash() throws {
         let bytes = try fixture("v3-example.json")
         let end = try #require(bytes.lastIndex(of: UInt8(ascii: "}")))

@@ -29,3 +29,33 @@ import Testing
         #expect(result.notes.isEmpty)
     }
 }
+
+@Suite struct ReaderOrderTests {
+    /// Maps come out as sorted arrays whatever order the file wrote them in.
+    @Test func unsortedMapsAreSorted() throws {
+        let id = "0193a5b2-0001-7000-8000-000000000001"
+        let log =
+            #"{ "values": {"water": 1, "a": 2}, "note": "", "mood": null, "updatedAt": "2026-03-09T06:40:00.000Z" }"#
+        let text = try Edit(
+            "unsorted",
+            [
+                (
+                    #""tombstones": {"#,
+                    #""tombstones": { "z": { "deletedAt": "2026-03-03T14:02:00.000Z" }, "#
+                ),
+                (
+                    #""dayLogs": {"#,
+                    "\"dayLogs\": {\"\(id)/2026-03-09\": \(log), \"\(id)/2026-03-02\": \(log),"
+                ),
+            ]
+        ).apply(to: exampleText())
+        let document = try BackupReader.read(Array(text.utf8)).document
+        #expect(
+            document.dayLogs.map(\.key.description) == [
+                "\(id)/2026-03-02", "\(id)/2026-03-08", "\(id)/2026-03-09",
+            ])
+        #expect(document.dayLogs.first?.values.map(\.taskID.rawValue) == ["a", "water"])
+        #expect(
+            document.tombstones.map(\.id.rawValue) == ["0193a5b2-0001-7000-8000-0000000000ff", "z"])
+    }
+}

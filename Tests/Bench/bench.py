@@ -91,14 +91,25 @@ def ensure_pair(binary, data_root, seed, size):
     stamp = folder / "generator.sha"
     digest = generator_digest()
     files = [folder / f"{device}.json" for device in DEVICES]
-    if not (stamp.exists() and stamp.read_text() == digest and all(f.exists() for f in files)):
+    needed = [*files, folder / "contents.jsonl"]
+    if not (stamp.exists() and stamp.read_text() == digest and all(f.exists() for f in needed)):
         print(f"generating {size:,} day logs (seed {seed}) into {folder}", flush=True)
         child = spawn([str(binary), "generate", "--seed", str(seed), "--day-logs", str(size),
                        "-o", str(folder)])
         if child.code != 0:
             sys.exit(f"bench: generate failed: {child.stderr}")
+        (folder / "contents.jsonl").write_bytes(child.stdout)
         stamp.write_text(digest)
     return files
+
+
+def contents(folder):
+    """What generate said each file holds, e.g. 'phone.json 3.4 MB, 19,700 day logs'."""
+    lines = (folder / "contents.jsonl").read_text().splitlines()
+    return ", ".join(
+        f"{entry['device']}.json {entry['bytes'] / 1e6:.1f} MB with {entry['dayLogs']:,} day logs"
+        for entry in map(json.loads, lines)
+    )
 
 
 def median_of(seconds):
@@ -207,9 +218,8 @@ def duration(seconds):
 
 
 def print_table(size, files, rows, runs, slow_runs):
-    sizes = ", ".join(f"{f.name} {f.stat().st_size / 1e6:.1f} MB" for f in files)
-    print(f"\n{size:,} day logs per file ({sizes}); median of {runs} runs "
-          f"(jq, Foundation: {slow_runs})")
+    print(f"\n{size:,} day logs, median of {runs} runs (jq, Foundation: {slow_runs})")
+    print(f"  {contents(files[0].parent)}")
     print(f"  {'':40} {'median':>11} {'MB/s':>8} {'peak RSS':>10}  ours / peer")
     for row in rows:
         if row.failure:

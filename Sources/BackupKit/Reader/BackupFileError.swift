@@ -23,7 +23,8 @@ public enum BackupFileError: Error, Equatable, Sendable {
     case notABackup(String)
     /// `schemaVersion` is newer than this build understands.
     case newerSchema(Int)
-    /// Every broken rule found, in document order, at most `ReadOptions.maxIssues`.
+    /// Every broken rule found, at most `ReadOptions.maxIssues`: first what the typed model
+    /// cannot hold (types, formats, unknown, missing and duplicate keys), then value rules.
     case invalid([ValidationIssue])
 }
 

@@ -244,6 +244,8 @@ extension DocumentDecoder {
         // the bytes of the previous key (input bytes stay put; escaped keys are not cached).
         var lastID: ChallengeID?
         var lastIDBytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var lastKey: DayLogKey?
+        var inOrder = true
         let isMap = try map { key throws(ScanError) in
             let parsed = scanner.withBytes(key) { bytes -> (Identifier?, DayKey?) in
                 guard bytes.count > 11, bytes[bytes.count - 11] == UInt8(ascii: "/"),
@@ -266,10 +268,19 @@ extension DocumentDecoder {
                 return
             }
             lastID = id
-            if let log = try dayLog(key: DayLogKey(challengeID: id, day: day)) { logs.append(log) }
+            let key = DayLogKey(challengeID: id, day: day)
+            guard let log = try dayLog(key: key) else { return }
+            // Sortedness is tracked on the keys as they come, so the usual sorted file never
+            // walks its (large) logs a second time.
+            if let lastKey, !(lastKey < key) { inOrder = false }
+            lastKey = key
+            logs.append(log)
         }
         guard isMap else { return nil }
-        sortAndDropDuplicates(&logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
+        if !inOrder {
+            sortAndDropDuplicates(
+                &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
+        }
         return logs
     }
 
@@ -297,7 +308,9 @@ extension DocumentDecoder {
     }
 
     private func values() throws(ScanError) -> [TaskValue]? {
-        var values: [TaskValue] = []
+        // Collected in a reused buffer and copied out at their exact size: one allocation
+        // per day log instead of one per growth step.
+        valueBuffer.removeAll(keepingCapacity: true)
         var broken = false
         let isMap = try map { key throws(ScanError) in
             guard let id = identifier(key) else {
@@ -306,17 +319,17 @@ extension DocumentDecoder {
                 return
             }
             if let value = try integer() {
-                values.append(TaskValue(taskID: id, value: value))
+                valueBuffer.append(TaskValue(taskID: id, value: value))
             } else {
                 broken = true
             }
         }
         guard isMap, !broken else { return nil }
-        let before = values.count
+        let before = valueBuffer.count
         sortAndDropDuplicates(
-            &values, by: { $0.taskID < $1.taskID },
+            &valueBuffer, by: { $0.taskID < $1.taskID },
             pointer: { self.pointer + "/" + $0.taskID.rawValue })
-        return values.count == before ? values : nil
+        return valueBuffer.count == before ? Array(valueBuffer[...]) : nil
     }
 
     private static let tombstoneFields: [StaticString] = ["deletedAt"]

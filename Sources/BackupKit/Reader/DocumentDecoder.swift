@@ -20,6 +20,8 @@ final class DocumentDecoder {
     let scanner: JSONScanner
     @exclusivity(unchecked) var issues: IssueList
     @exclusivity(unchecked) private var path: [Component] = []
+    /// Scratch for a day log's values (see `values()`).
+    @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
 
     init(scanner: JSONScanner, maxIssues: Int) {
         self.scanner = scanner
@@ -255,13 +257,16 @@ final class DocumentDecoder {
     func choice<Choice: CaseIterable & RawRepresentable<String>>(_: Choice.Type) throws(ScanError)
         -> Choice?
     {
-        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        guard let token = try stringToken("one of \(names)") else { return nil }
+        // Only a failure spells out the choices.
+        func names() -> String {
+            Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        }
+        guard let token = try stringToken("one of \(names())") else { return nil }
         let value = scanner.withBytes(token) { bytes in
             Choice.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) }
         }
         guard let value else {
-            report("must be one of \(names)")
+            report("must be one of \(names())")
             return nil
         }
         return value

@@ -346,8 +346,22 @@ final class JSONScanner {
     func string() throws(ScanError) -> JSONString {
         let open = position
         let start = position + 1
-        // The plain-ASCII run, the common case, in a local index.
+        // The plain-ASCII run, the common case, in a local index: eight bytes at a time
+        // while none of them is a quote, a backslash, a control or a non-ASCII byte (the
+        // classic "has a zero byte" bit trick; it may stop early, never late), then bytewise.
         var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index + 8 <= count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+            let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((word &- ones &* 0x20) & ~word) | word
+            if special & highs != 0 { break }
+            index += 8
+        }
         while index < count {
             let byte = base[index]
             guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\")

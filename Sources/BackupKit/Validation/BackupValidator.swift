@@ -115,20 +115,21 @@ public enum BackupValidator {
     ) {
         Rules.checkOrder(dayLogs, key: \.key, at: { Pointer.dayLog($0.key) }, into: &issues)
         // Day logs come grouped by challenge, so one lookup serves a whole run of them.
+        // Indices rather than `for log in`, so a log is read in place, not copied.
         var lastID: ChallengeID?
         var lastExists = false
-        for log in dayLogs {
-            if log.key.challengeID != lastID {
-                lastID = log.key.challengeID
-                lastExists = challengeExists(log.key.challengeID)
+        for index in dayLogs.indices {
+            let id = dayLogs[index].key.challengeID
+            if id != lastID {
+                lastID = id
+                lastExists = challengeExists(id)
             }
             if !lastExists {
                 issues.add(
-                    Pointer.dayLog(log.key),
-                    "challenge \(log.key.challengeID) is not in this file (a day log needs its challenge)"
-                )
+                    Pointer.dayLog(dayLogs[index].key),
+                    "challenge \(id) is not in this file (a day log needs its challenge)")
             }
-            check(log, into: &issues)
+            check(dayLogs[index], into: &issues)
         }
     }
 
@@ -167,34 +168,38 @@ public enum BackupValidator {
         var notes: [ValidationIssue] = []
         let challenges = ChallengeLookup(document.challenges)
         var current: Challenge?
-        for log in document.dayLogs {
-            if current?.id != log.key.challengeID { current = challenges.find(log.key.challengeID) }
+        let logs = document.dayLogs
+        // Indices, not `for log in`: a million logs are read in place, not copied.
+        for index in logs.indices {
+            let key = logs[index].key
+            if current?.id != key.challengeID { current = challenges.find(key.challengeID) }
             guard let challenge = current else { continue }
-            let day = log.key.day
-            if day < challenge.startDate || day > challenge.endDate {
+            if key.day < challenge.startDate || key.day > challenge.endDate {
                 notes.append(
                     ValidationIssue(
-                        pointer: Pointer.dayLog(log.key),
+                        pointer: Pointer.dayLog(key),
                         message:
-                            "note: \(day) is outside the challenge's days (\(challenge.startDate)…\(challenge.endDate)); kept, not counted"
+                            "note: \(key.day) is outside the challenge's days (\(challenge.startDate)…\(challenge.endDate)); kept, not counted"
                     ))
             }
-            for value in log.values {
-                guard let task = challenge.tasks.first(where: { $0.id == value.taskID }) else {
+            for value in logs[index].values {
+                guard let task = challenge.tasks.firstIndex(where: { $0.id == value.taskID }) else {
                     notes.append(
                         ValidationIssue(
-                            pointer: Pointer.dayLog(log.key) + "/values/" + value.taskID.rawValue,
+                            pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
                             message:
                                 "note: task \(value.taskID) is not in the challenge; kept, not counted"
                         ))
                     continue
                 }
-                if value.value > 1, let rule = task.rules.last(where: { $0.from <= day }),
-                    rule.type == .check
+                guard value.value > 1 else { continue }
+                let rules = challenge.tasks[task].rules
+                if let rule = rules.lastIndex(where: { $0.from <= key.day }),
+                    rules[rule].type == .check
                 {
                     notes.append(
                         ValidationIssue(
-                            pointer: Pointer.dayLog(log.key) + "/values/" + value.taskID.rawValue,
+                            pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
                             message:
                                 "note: a count of \(value.value) for a check task; counted as done")
                     )

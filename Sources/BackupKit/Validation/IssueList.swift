@@ -8,16 +8,11 @@ struct IssueList {
         self.limit = limit
     }
 
-    var isFull: Bool { issues.count >= limit }
     var isEmpty: Bool { issues.isEmpty }
 
     mutating func add(_ pointer: @autoclosure () -> String, _ message: @autoclosure () -> String) {
         guard issues.count < limit else { return }
         issues.append(ValidationIssue(pointer: pointer(), message: message()))
-    }
-
-    mutating func append(contentsOf other: [ValidationIssue]) {
-        issues.append(contentsOf: other.prefix(max(0, limit - issues.count)))
     }
 }
 
