@@ -227,6 +227,19 @@ import Testing
         #expect(try emulator.files().isEmpty)
     }
 
+    @Test func anExpiredAccessTokenIsRefreshedOnce() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.expireAccessTokens()
+        let logBefore = try emulator.log().count
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let refreshes = try emulator.log().dropFirst(logBefore).filter {
+            $0.grantType == "refresh_token"
+        }
+        #expect(refreshes.count == 1)
+        #expect(try remoteBackups(emulator).count == 1)
+    }
+
     @Test func aMachineThatNeverLoggedInExits4() throws {
         let stranger = try BackupMachine(emulator)
         try stranger.write(
