@@ -95,6 +95,29 @@ import Testing
         #expect(ids == [(challenges.keys + ["C"]).sorted()])
     }
 
+    @Test func onATerminalALargeUploadShowsAProgressLine() throws {
+        let challenges = Dictionary(
+            uniqueKeysWithValues: (0..<3).map {
+                (String(format: "P%02d", $0), "2026-11-01T00:00:00.000Z")
+            })
+        try phone.write(
+            backupJSON(
+                device: "phone", challenges: challenges, logs: 365,
+                note: String(repeating: "p", count: 1_000)))
+        let result = try phone.runOnATerminal([
+            "backup", "--file", phone.state.path, "--now", BackupMachine.now,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\ruploading 1."))
+        #expect(result.stderr.contains("MiB: 100%"))
+
+        let quiet = try phone.runOnATerminal([
+            "backup", "--file", phone.state.path, "--now", BackupMachine.now, "--quiet",
+        ])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(!quiet.stderr.contains("MiB:"))
+    }
+
     @Test func twoRemoteFilesAreMergedIntoOne() throws {
         _ = try emulator.seedFile(
             name: "habit-backup.json",
@@ -202,6 +225,19 @@ import Testing
         #expect(result.stderr.contains(phone.state.path))
         #expect(try emulator.log().dropFirst(logBefore).isEmpty)
         #expect(try emulator.files().isEmpty)
+    }
+
+    @Test func anExpiredAccessTokenIsRefreshedOnce() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.expireAccessTokens()
+        let logBefore = try emulator.log().count
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        let refreshes = try emulator.log().dropFirst(logBefore).filter {
+            $0.grantType == "refresh_token"
+        }
+        #expect(refreshes.count == 1)
+        #expect(try remoteBackups(emulator).count == 1)
     }
 
     @Test func aMachineThatNeverLoggedInExits4() throws {

@@ -39,6 +39,46 @@ final class BackupMachine: Sendable {
         try run(["backup", "--file", state.path, "--now", Self.now] + extra)
     }
 
+    /// Runs `cloudbackup` with stdin and stderr on a pseudo-terminal, as at a person's shell;
+    /// with `answer`, types it once the `[y/N]` question has appeared. stderr comes back as
+    /// the terminal showed it.
+    func runOnATerminal(_ arguments: [String], answering answer: String? = nil) throws -> RunResult
+    {
+        let script = """
+            import os, pty, subprocess, sys
+            master, slave = pty.openpty()
+            child = subprocess.Popen(sys.argv[2:], stdin=slave, stderr=slave, stdout=subprocess.PIPE)
+            os.close(slave)
+            seen = b""
+            if sys.argv[1]:
+                while b"[y/N]" not in seen:
+                    chunk = os.read(master, 1024)
+                    if not chunk:
+                        break
+                    seen += chunk
+                os.write(master, sys.argv[1].encode() + b"\\n")
+            out = child.stdout.read()
+            child.wait()
+            try:
+                while True:
+                    chunk = os.read(master, 65536)
+                    if not chunk:
+                        break
+                    seen += chunk
+            except OSError:
+                pass
+            sys.stdout.buffer.write(out)
+            sys.stderr.buffer.write(seen)
+            sys.exit(child.returncode)
+            """
+        var environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+        environment.merge(self.environment) { _, new in new }
+        return try TestSupport.run(
+            URL(fileURLWithPath: Paths.python),
+            ["-c", script, answer ?? "", Paths.binary.path] + arguments,
+            environment: environment)
+    }
+
     func write(_ text: String) throws {
         try Data(text.utf8).write(to: state)
     }

@@ -118,47 +118,10 @@ import Testing
         #expect(try stateIDs() == ["B", "OLD"])
     }
 
-    /// Runs restore with stdin and stderr on a pseudo-terminal (as a person at a shell would),
-    /// answering `answer` once the question has appeared.
     private func restoreOnATerminal(answering answer: String) throws -> RunResult {
-        let script = """
-            import os, pty, subprocess, sys
-            master, slave = pty.openpty()
-            child = subprocess.Popen(sys.argv[2:], stdin=slave, stderr=slave, stdout=subprocess.PIPE)
-            os.close(slave)
-            seen = b""
-            while b"[y/N]" not in seen:
-                chunk = os.read(master, 1024)
-                if not chunk:
-                    break
-                seen += chunk
-            os.write(master, sys.argv[1].encode() + b"\\n")
-            out = child.stdout.read()
-            child.wait()
-            try:
-                while True:
-                    chunk = os.read(master, 1024)
-                    if not chunk:
-                        break
-                    seen += chunk
-            except OSError:
-                pass
-            sys.stdout.buffer.write(out)
-            sys.stderr.buffer.write(seen)
-            sys.exit(child.returncode)
-            """
-        let arguments = [
-            "-c", script, answer, Paths.binary.path, "restore", "--file", laptop.state.path,
-            "--merge", "--now",
-            BackupMachine.now,
-        ]
-        return try TestSupport.run(
-            URL(fileURLWithPath: Paths.python), arguments,
-            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"].merging(
-                laptop.environment
-            ) {
-                _, new in new
-            })
+        try laptop.runOnATerminal(
+            ["restore", "--file", laptop.state.path, "--merge", "--now", BackupMachine.now],
+            answering: answer)
     }
 
     @Test func onATerminalItAsksAndANoWritesNothing() throws {
