@@ -27,12 +27,16 @@ let package = Package(
         // Atomic writes, size-capped reads and the profile lock, shared by OAuth's token
         // store and the CLI.
         .target(name: "LocalFiles"),
+        // SHA-256 and MD5 from OpenSSL, for PKCE, the merge log and Drive's md5Checksum.
+        .target(name: "Digests", dependencies: ["COpenSSL"]),
         .target(name: "Networking", dependencies: ["CCurl"]),
-        .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "LocalFiles"]),
-        .target(name: "GoogleDrive", dependencies: ["Networking"]),
+        .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
+        .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
         .target(
             name: "CloudBackupCLI",
-            dependencies: ["BackupKit", "LocalFiles", "Networking", "OAuth", "GoogleDrive"]
+            dependencies: [
+                "BackupKit", "Digests", "LocalFiles", "Networking", "OAuth", "GoogleDrive",
+            ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
 
@@ -47,6 +51,7 @@ let package = Package(
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),

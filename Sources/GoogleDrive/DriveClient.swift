@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 import Networking
 import Synchronization
@@ -95,7 +96,7 @@ public struct DriveClient: Sendable {
             let media = try perform(&budget) {
                 HTTPRequest(method: "GET", url: mediaURL, timeout: 600)
             }
-            let actual = MD5.hex(media.body)
+            let actual = Digest.hex(Digest.md5(media.body))
             if let expected = file.md5Checksum, expected.lowercased() != actual {
                 try budget.backOff(
                     after:
@@ -169,7 +170,8 @@ public struct DriveClient: Sendable {
         let error = GoogleAPIError(response)
         guard error.reason == "fileIdInUse" else { throw .rejected(operation: operation, error) }
         let existing = try metadata(id: id)
-        guard existing.md5Checksum.map({ $0.lowercased() == MD5.hex(bytes) }) ?? true else {
+        guard existing.md5Checksum.map({ $0.lowercased() == Digest.hex(Digest.md5(bytes)) }) ?? true
+        else {
             throw .rejected(
                 operation: operation,
                 GoogleAPIError(

@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// The little cryptography OAuth needs, from OpenSSL's libcrypto.
+/// Randomness for PKCE and `state`, from OpenSSL's CSPRNG.
 enum Crypto {
     /// `count` bytes from OpenSSL's CSPRNG (`RAND_bytes`).
     static func randomBytes(_ count: Int) throws(OAuthError) -> [UInt8] {
@@ -14,19 +14,6 @@ enum Crypto {
         return bytes
     }
 
-    /// SHA-256 through the EVP interface (`EVP_Digest` with `EVP_sha256`).
-    static func sha256(_ bytes: [UInt8]) throws(OAuthError) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let result = bytes.withUnsafeBytes { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                EVP_Digest(
-                    input.baseAddress, input.count, output.baseAddress, &length, EVP_sha256(), nil)
-            }
-        }
-        guard result == 1, length == 32 else { throw .crypto("EVP_Digest(SHA-256) failed") }
-        return Array(digest.prefix(Int(length)))
-    }
 }
 
 /// base64url without padding (RFC 4648 §5), the encoding RFC 7636 uses for the verifier

@@ -1,3 +1,4 @@
+import Digests
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method: the login sends
 /// `challenge = base64url(SHA-256(verifier))` with the authorization request and the
 /// `verifier` itself with the code exchange, so an app that intercepts the redirect cannot
@@ -11,7 +12,7 @@ public struct PKCE: Sendable, Equatable {
     /// From a known verifier (RFC 7636 appendix B checks this).
     public init(verifier: String) throws(OAuthError) {
         self.verifier = verifier
-        self.challenge = Base64URL.encode(try Crypto.sha256(Array(verifier.utf8)))
+        self.challenge = Base64URL.encode(Digest.sha256(verifier.utf8))
     }
 
     /// A fresh verifier: 32 random bytes as base64url, 43 characters (the RFC's

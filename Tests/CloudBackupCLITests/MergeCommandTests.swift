@@ -19,32 +19,6 @@ private func runInProcess(_ arguments: [String]) -> (code: ExitCode, stdout: Str
     return (code, streams.out, streams.err)
 }
 
-struct SHA256Tests {
-    /// FIPS 180-4 example vectors.
-    @Test(arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        (
-            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
-            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
-        ),
-    ])
-    func knownVectors(message: String, digest: String) {
-        #expect(SHA256.hex(of: Array(message.utf8)) == digest)
-    }
-
-    /// Every length around the 55/56/64-byte padding edges, against coreutils' sha256sum.
-    @Test func agreesWithSha256sumAcrossPaddingEdges() throws {
-        for length in [55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
-            let message = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-            let result = try run(
-                URL(fileURLWithPath: "/usr/bin/sha256sum"), [], stdin: Data(message))
-            let expected = try #require(result.stdout.split(separator: " ").first)
-            #expect(SHA256.hex(of: message) == String(expected), "length \(length)")
-        }
-    }
-}
-
 struct MergeCommandParsingTests {
     struct UsageCase: Sendable, CustomTestStringConvertible {
         var arguments: [String]

@@ -1,3 +1,4 @@
+import Digests
 import GoogleDrive
 import Networking
 import TestSupport
@@ -40,7 +41,7 @@ private func remote(_ id: String, etag: String, _ text: String) -> [ScriptedTran
     return [
         answer(
             200,
-            #"{"id":"\#(id)","title":"habit-backup.json","etag":"\#(etag)","md5Checksum":"\#(MD5.hex(bytes))"}"#
+            #"{"id":"\#(id)","title":"habit-backup.json","etag":"\#(etag)","md5Checksum":"\#(Digest.hex(Digest.md5(bytes)))"}"#
         ),
         answer(200, bytes: bytes),
     ]

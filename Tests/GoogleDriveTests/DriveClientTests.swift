@@ -1,3 +1,4 @@
+import Digests
 import Foundation
 import GoogleDrive
 import Networking
@@ -37,7 +38,7 @@ private let fileJSON =
     let transport = ScriptedTransport([
         answer(
             200,
-            #"{"id":"F1","title":"n.json","etag":"\"e1\"","md5Checksum":"\#(MD5.hex(bytes))","fileSize":"12"}"#
+            #"{"id":"F1","title":"n.json","etag":"\"e1\"","md5Checksum":"\#(Digest.hex(Digest.md5(bytes)))","fileSize":"12"}"#
         ),
         answer(200, bytes: bytes),
     ])
@@ -52,7 +53,9 @@ private let fileJSON =
 @Test func aTruncatedDownloadIsReadAgain() throws {
     let bytes = Array("{\"hello\":1}\n".utf8)
     let meta = answer(
-        200, #"{"id":"F1","title":"n.json","etag":"e1","md5Checksum":"\#(MD5.hex(bytes))"}"#)
+        200,
+        #"{"id":"F1","title":"n.json","etag":"e1","md5Checksum":"\#(Digest.hex(Digest.md5(bytes)))"}"#
+    )
     let transport = ScriptedTransport([
         meta, answer(200, bytes: Array(bytes.prefix(5))), meta, answer(200, bytes: bytes),
     ])
@@ -222,7 +225,10 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     let bytes = Array("{}\n".utf8)
     let transport = ScriptedTransport([
         cut(), googleError(409, "fileIdInUse"),
-        answer(200, #"{"id":"F1","name":"habit-backup.json","md5Checksum":"\#(MD5.hex(bytes))"}"#),
+        answer(
+            200,
+            #"{"id":"F1","name":"habit-backup.json","md5Checksum":"\#(Digest.hex(Digest.md5(bytes)))"}"#
+        ),
     ])
     let file = try fakeDrive(transport).create(name: "habit-backup.json", id: "F1", bytes: bytes)
     #expect(file.id == "F1")

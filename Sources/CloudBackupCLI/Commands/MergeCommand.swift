@@ -1,4 +1,5 @@
 import BackupKit
+import Digests
 import LocalFiles
 
 /// `cloudbackup merge LOCAL INCOMING -o OUT`: the sync of SPEC §4 on two local files.
@@ -202,7 +203,7 @@ struct MergeCommand: Command {
             out.key("bytes")
             out.integer(input.bytes.count)
             out.key("sha256")
-            out.string(SHA256.hex(of: input.bytes))
+            out.string(Digest.hex(Digest.sha256(input.bytes)))
             out.endObject()
         }
         out.key("output")
