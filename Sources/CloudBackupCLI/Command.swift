@@ -3,6 +3,7 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+import LocalFiles
 
 /// A subcommand: a type that carries its own help, parses its own arguments and runs.
 public protocol Command {
@@ -57,8 +58,10 @@ public final class Context: @unchecked Sendable {
         }
         return Context(
             environment: environment,
-            stdout: { writeAll($0, to: 1) },
-            stderr: { writeAll($0, to: 2) },
+            // Unbuffered, so stdout and stderr lines keep their order and nothing is lost at
+            // `exit`; a closed stream (EPIPE) has nobody left to tell.
+            stdout: { LocalFile.writeAll($0.utf8, to: 1) },
+            stderr: { LocalFile.writeAll($0.utf8, to: 2) },
             stderrIsTerminal: isatty(2) == 1,
             stdinIsTerminal: isatty(0) == 1)
     }
@@ -71,15 +74,3 @@ public final class Context: @unchecked Sendable {
     public func writeError(_ text: String) { writeErr(text) }
 }
 
-/// Unbuffered, so stdout and stderr lines keep their order and nothing is lost at `exit`.
-private func writeAll(_ text: String, to fd: Int32) {
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            return
-        }
-        bytes = bytes.dropFirst(written)
-    }
-}

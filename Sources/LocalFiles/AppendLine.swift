@@ -14,17 +14,8 @@ extension LocalFile {
             throw LocalFileError(path: path, operation: "open for appending", errno: errno)
         }
         defer { close(fd) }
-        let bytes = line + [UInt8(ascii: "\n")]
-        var written = 0
-        while written < bytes.count {
-            let result = bytes.withUnsafeBytes { buffer in
-                write(fd, buffer.baseAddress! + written, buffer.count - written)
-            }
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw LocalFileError(path: path, operation: "append", errno: errno)
-            }
-            written += result
+        if let code = writeAll(line + [UInt8(ascii: "\n")], to: fd) {
+            throw LocalFileError(path: path, operation: "append", errno: code)
         }
     }
 }

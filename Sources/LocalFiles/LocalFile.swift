@@ -86,16 +86,8 @@ public enum LocalFile {
             guard fchmod(fd, mode) == 0 else {
                 throw LocalFileError(path: temporary, operation: "chmod", errno: errno)
             }
-            var written = 0
-            while written < bytes.count {
-                let result = bytes.withUnsafeBytes { buffer in
-                    write(fd, buffer.baseAddress! + written, buffer.count - written)
-                }
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw LocalFileError(path: temporary, operation: "write", errno: errno)
-                }
-                written += result
+            if let code = writeAll(bytes, to: fd) {
+                throw LocalFileError(path: temporary, operation: "write", errno: code)
             }
             guard fsync(fd) == 0 else {
                 throw LocalFileError(path: temporary, operation: "fsync", errno: errno)
@@ -111,6 +103,22 @@ public enum LocalFile {
             _ = fsync(folderFD)
             close(folderFD)
         }
+    }
+
+    /// Writes every byte to `fd`, going on after short writes and EINTR; returns the errno of
+    /// a failure, nil on success.
+    @discardableResult
+    public static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32) -> Int32? {
+        var remaining = Array(bytes)[...]
+        while !remaining.isEmpty {
+            let result = remaining.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if result < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            remaining = remaining.dropFirst(result)
+        }
+        return nil
     }
 
     /// Creates `path` and its parents with `mode` (no error if it exists).
