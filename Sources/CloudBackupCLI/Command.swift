@@ -1,9 +1,10 @@
+import LocalFiles
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import LocalFiles
 
 /// A subcommand: a type that carries its own help, parses its own arguments and runs.
 public protocol Command {
@@ -73,4 +74,3 @@ public final class Context: @unchecked Sendable {
     /// Raw stderr, for progress lines that rewrite themselves with `\r`.
     public func writeError(_ text: String) { writeErr(text) }
 }
-
