@@ -400,3 +400,24 @@ struct MergeEdgeTests {
         #expect(outcome.report.challenges.heldBack == 0)
     }
 }
+
+/// SPEC §4b's exact readings of the guards, each pinned at its millisecond edge.
+struct MergeGuardReadingTests {
+    /// Rule 8: future stamps are reported always, even when the item's challenge is held back
+    /// for another reason (the stale guard) or the guard holds both back.
+    @Test(arguments: [false, true])
+    func aFutureLogOfAHeldBackChallengeIsStillReported(clockGuard: Bool) {
+        let future = now.adding(days: 2)
+        let local = document([challenge("a", updated: ago(days: 2))])
+        // With the guard on, `f` itself is future; with it off, `f` is stale.
+        let incoming = document(
+            device: "other", exported: clockGuard ? ago(days: 1) : ago(days: 120),
+            [challenge("f", updated: clockGuard ? future : ago(days: 130))],
+            logs: [log("f", 0, updated: future)])
+        let outcome = merged(local, incoming, MergeOptions(now: now, clockGuard: clockGuard))
+        #expect(outcome.futureStamped.map(\.item).contains(.dayLog(incoming.dayLogs[0].key)))
+        #expect(outcome.report.challenges.heldBack == 1)
+        #expect(outcome.report.dayLogs.heldBack == 1)
+        #expect(outcome.document.dayLogs.isEmpty)
+    }
+}
