@@ -1,4 +1,5 @@
 import BackupKit
+import TestSupport
 import Testing
 
 private let challenge = "/challenges/0193a5b2-0001-7000-8000-000000000001"
@@ -136,6 +137,45 @@ let readingCases: [Edit] = [
             Issue.record("read succeeded")
         } catch {
             #expect(error == .newerSchema(version))
+        }
+    }
+
+    /// Seeded random spellings of integral and non-integral values (SPEC §4b: any integral
+    /// value is an integer). Each spelling is built from the decimal digits of the value,
+    /// with the point moved and an exponent that undoes the move, so its value is known.
+    @Test func randomSpellingsOfIntegersAndFractions() throws {
+        let base = try exampleText()
+        var random = SeededRandom(seed: 42)
+        for round in 0..<400 {
+            let value = Int.random(in: 1...9_999, using: &random)
+            // An extra last digit 1…9 makes it a fraction (value.d); none keeps it whole.
+            let fraction = round.isMultiple(of: 2) ? Int.random(in: 1...9, using: &random) : nil
+            let zeros = Int.random(in: 0...4, using: &random)
+            let digits =
+                String(value) + (fraction.map(String.init) ?? "")
+                + String(repeating: "0", count: zeros)
+            // digits × 10^-(extra digits) is the number; `point` digits go after the point.
+            let point = Int.random(in: 0..<digits.count, using: &random)
+            let exponent = point - zeros - (fraction == nil ? 0 : 1)
+            let mantissa =
+                point == 0
+                ? digits : digits.dropLast(point) + "." + digits.suffix(point)
+            let marker = ["e", "E"][Int.random(in: 0...1, using: &random)]
+            let spelled =
+                exponent == 0 && Bool.random(using: &random)
+                ? String(mantissa) : "\(mantissa)\(marker)\(exponent)"
+            let text = try Edit("target", #""target": 6"#, "\"target\": \(spelled)").apply(
+                to: base)
+            let result = reportedPointers(text)
+            if fraction != nil {
+                #expect(try result.get() == [task + "/rules/0/target"], "\(spelled)")
+                continue
+            }
+            #expect(try result.get() == [], "\(spelled)")
+            let written = String(
+                decoding: BackupWriter.write(try BackupReader.read(Array(text.utf8)).document),
+                as: UTF8.self)
+            #expect(written.contains("\"target\":\(value),"), "\(spelled)")
         }
     }
 }
