@@ -1,4 +1,5 @@
 import BackupKit
+import Foundation
 import TestSupport
 import Testing
 
@@ -176,6 +177,49 @@ let readingCases: [Edit] = [
                 decoding: BackupWriter.write(try BackupReader.read(Array(text.utf8)).document),
                 as: UTF8.self)
             #expect(written.contains("\"target\":\(value),"), "\(spelled)")
+        }
+    }
+
+    /// Stamps and days against Foundation's Gregorian calendar (an independent calendar):
+    /// the text is built from its components, with 0…9 fraction digits of which only the
+    /// first three count (truncated), and must read as the same instant and day.
+    @Test func stampsAndDaysAgreeWithFoundationsCalendar() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        let pad = { (value: Int, width: Int) in
+            String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+        }
+        var random = SeededRandom(seed: 2026)
+        // 2000-01-01T00:00:00Z … 9999-12-31T23:59:59Z in seconds.
+        let seconds: ClosedRange<Int64> = 946_684_800...253_402_300_799
+        for _ in 0..<5_000 {
+            let second = Int64.random(in: seconds, using: &random)
+            let millis = Int64.random(in: 0...999, using: &random)
+            let parts = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second],
+                from: Date(timeIntervalSince1970: TimeInterval(second)))
+            let (year, month, day) = (parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+            let date = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+            let time =
+                "\(pad(parts.hour ?? 0, 2)):\(pad(parts.minute ?? 0, 2)):\(pad(parts.second ?? 0, 2))"
+            let extra = (0..<Int.random(in: 0...6, using: &random)).map { _ in
+                String(Int.random(in: 0...9, using: &random))
+            }.joined()
+            let fraction = "." + pad(Int(millis), 3) + extra
+            let text = date + "T" + time + fraction + "Z"
+            let stamp = try #require(Timestamp(text), "\(text)")
+            #expect(stamp.millisecondsSince1970 == second * 1000 + millis, "\(text)")
+            #expect(stamp.description == date + "T" + time + "." + pad(Int(millis), 3) + "Z")
+            if millis == 0, extra.isEmpty {
+                #expect(Timestamp(date + "T" + time + "Z") == stamp)
+            }
+            if year <= 2199 {
+                let key = try #require(DayKey(date), "\(date)")
+                #expect(Int64(key.dayNumber) == second / 86_400, "\(date)")
+                #expect(key.description == date)
+            } else {
+                #expect(DayKey(date) == nil, "\(date)")
+            }
         }
     }
 }
