@@ -222,4 +222,52 @@ let readingCases: [Edit] = [
             }
         }
     }
+
+    struct SettingsCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var settings: String
+        var expected: Settings
+        var testDescription: String { name }
+    }
+
+    /// SPEC §4b: version 2 settings are version 1's plus optional `weekStartsOn`,
+    /// `reminderTime`, `premium` and `appLock`; 2→3 keeps them and fills the defaults.
+    @Test(arguments: [
+        SettingsCase(
+            name: "all optional fields",
+            settings: #"""
+                "settings": { "dayStartHour": 3, "theme": "dark", "weekStartsOn": "saturday",
+                  "reminderTime": "07:05", "appLock": { "enabled": true, "method": "pin" },
+                  "premium": { "plan": "monthly", "validatedAt": "2026-03-01T00:00:00Z", "expiresAt": null } },
+                """#,
+            expected: Settings(
+                dayStartHour: 3, weekStartsOn: .saturday, theme: .dark,
+                reminderTime: ReminderTime(hour: 7, minute: 5),
+                premium: Premium(
+                    plan: "monthly",
+                    validatedAt: Timestamp(millisecondsSince1970: 1_772_323_200_000),
+                    expiresAt: nil),
+                appLock: AppLock(enabled: true, method: "pin"))),
+        SettingsCase(
+            name: "only version 1's fields",
+            settings: #""settings": { "dayStartHour": 0, "theme": "system" },"#,
+            expected: Settings(
+                dayStartHour: 0, weekStartsOn: .monday, theme: .system, reminderTime: nil,
+                premium: nil, appLock: nil)),
+    ])
+    func version2SettingsCarryOverAndDefaultsFill(_ test: SettingsCase) throws {
+        let original = #"""
+              "settings": {
+                "dayStartHour": 1,
+                "theme": "light",
+                "weekStartsOn": "sunday",
+                "appLock": { "enabled": false, "method": "biometric" }
+              },
+            """#
+        let text = try Edit(test.name, original, test.settings).apply(
+            to: String(decoding: try fixture("v2.json"), as: UTF8.self))
+        let result = try BackupReader.read(Array(text.utf8))
+        #expect(result.sourceVersion == 2)
+        #expect(result.document.settings == test.expected)
+    }
 }
