@@ -635,3 +635,22 @@ struct MergeCountTests {
         #expect(outcome.document.dayLogs == local.dayLogs)
     }
 }
+
+extension MergeEdgeTests {
+    /// SPEC §4's own example of the one order-dependence: a={X, its log}, b={tombstone X},
+    /// c={X edited after the delete}: `(a·b)·c` has no log, `a·(b·c)` keeps it.
+    @Test func ruleFiveMakesADroppedLogOrderDependent() {
+        let a = document(
+            [challenge("x", updated: ago(days: 9))], logs: [log("x", 0, updated: ago(days: 9))])
+        let b = document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))])
+        let edited = challenge("x", updated: ago(days: 3), title: "Tea")
+        let c = document([edited])
+        let left = merged(merged(a, b).document, c).document
+        let right = merged(a, merged(b, c).document).document
+        #expect(left.challenges == [edited])
+        #expect(right.challenges == [edited])
+        #expect(left.tombstones.isEmpty && right.tombstones.isEmpty)
+        #expect(left.dayLogs.isEmpty)
+        #expect(right.dayLogs == a.dayLogs)
+    }
+}
