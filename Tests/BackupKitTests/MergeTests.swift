@@ -654,3 +654,75 @@ extension MergeEdgeTests {
         #expect(right.dayLogs == a.dayLogs)
     }
 }
+
+extension MergeCountTests {
+    enum LogCount: Sendable {
+        case added, updated, unchanged, droppedOrphans, heldBack
+    }
+
+    struct LogCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var local: BackupDocument
+        var incoming: BackupDocument
+        var clockGuard = false
+        var count: LogCount
+        var testDescription: String { name }
+    }
+
+    static let x = challenge("x", updated: ago(days: 9))
+    static let logCases: [LogCase] = [
+        LogCase(
+            name: "new log", local: document([x]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]), count: .added),
+        LogCase(
+            name: "same log", local: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]), count: .unchanged),
+        LogCase(
+            name: "older incoming log",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 4), note: "z")]),
+            count: .unchanged),
+        LogCase(
+            name: "newer incoming log",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2), note: "z")]),
+            count: .updated),
+        LogCase(
+            name: "its challenge deleted by the backup",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
+            incoming: document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 1))]),
+            count: .droppedOrphans),
+        LogCase(
+            name: "its challenge deleted here",
+            local: document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 1))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
+            count: .droppedOrphans),
+        LogCase(
+            name: "its challenge stale",
+            local: document(tombstones: [Tombstone(id: id("q"), deletedAt: ago(days: 1))]),
+            incoming: document(
+                exported: ago(days: 100), [challenge("x", updated: ago(days: 95))],
+                logs: [log("x", 0, updated: ago(days: 95))]), count: .heldBack),
+        LogCase(
+            name: "stamped in the future",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
+            incoming: document([x], logs: [log("x", 0, updated: now.adding(days: 2))]),
+            clockGuard: true, count: .heldBack),
+    ]
+
+    @Test(arguments: logCases)
+    func oneCountPerDayLog(_ test: LogCase) {
+        let report = merged(
+            test.local, test.incoming, MergeOptions(now: now, clockGuard: test.clockGuard)
+        ).report
+        var expected = MergeReport.DayLogs()
+        switch test.count {
+        case .added: expected.added = 1
+        case .updated: expected.updated = 1
+        case .unchanged: expected.unchanged = 1
+        case .droppedOrphans: expected.droppedOrphans = 1
+        case .heldBack: expected.heldBack = 1
+        }
+        #expect(report.dayLogs == expected)
+    }
+}
