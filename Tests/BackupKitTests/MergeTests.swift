@@ -400,3 +400,329 @@ struct MergeEdgeTests {
         #expect(outcome.report.challenges.heldBack == 0)
     }
 }
+
+/// SPEC §4b's exact readings of the guards, each pinned at its millisecond edge.
+struct MergeGuardReadingTests {
+    /// Rule 8: future stamps are reported always, even when the item's challenge is held back
+    /// for another reason (the stale guard) or the guard holds both back.
+    @Test(arguments: [false, true])
+    func aFutureLogOfAHeldBackChallengeIsStillReported(clockGuard: Bool) {
+        let future = now.adding(days: 2)
+        let local = document([challenge("a", updated: ago(days: 2))])
+        // With the guard on, `f` itself is future; with it off, `f` is stale.
+        let incoming = document(
+            device: "other", exported: clockGuard ? ago(days: 1) : ago(days: 120),
+            [challenge("f", updated: clockGuard ? future : ago(days: 130))],
+            logs: [log("f", 0, updated: future)])
+        let outcome = merged(local, incoming, MergeOptions(now: now, clockGuard: clockGuard))
+        #expect(outcome.futureStamped.map(\.item).contains(.dayLog(incoming.dayLogs[0].key)))
+        #expect(outcome.report.challenges.heldBack == 1)
+        #expect(outcome.report.dayLogs.heldBack == 1)
+        #expect(outcome.document.dayLogs.isEmpty)
+    }
+}
+
+extension MergeGuardReadingTests {
+    struct StaleEdge: Sendable, CustomTestStringConvertible {
+        /// Milliseconds before `now − window` (0: exactly at it).
+        var exportedBefore: Int64
+        var updatedBefore: Int64
+        var heldBack: Bool
+        var testDescription: String {
+            "exported \(exportedBefore) ms, updated \(updatedBefore) ms before the window"
+        }
+    }
+
+    /// `exportedAt < now − window` and `updatedAt < now − window`, both strict, in ms.
+    @Test(arguments: [
+        StaleEdge(exportedBefore: 1, updatedBefore: 1, heldBack: true),
+        StaleEdge(exportedBefore: 0, updatedBefore: 1, heldBack: false),
+        StaleEdge(exportedBefore: 1, updatedBefore: 0, heldBack: false),
+        StaleEdge(exportedBefore: 0, updatedBefore: 0, heldBack: false),
+    ])
+    func staleGuardEdges(_ edge: StaleEdge) {
+        let local = document([challenge("a", updated: ago(days: 2))])
+        let incoming = document(
+            device: "old", exported: ago(days: 90, ms: edge.exportedBefore),
+            [challenge("y", updated: ago(days: 90, ms: edge.updatedBefore))],
+            logs: [log("y", 0, updated: ago(days: 100))])
+        let report = merged(local, incoming).report
+        #expect(report.challenges.heldBack == (edge.heldBack ? 1 : 0))
+        #expect(report.challenges.added == (edge.heldBack ? 0 : 1))
+        #expect(report.dayLogs.heldBack == (edge.heldBack ? 1 : 0))
+        #expect(report.dayLogs.added == (edge.heldBack ? 0 : 1))
+    }
+
+    /// "Missing locally" means neither live nor tombstoned here after rule 1, and a local
+    /// side with only a live tombstone is not empty.
+    @Test func aTombstoneHereKeepsTheGuardOnAndItsIDFromBeingHeldBack() {
+        let incoming = document(
+            device: "old", exported: ago(days: 120),
+            [challenge("y", updated: ago(days: 130)), challenge("z", updated: ago(days: 130))])
+        let local = document(tombstones: [Tombstone(id: id("z"), deletedAt: ago(days: 80))])
+        let outcome = merged(local, incoming)
+        // `y` is missing here and old: held back. `z` is tombstoned here: rule 3 decides.
+        #expect(outcome.report.challenges.heldBack == 1)
+        #expect(outcome.report.challenges.keptDeleted == 1)
+        #expect(outcome.document.challenges.isEmpty)
+        #expect(outcome.document.tombstones == local.tombstones)
+    }
+
+    struct FutureEdge: Sendable, CustomTestStringConvertible {
+        var kind: String
+        /// Milliseconds after `now + 24 h`.
+        var after: Int64
+        var testDescription: String { "\(kind) \(after) ms past now + 24 h" }
+    }
+
+    /// `stamp > now + 24 h`, for challenges, day logs and tombstones alike.
+    @Test(
+        arguments: ["challenge", "dayLog", "tombstone"].flatMap { kind in
+            [FutureEdge(kind: kind, after: 0), FutureEdge(kind: kind, after: 1)]
+        })
+    func clockGuardEdges(_ edge: FutureEdge) {
+        let stamp = now.adding(days: 1).adding(milliseconds: edge.after)
+        let local = document([challenge("a", updated: ago(days: 2))])
+        let incoming: BackupDocument
+        switch edge.kind {
+        case "challenge": incoming = document([challenge("f", updated: stamp)])
+        case "dayLog":
+            incoming = document(
+                [challenge("a", updated: ago(days: 2))], logs: [log("a", 0, updated: stamp)])
+        default: incoming = document(tombstones: [Tombstone(id: id("t"), deletedAt: stamp)])
+        }
+        let future = edge.after > 0
+        let off = merged(local, incoming)
+        #expect(off.futureStamped.count == (future ? 1 : 0))
+        let on = merged(local, incoming, MergeOptions(now: now, clockGuard: true))
+        #expect(on.futureStamped.count == (future ? 1 : 0))
+        let report = on.report
+        let heldBack =
+            report.challenges.heldBack + report.dayLogs.heldBack + report.tombstones.heldBack
+        #expect(heldBack == (future ? 1 : 0))
+        // Held back means not taking part: the result is the local side's content.
+        let kept = on.document
+        #expect(
+            (kept.challenges == local.challenges && kept.dayLogs == local.dayLogs
+                && kept.tombstones == local.tombstones) == future)
+    }
+}
+
+/// SPEC §4/§4b: each challenge id with a live copy on either side gets exactly the one count
+/// the definitions give it; tombstones get theirs. One id per case, beside a bystander `a`
+/// that is only here (which counts `unchanged`).
+struct MergeCountTests {
+    enum Side: Sendable {
+        case none
+        case copy(daysAgo: Int, title: String = "Water")
+        case tombstone(daysAgo: Int)
+    }
+
+    enum Count: Sendable {
+        case added, updated, unchanged, deleted, keptDeleted, revived, none
+    }
+
+    enum TombstoneCount: Sendable {
+        case added, unchanged, expired, none
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var local: Side
+        var incoming: Side
+        var challenge: Count
+        var tombstone: TombstoneCount
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            name: "new here", local: .none, incoming: .copy(daysAgo: 5), challenge: .added,
+            tombstone: .none),
+        Case(
+            name: "same copy", local: .copy(daysAgo: 5), incoming: .copy(daysAgo: 5),
+            challenge: .unchanged, tombstone: .none),
+        Case(
+            name: "older incoming edit", local: .copy(daysAgo: 3),
+            incoming: .copy(daysAgo: 5, title: "Tea"), challenge: .unchanged, tombstone: .none),
+        Case(
+            name: "newer incoming edit", local: .copy(daysAgo: 5),
+            incoming: .copy(daysAgo: 3, title: "Tea"), challenge: .updated, tombstone: .none),
+        Case(
+            name: "newer incoming delete", local: .copy(daysAgo: 5),
+            incoming: .tombstone(daysAgo: 3),
+            challenge: .deleted, tombstone: .added),
+        Case(
+            name: "delete at the edit's instant", local: .copy(daysAgo: 5),
+            incoming: .tombstone(daysAgo: 5), challenge: .deleted, tombstone: .added),
+        Case(
+            name: "older incoming delete", local: .copy(daysAgo: 3),
+            incoming: .tombstone(daysAgo: 5),
+            challenge: .unchanged, tombstone: .none),
+        Case(
+            name: "re-import of a deleted copy", local: .tombstone(daysAgo: 3),
+            incoming: .copy(daysAgo: 5), challenge: .keptDeleted, tombstone: .none),
+        Case(
+            name: "edit after the delete here", local: .tombstone(daysAgo: 5),
+            incoming: .copy(daysAgo: 3), challenge: .revived, tombstone: .none),
+        Case(
+            name: "delete on both sides", local: .tombstone(daysAgo: 5),
+            incoming: .tombstone(daysAgo: 3), challenge: .none, tombstone: .unchanged),
+        Case(
+            name: "incoming delete only", local: .none, incoming: .tombstone(daysAgo: 3),
+            challenge: .none, tombstone: .added),
+        Case(
+            name: "expired delete here", local: .tombstone(daysAgo: 91),
+            incoming: .copy(daysAgo: 95), challenge: .added, tombstone: .expired),
+        Case(
+            name: "expired on both sides, one id", local: .tombstone(daysAgo: 91),
+            incoming: .tombstone(daysAgo: 92), challenge: .none, tombstone: .expired),
+        Case(
+            name: "expired incoming delete", local: .copy(daysAgo: 100),
+            incoming: .tombstone(daysAgo: 91), challenge: .unchanged, tombstone: .expired),
+    ]
+
+    private static func content(_ side: Side) -> (challenges: [Challenge], tombstones: [Tombstone])
+    {
+        switch side {
+        case .none: return ([], [])
+        case .copy(let days, let title):
+            return ([challenge("x", updated: ago(days: days), title: title)], [])
+        case .tombstone(let days): return ([], [Tombstone(id: id("x"), deletedAt: ago(days: days))])
+        }
+    }
+
+    @Test(arguments: cases)
+    func oneCountPerID(_ test: Case) {
+        let here = Self.content(test.local)
+        let there = Self.content(test.incoming)
+        let local = document(
+            [challenge("a", updated: ago(days: 1))] + here.challenges, tombstones: here.tombstones)
+        let incoming = document(device: "laptop", there.challenges, tombstones: there.tombstones)
+        var expected = MergeReport()
+        expected.challenges.unchanged = 1
+        switch test.challenge {
+        case .added: expected.challenges.added += 1
+        case .updated: expected.challenges.updated += 1
+        case .unchanged: expected.challenges.unchanged += 1
+        case .deleted: expected.challenges.deleted += 1
+        case .keptDeleted: expected.challenges.keptDeleted += 1
+        case .revived: expected.challenges.revived += 1
+        case .none: break
+        }
+        switch test.tombstone {
+        case .added: expected.tombstones.added = 1
+        case .unchanged: expected.tombstones.unchanged = 1
+        case .expired: expected.tombstones.expired = 1
+        case .none: break
+        }
+        #expect(merged(local, incoming).report == expected)
+    }
+
+    /// A held-back key counts only `heldBack`, even with a live copy here that stays.
+    @Test func aHeldBackKeyCountsOnlyHeldBack() {
+        let mine = challenge("x", updated: ago(days: 2))
+        let local = document([mine], logs: [log("x", 0, updated: ago(days: 2))])
+        let incoming = document(
+            [challenge("x", updated: now.adding(days: 3), title: "Tea")],
+            logs: [log("x", 0, updated: ago(days: 1), note: "later")])
+        let outcome = merged(local, incoming, MergeOptions(now: now, clockGuard: true))
+        var expected = MergeReport()
+        expected.challenges.heldBack = 1
+        expected.dayLogs.heldBack = 1
+        #expect(outcome.report == expected)
+        #expect(outcome.document.challenges == [mine])
+        #expect(outcome.document.dayLogs == local.dayLogs)
+    }
+}
+
+extension MergeEdgeTests {
+    /// SPEC §4's own example of the one order-dependence: a={X, its log}, b={tombstone X},
+    /// c={X edited after the delete}: `(a·b)·c` has no log, `a·(b·c)` keeps it.
+    @Test func ruleFiveMakesADroppedLogOrderDependent() {
+        let a = document(
+            [challenge("x", updated: ago(days: 9))], logs: [log("x", 0, updated: ago(days: 9))])
+        let b = document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))])
+        let edited = challenge("x", updated: ago(days: 3), title: "Tea")
+        let c = document([edited])
+        let left = merged(merged(a, b).document, c).document
+        let right = merged(a, merged(b, c).document).document
+        #expect(left.challenges == [edited])
+        #expect(right.challenges == [edited])
+        #expect(left.tombstones.isEmpty && right.tombstones.isEmpty)
+        #expect(left.dayLogs.isEmpty)
+        #expect(right.dayLogs == a.dayLogs)
+    }
+}
+
+extension MergeCountTests {
+    enum LogCount: Sendable {
+        case added, updated, unchanged, droppedOrphans, heldBack
+    }
+
+    struct LogCase: Sendable, CustomTestStringConvertible {
+        var name: String
+        var local: BackupDocument
+        var incoming: BackupDocument
+        var clockGuard = false
+        var count: LogCount
+        var testDescription: String { name }
+    }
+
+    static let x = challenge("x", updated: ago(days: 9))
+    static let logCases: [LogCase] = [
+        LogCase(
+            name: "new log", local: document([x]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]), count: .added),
+        LogCase(
+            name: "same log", local: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]), count: .unchanged),
+        LogCase(
+            name: "older incoming log",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 4), note: "z")]),
+            count: .unchanged),
+        LogCase(
+            name: "newer incoming log",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2), note: "z")]),
+            count: .updated),
+        LogCase(
+            name: "its challenge deleted by the backup",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
+            incoming: document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 1))]),
+            count: .droppedOrphans),
+        LogCase(
+            name: "its challenge deleted here",
+            local: document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 1))]),
+            incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
+            count: .droppedOrphans),
+        LogCase(
+            name: "its challenge stale",
+            local: document(tombstones: [Tombstone(id: id("q"), deletedAt: ago(days: 1))]),
+            incoming: document(
+                exported: ago(days: 100), [challenge("x", updated: ago(days: 95))],
+                logs: [log("x", 0, updated: ago(days: 95))]), count: .heldBack),
+        LogCase(
+            name: "stamped in the future",
+            local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
+            incoming: document([x], logs: [log("x", 0, updated: now.adding(days: 2))]),
+            clockGuard: true, count: .heldBack),
+    ]
+
+    @Test(arguments: logCases)
+    func oneCountPerDayLog(_ test: LogCase) {
+        let report = merged(
+            test.local, test.incoming, MergeOptions(now: now, clockGuard: test.clockGuard)
+        ).report
+        var expected = MergeReport.DayLogs()
+        switch test.count {
+        case .added: expected.added = 1
+        case .updated: expected.updated = 1
+        case .unchanged: expected.unchanged = 1
+        case .droppedOrphans: expected.droppedOrphans = 1
+        case .heldBack: expected.heldBack = 1
+        }
+        #expect(report.dayLogs == expected)
+    }
+}

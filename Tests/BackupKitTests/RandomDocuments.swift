@@ -22,16 +22,27 @@ struct RandomDocuments {
     ]
     static let start = DayKey(dayNumber: 20_513)  // 2026-03-01
 
+    /// With `aged`, half the stamps lie around the window's edge (89, 91 or 95 days back), so
+    /// tombstones expire and challenges are old; the files are still exported a day ago.
+    let aged: Bool
+
     /// `now` defaults to 2026-11-29T22:14:03.120Z.
-    init(seed: UInt64, now: Timestamp = Timestamp(millisecondsSince1970: 1_795_990_443_120)) {
+    init(
+        seed: UInt64, now: Timestamp = Timestamp(millisecondsSince1970: 1_795_990_443_120),
+        aged: Bool = false
+    ) {
         random = SeededRandom(seed: seed)
         self.now = now
+        self.aged = aged
     }
 
     /// Few distinct stamps, so equal stamps are common.
     mutating func stamp() -> Timestamp {
-        now.adding(days: -10).adding(
-            milliseconds: Int64(Int.random(in: 0..<6, using: &random)) * 3_600_000)
+        let hours = Int64(Int.random(in: 0..<6, using: &random)) * 3_600_000
+        guard aged, Bool.random(using: &random) else {
+            return now.adding(days: -10).adding(milliseconds: hours)
+        }
+        return now.adding(days: -pick([89, 91, 95])).adding(milliseconds: hours)
     }
 
     mutating func pick<T>(_ values: [T]) -> T {
@@ -55,7 +66,7 @@ struct RandomDocuments {
             id: id, title: pick(Self.titles), startDate: Self.start, durationDays: pick([30, 365]),
             tasks: tasks,
             pausedDays: Bool.random(using: &random) ? [] : [Self.start.adding(days: 4)],
-            createdAt: now.adding(days: -15), updatedAt: updatedAt)
+            createdAt: now.adding(days: aged ? -100 : -15), updatedAt: updatedAt)
     }
 
     mutating func dayLog(_ key: DayLogKey) -> DayLog {

@@ -300,19 +300,20 @@ private struct Merger {
 
             var held = false
             if let log = theirs {
+                // Reported even when its challenge is held back (rule 8: "always reported").
+                let isFuture = log.updatedAt > options.futureLimit
+                if isFuture {
+                    futureStamped.append(FutureStampedItem(item: item, version: version(log)))
+                }
                 if let reason = heldBack[key.challengeID] {
                     held = true
                     decide(
                         item, .neither, reason == .stale ? .stale : .withChallenge,
                         local: ours.map(version), incoming: version(log))
-                } else if log.updatedAt > options.futureLimit {
-                    futureStamped.append(FutureStampedItem(item: item, version: version(log)))
-                    if options.clockGuard {
-                        held = true
-                        decide(
-                            item, .neither, .future, local: ours.map(version),
-                            incoming: version(log))
-                    }
+                } else if isFuture, options.clockGuard {
+                    held = true
+                    decide(
+                        item, .neither, .future, local: ours.map(version), incoming: version(log))
                 }
                 if held { theirs = nil }
             }
