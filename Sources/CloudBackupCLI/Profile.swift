@@ -2,8 +2,8 @@ import Foundation
 import LocalFiles
 
 /// One named profile's settings and files (SPEC §6): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
-/// with `config.json`, the token file, the lock, the last-backup record and the kept copy. Every setting
-/// may come from the environment, which wins over `config.json`.
+/// with `config.json`, the token file, the lock, the last-backup record and the kept copy.
+/// Every setting may come from the environment, which wins over `config.json`.
 struct Profile: Sendable {
     var name: String
     var folder: String

@@ -195,7 +195,8 @@ public struct DriveClient: Sendable {
     }
 
     /// Replaces the file's bytes only if its etag is still `etag` (v2 upload endpoint with
-    /// `If-Match`; v3 has no precondition). 412 → `.changedSinceRead`.
+    /// `If-Match`; v3 has no precondition). 412 → `.changedSinceRead`. The updated file
+    /// carries its new etag, the precondition of the next update.
     public func update(
         id: String, bytes: [UInt8], ifMatch etag: String,
         progress: (@Sendable (Int, Int) -> Void)? = nil
