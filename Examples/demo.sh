@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=${BIN:-$ROOT/.build/release/cloudbackup}
 PYTHON=${PYTHON:-python3}
-NOW=2026-11-30T12:00:00Z   # a fixed clock, so the tombstone window gives the same answers every day
+# A fixed clock for the tombstone window and the guards, so every run tells the same story.
+NOW=2026-11-30T00:30:00Z
 
 WORK=$(mktemp -d)
 EMULATOR_PID=
@@ -58,7 +59,7 @@ machine phone
 cp Examples/phone.json "$WORK/phone/state.json"
 step "$BIN" login
 step "$BIN" backup --file "$WORK/phone/state.json" --now "$NOW" --verbose
-step "$BIN" status --file "$WORK/phone/state.json"
+step "$BIN" status --remote --file "$WORK/phone/state.json"
 
 say "The laptop backs up too: it merges into the phone's backup before uploading"
 machine laptop
@@ -76,7 +77,7 @@ step "$BIN" inspect "$WORK/new/state.json" --today 2026-11-30
 
 say "An old backup turns up: does it predate the 90-day tombstone window?"
 step "$BIN" verify Examples/old-v1.json --against "$WORK/new/state.json" --now "$NOW"
-step "$BIN" merge "$WORK/new/state.json" Examples/old-v1.json -o "$WORK/new/merged.json" --dry-run --explain --now "$NOW"
+step "$BIN" merge "$WORK/new/state.json" Examples/old-v1.json -o "$WORK/new/merged.json" --dry-run --now "$NOW"
 
 say "Log out: the token is revoked at the server and the saved login deleted"
 step "$BIN" logout
