@@ -40,7 +40,8 @@ lint:
 
 # BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
 # cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
-# missing. BENCH_SIZES=20000,200000 skips the slow top size.
+# missing. BENCH_SIZES=20000,200000 skips the slow top size. Then what a backup costs on the
+# wire (requests and bytes, from the emulator's log) for Examples/phone.json and the 20,000 file.
 bench: deps venv
 	@if ! command -v jq >/dev/null || [ ! -x /usr/bin/time ]; then \
 		echo "installing jq and time"; \
@@ -49,6 +50,9 @@ bench: deps venv
 	fi
 	$(SWIFT) build -c release --product backup-bench
 	$(PYTHON) Tests/Bench/bench.py --bin .build/release/backup-bench
+	$(SWIFT) build -c release --product cloudbackup
+	$(PYTHON) Tests/Bench/requests.py --bin $(BIN) Examples/phone.json \
+		.build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json
 
 demo: build venv
 	PYTHON=$(abspath $(PYTHON)) BIN=$(abspath $(BIN)) bash Examples/demo.sh

@@ -2,8 +2,8 @@ import Foundation
 import LocalFiles
 
 /// One named profile's settings and files (SPEC §6): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
-/// with `config.json`, the token file, the lock and the last-backup record. Every setting
-/// may come from the environment, which wins over `config.json`.
+/// with `config.json`, the token file, the lock, the last-backup record and the kept copy.
+/// Every setting may come from the environment, which wins over `config.json`.
 struct Profile: Sendable {
     var name: String
     var folder: String
@@ -19,6 +19,8 @@ struct Profile: Sendable {
     var tokenPath: String { folder + "/token.json" }
     var lockPath: String { folder + "/lock" }
     var lastBackupPath: String { folder + "/last-backup.json" }
+    /// The backup's bytes as last uploaded or downloaded (see `KeptCopy`).
+    var keptCopyPath: String { folder + "/kept-copy.json" }
 
     /// Environment variable → config.json key → default, for every setting.
     static let settings: [(variable: String, key: String, fallback: String?)] = [

@@ -25,6 +25,12 @@ struct DocumentCodec<Document> {
 ///
 /// Example: remote {a} (etag e1), local {b}. Read → {a}; merged {a,b}; PUT If-Match e1 → 412
 /// (device 2 wrote {a,c}, etag e2). Read → {a,c}; merged {a,b,c}; PUT If-Match e2 → 200.
+///
+/// The kept copy (see `KeptCopy`) skips the read: when the listing shows one file with the
+/// copy's id and md5Checksum, the local document is merged into the copy, and nothing more is
+/// sent unless that changed it; then one conditional upload under the copy's etag (or a fresh
+/// one from the v2 metadata, checked against the same checksum). A 412 there, or any doubt
+/// about the copy, falls back to the full read-merge-write loop above.
 struct RemoteBackup<Document> {
     let drive: DriveClient
     let name: String
@@ -42,10 +48,13 @@ struct RemoteBackup<Document> {
         var document: Document
         var deletedDuplicates: [String] = []
         var sideFiles: [DriveFile] = []
+        /// What is on Drive now, as far as this run knows: the profile's next kept copy.
+        var kept: KeptCopy
     }
 
     /// Backs `local` up: creates the file, or merges into it and uploads only on a change.
-    func backup(_ local: Document) throws -> Outcome {
+    /// `kept` is the profile's copy of the remote file from its last run, if any.
+    func backup(_ local: Document, kept: KeptCopy? = nil) throws -> Outcome {
         let files = try drive.list(named: name)
         guard let target = files.first else {
             let document = codec.stamp(local)
@@ -53,7 +62,13 @@ struct RemoteBackup<Document> {
             let file = try drive.create(
                 name: name, id: try drive.generateID(), bytes: bytes, progress: progress)
             return Outcome(
-                file: file, bytes: bytes.count, created: true, uploaded: true, document: document)
+                file: file, bytes: bytes.count, created: true, uploaded: true, document: document,
+                kept: KeptCopy(file: file, etag: nil, bytes: bytes))
+        }
+        if files.count == 1, let kept, kept.matches(target),
+            let outcome = try backup(local, into: kept, listed: target)
+        {
+            return outcome
         }
         var duplicates: [DriveFile] = []
         var sideFiles: [DriveFile] = []
@@ -90,7 +105,8 @@ struct RemoteBackup<Document> {
             if let base, duplicates.isEmpty, codec.encode(merged) == codec.encode(base) {
                 return Outcome(
                     file: snapshot.file, bytes: snapshot.bytes.count, document: base,
-                    sideFiles: sideFiles)
+                    sideFiles: sideFiles,
+                    kept: KeptCopy(file: snapshot.file, etag: snapshot.etag, bytes: snapshot.bytes))
             }
             let document = codec.stamp(merged)
             let bytes = codec.encode(document)
@@ -101,7 +117,8 @@ struct RemoteBackup<Document> {
                 for duplicate in duplicates { try drive.delete(id: duplicate.id) }
                 return Outcome(
                     file: file, bytes: bytes.count, uploaded: true, document: document,
-                    deletedDuplicates: duplicates.map(\.id), sideFiles: sideFiles)
+                    deletedDuplicates: duplicates.map(\.id), sideFiles: sideFiles,
+                    kept: KeptCopy(file: file, etag: file.etag, bytes: bytes))
             case .changedSinceRead:
                 drive.clock.sleep(
                     drive.retry.delay(
@@ -111,6 +128,37 @@ struct RemoteBackup<Document> {
         throw CLIError(
             "the backup on Drive kept changing while we merged (\(maxRounds) attempts); another device is busy, try again later",
             exitCode: .network)
+    }
+
+    /// The backup with `kept` standing in for the download of `listed` (which the caller
+    /// matched against it); nil when the full path must run instead: the copy does not
+    /// decode, the etag is stale, or the file changed since the listing.
+    private func backup(_ local: Document, into kept: KeptCopy, listed: DriveFile) throws
+        -> Outcome?
+    {
+        guard let base = try? codec.decode(kept.bytes) else { return nil }
+        let merged = codec.merge(base, local)
+        if codec.encode(merged) == codec.encode(base) {
+            return Outcome(file: listed, bytes: kept.bytes.count, document: base, kept: kept)
+        }
+        let etag: String
+        if let known = kept.etag(for: listed) {
+            etag = known
+        } else {
+            let tagged = try drive.tagged(id: listed.id)
+            guard kept.matches(tagged.file) else { return nil }
+            etag = tagged.etag
+        }
+        let document = codec.stamp(merged)
+        let bytes = codec.encode(document)
+        switch try drive.update(id: listed.id, bytes: bytes, ifMatch: etag, progress: progress) {
+        case .updated(let file):
+            return Outcome(
+                file: file, bytes: bytes.count, uploaded: true, document: document,
+                kept: KeptCopy(file: file, etag: file.etag, bytes: bytes))
+        case .changedSinceRead:
+            return nil
+        }
     }
 
     /// Every remote file of our name merged into one (oldest first), for restore and status;

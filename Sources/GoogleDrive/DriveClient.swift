@@ -84,14 +84,7 @@ public struct DriveClient: Sendable {
         let operation = "download \(id)"
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         while true {
-            let metaURL = endpoint("/drive/v2/files/\(Self.pathSegment(id))", [])
-            let metaResponse = try perform(&budget) { HTTPRequest(method: "GET", url: metaURL) }
-            struct Tagged: Decodable { var etag: String? }
-            let file = try decode(DriveFile.self, metaResponse, operation)
-            guard let etag = try decode(Tagged.self, metaResponse, operation).etag else {
-                throw .malformedResponse(
-                    operation: operation, detail: "the v2 metadata has no etag")
-            }
+            let (file, etag) = try tagged(id: id, budget: &budget)
             let mediaURL = endpoint("/drive/v3/files/\(Self.pathSegment(id))", [("alt", "media")])
             let media = try perform(&budget) {
                 HTTPRequest(method: "GET", url: mediaURL, timeout: 600)
@@ -106,6 +99,26 @@ public struct DriveClient: Sendable {
             }
             return DriveSnapshot(file: file, etag: etag, bytes: media.body)
         }
+    }
+
+    /// The file's v2 metadata with its etag, the precondition of `update`: for a caller that
+    /// already holds the bytes (and checks them against this `md5Checksum`).
+    public func tagged(id: String) throws(DriveError) -> (file: DriveFile, etag: String) {
+        var budget = Budget(operation: "read the etag of \(id)", policy: retry, clock: clock)
+        return try tagged(id: id, budget: &budget)
+    }
+
+    private func tagged(id: String, budget: inout Budget) throws(DriveError) -> (
+        file: DriveFile, etag: String
+    ) {
+        let url = endpoint("/drive/v2/files/\(Self.pathSegment(id))", [])
+        let response = try perform(&budget) { HTTPRequest(method: "GET", url: url) }
+        let file = try decode(DriveFile.self, response, budget.operation)
+        guard let etag = file.etag else {
+            throw .malformedResponse(
+                operation: budget.operation, detail: "the v2 metadata has no etag")
+        }
+        return (file, etag)
     }
 
     /// A fresh id to create a file with, so that a retried create cannot make a duplicate.
@@ -182,7 +195,8 @@ public struct DriveClient: Sendable {
     }
 
     /// Replaces the file's bytes only if its etag is still `etag` (v2 upload endpoint with
-    /// `If-Match`; v3 has no precondition). 412 → `.changedSinceRead`.
+    /// `If-Match`; v3 has no precondition). 412 → `.changedSinceRead`. The updated file
+    /// carries its new etag, the precondition of the next update.
     public func update(
         id: String, bytes: [UInt8], ifMatch etag: String,
         progress: (@Sendable (Int, Int) -> Void)? = nil

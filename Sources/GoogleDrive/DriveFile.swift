@@ -2,6 +2,7 @@ import Foundation
 
 /// One file's metadata, from either API version (v3 `name`/`size`/`createdTime`, v2
 /// `title`/`fileSize`/`createdDate`). Drive sends `size` and `version` as JSON strings.
+/// Only v2 answers carry the `etag` a conditional update needs.
 public struct DriveFile: Sendable, Equatable, Decodable {
     public var id: String
     public var name: String
@@ -10,10 +11,11 @@ public struct DriveFile: Sendable, Equatable, Decodable {
     public var md5Checksum: String?
     public var createdTime: String?
     public var modifiedTime: String?
+    public var etag: String?
 
     public init(
         id: String, name: String, size: Int? = nil, version: Int? = nil, md5Checksum: String? = nil,
-        createdTime: String? = nil, modifiedTime: String? = nil
+        createdTime: String? = nil, modifiedTime: String? = nil, etag: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -22,11 +24,12 @@ public struct DriveFile: Sendable, Equatable, Decodable {
         self.md5Checksum = md5Checksum
         self.createdTime = createdTime
         self.modifiedTime = modifiedTime
+        self.etag = etag
     }
 
     private enum Keys: String, CodingKey {
         case id, name, title, size, fileSize, version, md5Checksum
-        case createdTime, createdDate, modifiedTime, modifiedDate
+        case createdTime, createdDate, modifiedTime, modifiedDate, etag
     }
 
     public init(from decoder: any Decoder) throws {
@@ -44,6 +47,7 @@ public struct DriveFile: Sendable, Equatable, Decodable {
         modifiedTime =
             try container.decodeIfPresent(String.self, forKey: .modifiedTime)
             ?? container.decodeIfPresent(String.self, forKey: .modifiedDate)
+        etag = try container.decodeIfPresent(String.self, forKey: .etag)
     }
 
     /// An int64 field: a string in Drive's JSON, accepted as a number too.

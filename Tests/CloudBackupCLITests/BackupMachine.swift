@@ -18,6 +18,8 @@ final class BackupMachine: Sendable {
     }
 
     var state: URL { folder.appendingPathComponent("state.json") }
+    /// The default profile's copy of the remote backup.
+    var keptCopy: URL { folder.appendingPathComponent("config/cloudbackup/default/kept-copy.json") }
 
     var environment: [String: String] {
         var environment = emulator.environment(for: folder.appendingPathComponent("config"))

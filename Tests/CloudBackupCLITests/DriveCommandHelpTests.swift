@@ -12,7 +12,9 @@ import Testing
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
             (so another device's items are kept) and upload the result only if it changed. The
             upload is conditional, so a device writing at the same moment is merged, not lost.
-            STATE is never modified. Silent on success unless --verbose.
+            The profile keeps a copy of what is on Drive: while Drive's checksum still matches it,
+            nothing is downloaded, and a run with nothing new sends one request. STATE is never
+            modified. Silent on success unless --verbose.
 
             options:
               --file STATE   the local state file (required); an invalid file uploads nothing

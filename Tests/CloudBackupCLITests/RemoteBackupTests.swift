@@ -173,3 +173,68 @@ private func backup(
 @Test func fetchWithNoRemoteFileIsNil() throws {
     #expect(try backup(ScriptedTransport([listing()])).fetch() == nil)
 }
+
+// MARK: - The kept copy
+
+private func md5(_ text: String) -> String { Digest.hex(Digest.md5(Array(text.utf8))) }
+
+private func listed(_ id: String, version: Int, holding text: String) -> ScriptedTransport.Step {
+    answer(
+        200,
+        #"{"files":[{"id":"\#(id)","name":"habit-backup.json","version":"\#(version)","md5Checksum":"\#(md5(text))"}]}"#
+    )
+}
+
+private func kept(_ text: String, version: Int, etag: String?) -> KeptCopy {
+    KeptCopy(
+        file: DriveFile(id: "F1", name: "habit-backup.json", version: version), etag: etag,
+        bytes: Array(text.utf8))
+}
+
+@Test func anEtagFromAnOlderVersionIsNotUsed() throws {
+    // Another device rewrote the same bytes: the checksum matches, our etag is stale.
+    let transport = ScriptedTransport([
+        listed("F1", version: 2, holding: "a"),
+        answer(
+            200,
+            #"{"id":"F1","title":"habit-backup.json","etag":"e2","version":"2","md5Checksum":"\#(md5("a"))"}"#
+        ),
+        answer(200, #"{"id":"F1","title":"habit-backup.json","etag":"e3","version":"3"}"#),
+    ])
+    let outcome = try backup(transport).backup(lines("b"), kept: kept("a", version: 1, etag: "e1"))
+    let put = try #require(transport.sent.last)
+    #expect(put.header("If-Match") == "e2")
+    #expect(String(decoding: put.body, as: UTF8.self) == "a\nb")
+    #expect(!transport.sent.contains { $0.query("alt") == "media" })
+    #expect(outcome.kept == kept("a\nb", version: 3, etag: "e3"))
+}
+
+@Test func aFileThatChangesAfterTheListingIsDownloaded() throws {
+    let transport = ScriptedTransport(
+        [
+            listed("F1", version: 1, holding: "a"),
+            answer(
+                200,
+                #"{"id":"F1","title":"habit-backup.json","etag":"e2","md5Checksum":"\#(md5("a\nc"))"}"#
+            ),
+        ] + remote("F1", etag: "e2", "a\nc") + [updated])
+    let outcome = try backup(transport).backup(lines("b"), kept: kept("a", version: 1, etag: nil))
+    #expect(outcome.uploaded)
+    let put = try #require(transport.sent.last)
+    #expect(put.header("If-Match") == "e2")
+    #expect(String(decoding: put.body, as: UTF8.self) == "a\nb\nc")
+}
+
+@Test func aKeptCopyIsNotUsedBesideADuplicate() throws {
+    // F1 matches the copy, but F2's items must be merged in and F2 deleted: the full path.
+    let files = [
+        #"{"id":"F1","name":"habit-backup.json","version":"1","md5Checksum":"\#(md5("a"))","createdTime":"2026-01-01T00:00:00.000Z"}"#,
+        #"{"id":"F2","name":"habit-backup.json","createdTime":"2026-01-02T00:00:00.000Z"}"#,
+    ]
+    let transport = ScriptedTransport(
+        [answer(200, #"{"files":[\#(files.joined(separator: ","))]}"#)]
+            + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [updated, answer(204)])
+    let outcome = try backup(transport).backup(lines("b"), kept: kept("a", version: 1, etag: "e1"))
+    #expect(outcome.deletedDuplicates == ["F2"])
+    #expect(transport.sent.filter { $0.query("alt") == "media" }.count == 2)
+}

@@ -40,14 +40,16 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  {"clear": true}; a list of rules is accepted too
     POST /__emulator/interleave  {"content" | "contentBase64", "name"?, "count"?}: another
                                  device writes this to the file between our client's next read
-                                 of it (download or metadata) and its next write to it
+                                 of it (listing, download or metadata) and its next write to it
     POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
     POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
     POST /__emulator/settings    {"accessTokenLifetime": s} for tokens issued from now on
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
                                    grantType?, ifMatch?, revoked?, interleaved?, denied?,
-                                   incomplete? (the client hung up mid-body: not handled)}]
+                                   incomplete? (the client hung up mid-body: not handled),
+                                   requestBytes, responseBytes (bodies only; a cut answer
+                                   counts the half that was sent)}]
     GET  /__emulator/files       every file with metadata, etag, content and contentBase64
     POST /__emulator/files       {"name", "content" | "contentBase64", "parents"?, "id"?,
                                   "modifiedTime"?}: seed a file (names need not be unique)
@@ -916,6 +918,10 @@ class Drive:
                     if file.space in spaces and predicate(file)]
         matching = self.ordered(matching, query.get("orderBy"))
         page = matching[offset:offset + page_size]
+        # A listing shows each file's checksum, so a client may write after it with no other
+        # read (a kept copy): it counts as a read for the interleave.
+        for file in page:
+            state.note_read(file)
         answer = {"kind": "drive#fileList", "incompleteSearch": False,
                   "files": [file.v3() for file in page]}
         if offset + page_size < len(matching):
@@ -1346,11 +1352,12 @@ class Handler(BaseHTTPRequestHandler):
         delay, fault = state.take_faults(method, path, is_download)
         if delay is not None:
             time.sleep(float(delay["delay"]))
-        entry = {"method": method, "path": path, "query": redacted(query)}
+        entry = {"method": method, "path": path, "query": redacted(query),
+                 "requestBytes": len(body)}
         if fault is not None and fault["kind"] == "status":
             reply = fault_reply(fault, path)
         elif fault is not None and fault["kind"] == "cut" and fault.get("when") == "before":
-            entry.update(status=None, fault="cut")
+            entry.update(status=None, fault="cut", responseBytes=0)
             self.append_log(entry)
             self.cut(b"", 0)
             return
@@ -1361,11 +1368,13 @@ class Handler(BaseHTTPRequestHandler):
         if fault is not None and fault["kind"] == "truncate" and reply.note.get("download"):
             reply.body = reply.body[:len(reply.body) // 2]
         entry["status"] = reply.status
+        cut = fault is not None and fault["kind"] == "cut"
+        entry["responseBytes"] = len(reply.body) // 2 if cut else len(reply.body)
         for key in ("revoked", "interleaved", "denied"):
             if reply.note.get(key):
                 entry[key] = True
         self.append_log(entry)
-        if fault is not None and fault["kind"] == "cut":
+        if cut:
             self.cut(self.raw(reply), len(reply.body))
         else:
             self.send(reply)

@@ -503,6 +503,27 @@ class DriveTests(DriveTestCase):
         log = self.client.json("GET", "/__emulator/log")[2]
         self.assertEqual([e["status"] for e in log if e.get("interleaved")], [412])
 
+    def test_a_listing_that_shows_the_file_arms_the_interleave(self):
+        file_id = self.seed("habit-backup.json", "mine")["id"]
+        etag = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]["etag"]
+        self.client.request("POST", "/__emulator/interleave", json_body={"content": "theirs"})
+        self.list_named("habit-backup.json")
+        status, _, _ = self.client.json(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media", body=b"merged",
+            headers={"If-Match": etag, **self.auth})
+        self.assertEqual(status, 412)
+
+    def test_the_log_counts_request_and_answer_bytes(self):
+        file_id = self.seed("habit-backup.json", "0123456789")["id"]
+        self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.client.request("PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                            body=b"abc", headers=self.auth)
+        log = self.client.json("GET", "/__emulator/log")[2]
+        download, upload = log[-2], log[-1]
+        self.assertEqual((download["requestBytes"], download["responseBytes"]), (0, 10))
+        self.assertEqual(upload["requestBytes"], 3)
+        self.assertGreater(upload["responseBytes"], 0)
+
 
 class ConcurrencyTests(DriveTestCase):
     def test_compare_and_swap_loses_no_write_under_concurrent_writers(self):

@@ -50,6 +50,23 @@ private let fileJSON =
     #expect(transport.sent.last?.query("alt") == "media")
 }
 
+@Test func taggedReadsTheV2MetadataAndNoBytes() throws {
+    let transport = ScriptedTransport([
+        answer(
+            200, #"{"id":"F1","title":"n.json","etag":"\"e1\"","md5Checksum":"abc","version":"4"}"#)
+    ])
+    let tagged = try fakeDrive(transport).tagged(id: "F1")
+    #expect(tagged.etag == "\"e1\"")
+    #expect(tagged.file.md5Checksum == "abc")
+    #expect(tagged.file.version == 4)
+    #expect(transport.sent.map(\.path) == ["/drive/v2/files/F1"])
+}
+
+@Test func v2MetadataWithoutAnEtagIsMalformed() throws {
+    let transport = ScriptedTransport([answer(200, #"{"id":"F1","title":"n.json"}"#)])
+    #expect(throws: DriveError.self) { try fakeDrive(transport).tagged(id: "F1") }
+}
+
 @Test func aTruncatedDownloadIsReadAgain() throws {
     let bytes = Array("{\"hello\":1}\n".utf8)
     let meta = answer(
@@ -251,10 +268,12 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
 
 @Test func updateIsConditionalOnTheEtag() throws {
     let transport = ScriptedTransport([
-        answer(200, #"{"id":"F1","title":"n.json","fileSize":"3","version":"9"}"#)
+        answer(200, #"{"id":"F1","title":"n.json","fileSize":"3","version":"9","etag":"\"e2\""}"#)
     ])
     let result = try fakeDrive(transport).update(id: "F1", bytes: [1, 2, 3], ifMatch: "\"e1\"")
-    #expect(result == .updated(DriveFile(id: "F1", name: "n.json", size: 3, version: 9)))
+    #expect(
+        result == .updated(DriveFile(id: "F1", name: "n.json", size: 3, version: 9, etag: "\"e2\""))
+    )
     let request = try #require(transport.sent.first)
     #expect(request.method == "PUT")
     #expect(request.path == "/upload/drive/v2/files/F1")

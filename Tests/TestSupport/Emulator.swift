@@ -167,8 +167,9 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "faults", ["clear": true])
     }
 
-    /// "Another device writes `content` to the file between this client's next read of it and
-    /// its next write to it" (only files named `name`, when given), `count` times.
+    /// "Another device writes `content` to the file between this client's next read of it (a
+    /// listing that shows it counts) and its next write to it" (only files named `name`, when
+    /// given), `count` times.
     public func interleave(_ content: Data, name: String? = nil, count: Int = 1) throws {
         var body: [String: Any] = ["contentBase64": content.base64EncodedString(), "count": count]
         if let name { body["name"] = name }
@@ -291,6 +292,10 @@ public struct EmulatorLogEntry: Decodable, Sendable {
     public var denied: Bool?
     /// True when the client hung up before sending the whole body (the request was dropped).
     public var incomplete: Bool?
+    /// The request's body size (nil when it was dropped incomplete).
+    public var requestBytes: Int?
+    /// The answer's body size as sent (half of it for a cut answer); nil when dropped.
+    public var responseBytes: Int?
 }
 
 /// A token answer, with Google's field names.

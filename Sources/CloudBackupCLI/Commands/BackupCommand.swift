@@ -16,7 +16,9 @@ struct BackupCommand: Command {
         Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
         (so another device's items are kept) and upload the result only if it changed. The
         upload is conditional, so a device writing at the same moment is merged, not lost.
-        STATE is never modified. Silent on success unless --verbose.
+        The profile keeps a copy of what is on Drive: while Drive's checksum still matches it,
+        nothing is downloaded, and a run with nothing new sends one request. STATE is never
+        modified. Silent on success unless --verbose.
 
         options:
           --file STATE   the local state file (required); an invalid file uploads nothing
@@ -69,7 +71,10 @@ struct BackupCommand: Command {
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
-        let outcome = try remote.backup(local)
+        let kept = KeptCopy.load(
+            from: session.profile.keptCopyPath, maxBytes: ReadOptions().maxBytes)
+        let outcome = try remote.backup(local, kept: kept)
+        if outcome.kept != kept { try outcome.kept.save(to: session.profile.keptCopyPath) }
         // When it really ran, even under --now (which only moves the tombstone window).
         try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
             to: session.profile.lastBackupPath)
