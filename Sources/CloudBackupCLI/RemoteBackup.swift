@@ -50,6 +50,8 @@ struct RemoteBackup<Document> {
         var sideFiles: [DriveFile] = []
         /// What is on Drive now, as far as this run knows: the profile's next kept copy.
         var kept: KeptCopy
+        /// The kept copy stood in for the download.
+        var fromKeptCopy = false
     }
 
     /// Backs `local` up: creates the file, or merges into it and uploads only on a change.
@@ -139,7 +141,9 @@ struct RemoteBackup<Document> {
         guard let base = try? codec.decode(kept.bytes) else { return nil }
         let merged = codec.merge(base, local)
         if codec.encode(merged) == codec.encode(base) {
-            return Outcome(file: listed, bytes: kept.bytes.count, document: base, kept: kept)
+            return Outcome(
+                file: listed, bytes: kept.bytes.count, document: base, kept: kept,
+                fromKeptCopy: true)
         }
         let etag: String
         if let known = kept.etag(for: listed) {
@@ -155,7 +159,7 @@ struct RemoteBackup<Document> {
         case .updated(let file):
             return Outcome(
                 file: file, bytes: bytes.count, uploaded: true, document: document,
-                kept: KeptCopy(file: file, etag: file.etag, bytes: bytes))
+                kept: KeptCopy(file: file, etag: file.etag, bytes: bytes), fromKeptCopy: true)
         case .changedSinceRead:
             return nil
         }

@@ -19,14 +19,18 @@ import Testing
         try phone.login()
     }
 
+    /// What the latest `backUp` said on stderr (it runs with `--verbose`).
+    private var stderr = ""
+
     /// Backs `challenges` up from the phone and returns the kinds of requests it made.
     private func backUp(_ challenges: [String]) throws -> [String] {
         let stamped = Dictionary(
             uniqueKeysWithValues: challenges.map { ($0, "2026-11-01T00:00:00.000Z") })
         try phone.write(backupJSON(device: "phone", challenges: stamped))
         let start = try emulator.log().count
-        let result = try phone.backup()
+        let result = try phone.backup(["--verbose"])
         try #require(result.status == 0, "\(result.stderr)")
+        stderr = result.stderr
         return try emulator.log().dropFirst(start).map(Self.kind)
     }
 
@@ -55,6 +59,7 @@ import Testing
         #expect(try backUp(["A"]) == ["list"])
         #expect(try remoteBackups(emulator).map(\.file.version) == version)
         #expect(try LocalFile.mode(of: phone.keptCopy.path) == 0o600)
+        #expect(stderr.contains("Drive's checksum matched the copy kept in"))
     }
 
     @Test func aChangeIsUploadedWithoutADownload() throws {
@@ -149,6 +154,7 @@ import Testing
             etag: remote.file.etag, bytes: other
         ).save(to: phone.keptCopy.path)
         #expect(try backUp(["A", "B"]) == ["list", "etag", "download", "conditional upload"])
+        #expect(!stderr.contains("Drive's checksum matched"))
         #expect(try remoteChallenges() == [["A", "B"]])
     }
 }

@@ -87,6 +87,11 @@ struct BackupCommand: Command {
                 ? "\(result) \(outcome.file.name) (id \(outcome.file.id), \(outcome.bytes) bytes)"
                 : "\(outcome.file.name) (id \(outcome.file.id)) already holds everything in \(file); nothing uploaded"
             context.printError("cloudbackup: " + what)
+            if outcome.fromKeptCopy {
+                context.printError(
+                    "cloudbackup: Drive's checksum matched the copy kept in \(session.profile.keptCopyPath); nothing downloaded"
+                )
+            }
             if let report = session.lastMergeReport {
                 context.printError("cloudbackup: what \(file) brought to the backup:")
                 for line in MergeCommand.plainWords(report) {
