@@ -100,12 +100,10 @@ func backupJSON(
         #""\#(id)":{"title":"Challenge \#(id)","startDate":"2026-01-01","durationDays":365,"tasks":{"t":{"title":"Task","rules":[{"from":"2026-01-01","type":"check","target":1}],"archivedFrom":null}},"pausedDays":[],"createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"\#(updatedAt)"}"#
     }
     var dayLogs: [String] = []
-    let days = ISO8601DateFormatter()
     for id in challenges.keys.sorted() {
         for day in 0..<logs {
-            // Days from 2026-01-01T00:00:00Z.
-            let date = Date(timeIntervalSince1970: 1_767_225_600 + Double(day) * 86_400)
-            let key = String(days.string(from: date).prefix(10))
+            // Calendar days from 2026-01-01, counted on the day number, never on a UTC clock.
+            let key = DayKey(year: 2026, month: 1, day: 1)!.adding(days: day).description
             dayLogs.append(
                 #""\#(id)/\#(key)":{"values":{"t":1},"note":"\#(note)","mood":null,"updatedAt":"2026-11-01T00:00:00.000Z"}"#
             )

@@ -62,6 +62,13 @@ import Testing
         #expect(stderr.contains("Drive's checksum matched the copy kept in"))
     }
 
+    @Test func logoutForgetsTheKeptCopy() throws {
+        _ = try backUp(["A"])
+        #expect(LocalFile.exists(phone.keptCopy.path))
+        #expect(try phone.run(["logout"]).status == 0)
+        #expect(!LocalFile.exists(phone.keptCopy.path))
+    }
+
     @Test func aChangeIsUploadedWithoutADownload() throws {
         _ = try backUp(["A"])
         // A create's answer carries no etag: the first change asks for one, the next reuses ours.

@@ -1,7 +1,9 @@
+import LocalFiles
 import OAuth
 
 /// `cloudbackup logout`: revokes the login at Google and deletes the token file; the file
-/// goes even when the server cannot be reached, with one warning line.
+/// goes even when the server cannot be reached, with one warning line. The kept copy of the
+/// remote backup goes too: it is the account's data, and a logged-out profile should not keep it.
 struct LogoutCommand: Command {
     static let name = "logout"
     static let summary = "revoke the saved login at Google and delete it"
@@ -10,8 +12,8 @@ struct LogoutCommand: Command {
         \(usage)
 
         Revokes the profile's login at Google's revocation endpoint and deletes its token
-        file. When the server cannot be reached, the file is deleted anyway and a warning
-        says how to remove the access by hand.
+        file and its kept copy of the backup. When the server cannot be reached, the files
+        are deleted anyway and a warning says how to remove the access by hand.
 
         options:
           --profile NAME  which profile to log out (default: default)
@@ -32,6 +34,7 @@ struct LogoutCommand: Command {
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
             transport: context.transport(verbose: verbose))
+        try LocalFile.remove(profile.keptCopyPath)
         switch outcome {
         case .wasNotLoggedIn:
             if verbose {
