@@ -399,6 +399,18 @@ struct MergeEdgeTests {
         #expect(outcome.document.challenges == incoming.challenges)
         #expect(outcome.report.challenges.heldBack == 0)
     }
+
+    /// No guard in replace, but rule 8's report is "always": the same items as a merge reports.
+    @Test func replaceStillReportsFutureStamps() {
+        let (local, incoming) = Self.futureCase()
+        let outcome = merged(
+            local, incoming, MergeOptions(now: now, mode: .replace, clockGuard: true))
+        #expect(
+            Set(outcome.futureStamped.map(\.item))
+                == [.challenge(id("f")), .challenge(id("t")), .dayLog(incoming.dayLogs[0].key)])
+        #expect(outcome.document.challenges == incoming.challenges)
+        #expect(outcome.report.challenges.heldBack == 0)
+    }
 }
 
 /// SPEC §4b's exact readings of the guards, each pinned at its millisecond edge.

@@ -375,6 +375,14 @@ private struct Merger {
         var cursor = IDCursor(local: local, incoming: incoming)
         while let (id, entry) = cursor.next() {
             let item = MergeDecision.Item.challenge(id)
+            // Replace has no guard, but rule 8's report is "always": a skewed device's
+            // stamps are worth a warning whichever way the file comes in.
+            if let theirs = entry.incomingCopy, theirs.updatedAt > options.futureLimit {
+                futureStamped.append(FutureStampedItem(item: item, version: version(theirs)))
+            }
+            if let tombstone = entry.incomingTombstone, tombstone.deletedAt > options.futureLimit {
+                futureStamped.append(FutureStampedItem(item: item, version: version(tombstone)))
+            }
             switch (entry.localCopy, entry.incomingCopy) {
             case (let ours?, let theirs?):
                 if compareBytes(ours, theirs) == .identical {
@@ -411,7 +419,10 @@ private struct Merger {
         }
 
         var walk = KeyWalk(local: local.dayLogs, incoming: incoming.dayLogs)
-        while let (_, ours, theirs) = walk.next() {
+        while let (key, ours, theirs) = walk.next() {
+            if let log = theirs, log.updatedAt > options.futureLimit {
+                futureStamped.append(FutureStampedItem(item: .dayLog(key), version: version(log)))
+            }
             switch (ours, theirs) {
             case (let mine?, let log?):
                 if compareBytes(mine, log) == .identical {
@@ -434,7 +445,7 @@ private struct Merger {
             }
         }
         return MergeOutcome(
-            document: result, report: report, decisions: decisions, futureStamped: [])
+            document: result, report: report, decisions: decisions, futureStamped: futureStamped)
     }
 }
 
