@@ -30,10 +30,17 @@ venv: $(VENV)/.ready
 build: deps
 	$(SWIFT) build -c release --product cloudbackup
 
+# The day and streak tests run again under several zones, so a hidden dependence on the
+# machine's zone fails loudly; the whole suite runs last, so its summary closes the output.
+TEST_ZONES := America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu Pacific/Apia
+
 test: deps venv
 	$(SWIFT) build --build-tests
+	for tz in $(TEST_ZONES); do \
+		TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep \
+			|| exit 1; \
+	done
 	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --parallel
-	for tz in America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu Pacific/Apia; do TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep || exit 1; done
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
