@@ -13,7 +13,7 @@ all: build
 
 # System headers for the CCurl / COpenSSL targets; apt-get only when they are missing.
 deps:
-	@if [ ! -f /usr/include/curl/curl.h ] || [ ! -f /usr/include/openssl/evp.h ]; then \
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
 		echo "installing $(APT_PACKAGES)"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
