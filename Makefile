@@ -12,12 +12,14 @@ APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 all: build
 
 # System headers for the CCurl / COpenSSL targets; apt-get only when they are missing.
+# $(call apt_install,PACKAGES): installs what dpkg does not have yet (root, else via sudo).
+apt_install = dpkg -s $(1) >/dev/null 2>&1 || { \
+	echo "installing $(1)"; \
+	SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(1) >/dev/null; }
+
 deps:
-	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
-		echo "installing $(APT_PACKAGES)"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
-	fi
+	@$(call apt_install,$(APT_PACKAGES))
 
 # A project-local Python for the JSON Schema check, the emulator's tests and the bench peers.
 $(VENV)/.ready: Tests/requirements.txt
@@ -50,11 +52,7 @@ lint:
 # missing. BENCH_SIZES=20000,200000 skips the slow top size. Then what a backup costs on the
 # wire (requests and bytes, from the emulator's log) for Examples/phone.json and the 20,000 file.
 bench: deps venv
-	@if ! command -v jq >/dev/null || [ ! -x /usr/bin/time ]; then \
-		echo "installing jq and time"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq jq time >/dev/null; \
-	fi
+	@$(call apt_install,jq time)
 	$(SWIFT) build -c release --product backup-bench
 	$(PYTHON) Tests/Bench/bench.py --bin .build/release/backup-bench
 	$(SWIFT) build -c release --product cloudbackup
