@@ -229,6 +229,17 @@ import Testing
         #expect(try emulator.files().isEmpty)
     }
 
+    @Test func anInvalidStateIsReportedBeforeAnyProfileProblem() throws {
+        let home = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let invalid = Paths.file("Examples/invalid/mood-6.json").path
+        let result = try cloudbackup(
+            ["backup", "--file", invalid], environment: ["XDG_CONFIG_HOME": home.path])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("\(invalid): /dayLogs/"))
+        #expect(!result.stderr.contains("client id"))
+    }
+
     @Test func anExpiredAccessTokenIsRefreshedOnce() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         try emulator.expireAccessTokens()

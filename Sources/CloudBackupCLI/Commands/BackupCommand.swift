@@ -61,9 +61,11 @@ struct BackupCommand: Command {
     }
 
     func run(in context: Context) throws {
+        // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
+        // else is wrong, and an invalid file never takes the lock or touches the network.
+        let local = try BackupFile.load(file).document
         let session = try DriveSession(
             profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json)
-        let local = try BackupFile.load(file).document
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
