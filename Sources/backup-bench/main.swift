@@ -176,9 +176,15 @@ func fullMerge(_ options: Options) throws(BenchError) {
     let output = try options.string("-o")
     let clock = ContinuousClock()
     let start = clock.now
-    let local = try readDocument(try load(options.positional[0]), path: options.positional[0])
-    let incoming = try readDocument(
-        try load(options.positional[1]), path: options.positional[1])
+    // As `cloudbackup merge` does: the two files are read on two cores at once.
+    let (localPath, incomingPath) = (options.positional[0], options.positional[1])
+    let readFile = { @Sendable (path: String) in
+        Result { () throws(BenchError) in try readDocument(try load(path), path: path) }
+    }
+    let (localRead, incomingRead) = concurrently(
+        { readFile(localPath) }, { readFile(incomingPath) })
+    let local = try localRead.get()
+    let incoming = try incomingRead.get()
     let now = max(local.exportedAt, incoming.exportedAt)
     let merged = merge(local: local, incoming: incoming, options: MergeOptions(now: now)).document
     let bytes = BackupWriter.write(merged)
