@@ -119,7 +119,8 @@ public enum BackupReader {
                 lookup.find(id) != nil || parts.brokenChallenges.contains(id)
             }
             if let dayLogs = parts.dayLogs {
-                BackupValidator.check(dayLogs, challengeExists: exists, into: &issues)
+                BackupValidator.check(
+                    dayLogs, challengeExists: exists, sorted: true, into: &issues)
             }
             if let tombstones = parts.tombstones {
                 BackupValidator.check(tombstones, isLive: exists, into: &issues)

@@ -313,7 +313,7 @@ extension DocumentDecoder {
         valueBuffer.removeAll(keepingCapacity: true)
         var broken = false
         let isMap = try map { key throws(ScanError) in
-            guard let id = identifier(key) else {
+            guard let id = recentIdentifier(key) else {
                 broken = true
                 try scanner.skipValue()
                 return

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Schema-directed decoding on top of `JSONScanner`: each part of the document is read by
 /// a function that knows its fields, straight into the typed model.
 ///
@@ -22,6 +24,12 @@ final class DocumentDecoder {
     @exclusivity(unchecked) private var path: [Component] = []
     /// Scratch for a day log's values (see `values()`).
     @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
+    /// The last few task ids read, with where their bytes are in the input (see
+    /// `recentIdentifier(_:)`).
+    @exclusivity(unchecked) private var recentIDs: [Identifier] = []
+    @exclusivity(unchecked) private var recentIDBytes: [(start: Int, count: Int)] = []
+    @exclusivity(unchecked) private var nextRecent = 0
+    private static let recentCapacity = 8
 
     init(scanner: JSONScanner, maxIssues: Int) {
         self.scanner = scanner
@@ -251,6 +259,31 @@ final class DocumentDecoder {
             return nil
         }
         return Identifier(unchecked: scanner.makeString(token))
+    }
+
+    /// `identifier(_:)` for ids that repeat from item to item, like the task ids of day
+    /// logs: an id whose bytes equal one of the last few read is that same id, so it is
+    /// neither checked nor made into a String again. Escaped tokens are not remembered (their
+    /// bytes are not in the input).
+    func recentIdentifier(_ token: JSONString) -> Identifier? {
+        guard !token.escaped else { return identifier(token) }
+        let count = token.end - token.start
+        let bytes = scanner.base + token.start
+        for index in recentIDBytes.indices where recentIDBytes[index].count == count {
+            if memcmp(scanner.base + recentIDBytes[index].start, bytes, count) == 0 {
+                return recentIDs[index]
+            }
+        }
+        guard let id = identifier(token) else { return nil }
+        if recentIDs.count < Self.recentCapacity {
+            recentIDs.append(id)
+            recentIDBytes.append((token.start, count))
+        } else {
+            recentIDs[nextRecent] = id
+            recentIDBytes[nextRecent] = (token.start, count)
+            nextRecent = (nextRecent + 1) % Self.recentCapacity
+        }
+        return id
     }
 
     /// One of an enumeration's raw values.

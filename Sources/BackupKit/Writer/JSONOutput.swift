@@ -78,6 +78,12 @@ public struct JSONOutput: Sendable {
         }
     }
 
+    /// The newline that ends a file, written into the buffer so that the caller can take
+    /// `bytes` as they are (appending to a copy of them would copy the whole buffer).
+    mutating func endLine() {
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
     // MARK: Keys
 
     /// A key known at compile time; it must need no escaping.
