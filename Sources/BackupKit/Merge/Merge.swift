@@ -47,11 +47,16 @@ extension DayLog: Copy {
         BackupWriter.write(self, into: &out)
     }
 
-    /// Most day logs are the same on both devices, so this saves writing both. `==` compares
-    /// strings up to Unicode equivalence, so the note, the one free text, is also compared
-    /// byte by byte; ids are ASCII, where the two agree.
+    /// Most day logs are the same on both devices, so this saves writing both. The note,
+    /// the one free text, is compared byte by byte (`==` on strings allows Unicode
+    /// equivalence); ids are ASCII, where the two agree. Cheap fields first.
     fileprivate func isSurelyIdentical(to other: DayLog) -> Bool {
-        self == other && note.utf8.elementsEqual(other.note.utf8)
+        guard updatedAt == other.updatedAt, mood == other.mood, key == other.key,
+            values == other.values
+        else { return false }
+        var note = note
+        var otherNote = other.note
+        return note.withUTF8 { mine in otherNote.withUTF8 { mine.elementsEqual($0) } }
     }
 }
 
@@ -305,7 +310,7 @@ private struct Merger {
                 if isFuture {
                     futureStamped.append(FutureStampedItem(item: item, version: version(log)))
                 }
-                if let reason = heldBack[key.challengeID] {
+                if let reason = heldBack.isEmpty ? nil : heldBack[key.challengeID] {
                     held = true
                     decide(
                         item, .neither, reason == .stale ? .stale : .withChallenge,

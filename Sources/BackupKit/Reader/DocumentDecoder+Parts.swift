@@ -312,7 +312,17 @@ extension DocumentDecoder {
         // per day log instead of one per growth step.
         valueBuffer.removeAll(keepingCapacity: true)
         var broken = false
+        // Ids are ASCII, so the order of their input bytes is their order: comparing the
+        // keys as they come spares the usual sorted file a second walk comparing Strings.
+        var inOrder = true
+        var previous: JSONString?
         let isMap = try map { key throws(ScanError) in
+            if key.escaped {
+                inOrder = false
+            } else if inOrder, let previous, !scanner.precedes(previous, key) {
+                inOrder = false
+            }
+            previous = key
             guard let id = recentIdentifier(key) else {
                 broken = true
                 try scanner.skipValue()
@@ -326,9 +336,11 @@ extension DocumentDecoder {
         }
         guard isMap, !broken else { return nil }
         let before = valueBuffer.count
-        sortAndDropDuplicates(
-            &valueBuffer, by: { $0.taskID < $1.taskID },
-            pointer: { self.pointer + "/" + $0.taskID.rawValue })
+        if !inOrder {
+            sortAndDropDuplicates(
+                &valueBuffer, by: { $0.taskID < $1.taskID },
+                pointer: { self.pointer + "/" + $0.taskID.rawValue })
+        }
         return valueBuffer.count == before ? Array(valueBuffer[...]) : nil
     }
 
