@@ -43,7 +43,7 @@ public enum BackupWriter {
         out.key("challenges")
         out.beginObject()
         for challenge in document.challenges {
-            out.key(text: challenge.id.rawValue)
+            out.key(id: challenge.id)
             write(challenge, into: &out)
         }
         out.endObject()
@@ -67,7 +67,7 @@ public enum BackupWriter {
         out.key("tombstones")
         out.beginObject()
         for tombstone in document.tombstones {
-            out.key(text: tombstone.id.rawValue)
+            out.key(id: tombstone.id)
             out.beginObject()
             out.key("deletedAt")
             out.timestamp(tombstone.deletedAt)
@@ -129,7 +129,7 @@ public enum BackupWriter {
         out.key("tasks")
         out.beginObject()
         for task in challenge.tasks {
-            out.key(text: task.id.rawValue)
+            out.key(id: task.id)
             out.beginObject()
             out.key("archivedFrom")
             out.dayKey(task.archivedFrom)
@@ -173,7 +173,7 @@ public enum BackupWriter {
         out.key("values")
         out.beginObject()
         for value in dayLog.values {
-            out.key(text: value.taskID.rawValue)
+            out.key(id: value.taskID)
             out.integer(value.value)
         }
         out.endObject()

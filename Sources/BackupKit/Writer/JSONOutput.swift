@@ -101,6 +101,15 @@ public struct JSONOutput: Sendable {
         endKey()
     }
 
+    /// An id as a key: ids are checked to need no escaping, so they are copied as they are.
+    mutating func key(id: Identifier) {
+        beforeValue()
+        bytes.append(UInt8(ascii: "\""))
+        appendRaw(id.rawValue)
+        bytes.append(UInt8(ascii: "\""))
+        endKey()
+    }
+
     /// A day-log key, `<challengeId>/<day>`, without building the String.
     public mutating func key(_ name: DayLogKey) {
         beforeValue()
@@ -251,27 +260,35 @@ public struct JSONOutput: Sendable {
     private mutating func appendCalendar(day: DayKey, millisecondsInDay: Int?) {
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, the stamp's length
         withUnsafeMutableBytes(of: &scratch) { buffer in
-            func put(_ value: Int, width: Int, endingAt end: Int, then separator: UInt8?) {
-                var remaining = value
-                for index in stride(from: end - 1, through: end - width, by: -1) {
-                    buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                    remaining /= 10
-                }
-                if let separator { buffer[end] = separator }
+            // Fixed widths, so each digit's place is known: no loops, no stride.
+            func two(_ value: Int, at index: Int) {
+                buffer[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                buffer[index + 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
             }
             let (year, month, dayOfMonth) = day.parts
-            put(year, width: 4, endingAt: 4, then: UInt8(ascii: "-"))
-            put(month, width: 2, endingAt: 7, then: UInt8(ascii: "-"))
+            // Four digits, as before: the low four of a year past 9999.
+            two(year % 10_000 / 100, at: 0)
+            two(year % 100, at: 2)
+            buffer[4] = UInt8(ascii: "-")
+            two(month, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            two(dayOfMonth, at: 8)
             guard let time = millisecondsInDay else {
-                put(dayOfMonth, width: 2, endingAt: 10, then: nil)
                 bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<10]))
                 return
             }
-            put(dayOfMonth, width: 2, endingAt: 10, then: UInt8(ascii: "T"))
-            put(time / 3_600_000, width: 2, endingAt: 13, then: UInt8(ascii: ":"))
-            put(time / 60_000 % 60, width: 2, endingAt: 16, then: UInt8(ascii: ":"))
-            put(time / 1000 % 60, width: 2, endingAt: 19, then: UInt8(ascii: "."))
-            put(time % 1000, width: 3, endingAt: 23, then: UInt8(ascii: "Z"))
+            let seconds = time / 1000
+            buffer[10] = UInt8(ascii: "T")
+            two(seconds / 3600, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            two(seconds / 60 % 60, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            two(seconds % 60, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            let millis = time % 1000
+            buffer[20] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millis / 100)
+            two(millis % 100, at: 21)
+            buffer[23] = UInt8(ascii: "Z")
             bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
         }
     }
