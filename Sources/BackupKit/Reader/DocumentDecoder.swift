@@ -262,11 +262,20 @@ final class DocumentDecoder {
     }
 
     /// `identifier(_:)` for ids that repeat from item to item, like the task ids of day
-    /// logs: an id whose bytes equal one of the last few read is that same id, so it is
-    /// neither checked nor made into a String again. Escaped tokens are not remembered (their
-    /// bytes are not in the input).
+    /// logs (see `rememberedIdentifier(_:)`).
     func recentIdentifier(_ token: JSONString) -> Identifier? {
         guard !token.escaped else { return identifier(token) }
+        guard let id = rememberedIdentifier(token) else {
+            report("must be an id: \(Self.idHelp)")
+            return nil
+        }
+        return id
+    }
+
+    /// The id of an unescaped token, or nil when it is not a valid id (nothing reported): an
+    /// id whose bytes equal one of the last few read is that same id, so it is neither
+    /// checked nor made into a String again.
+    func rememberedIdentifier(_ token: JSONString) -> Identifier? {
         let count = token.end - token.start
         let bytes = scanner.base + token.start
         for index in recentIDBytes.indices where recentIDBytes[index].count == count {
@@ -274,7 +283,9 @@ final class DocumentDecoder {
                 return recentIDs[index]
             }
         }
-        guard let id = identifier(token) else { return nil }
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        guard Identifier.isValid(buffer) else { return nil }
+        let id = Identifier(unchecked: String(decoding: buffer, as: UTF8.self))
         if recentIDs.count < Self.recentCapacity {
             recentIDs.append(id)
             recentIDBytes.append((token.start, count))

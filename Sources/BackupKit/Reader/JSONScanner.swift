@@ -197,6 +197,17 @@ final class JSONScanner {
         }
     }
 
+    /// Steps over `text` if the input continues with exactly its bytes; false (the position
+    /// untouched) otherwise. For spellings known in advance, like a canonical file's.
+    @inline(__always)
+    func consume(_ text: StaticString) -> Bool {
+        let length = text.utf8CodeUnitCount
+        guard position + length <= count, memcmp(base + position, text.utf8Start, length) == 0
+        else { return false }
+        position += length
+        return true
+    }
+
     // MARK: Literals
 
     enum Literal { case `true`, `false`, null }
@@ -347,7 +358,7 @@ final class JSONScanner {
     /// without a leading zero, then neither a fraction, an exponent nor another digit. Nil
     /// (with the position untouched) for anything else, which `number()` reads the long way.
     @inline(__always)
-    private func plainInteger() -> Int? {
+    func plainInteger() -> Int? {
         var index = position
         let negative = byte(at: index) == UInt8(ascii: "-")
         if negative { index += 1 }
