@@ -50,8 +50,12 @@ public enum BackupWriter {
         out.key("dayLogs")
         out.beginObject()
         for dayLog in document.dayLogs {
-            out.key(dayLog.key)
-            write(dayLog, into: &out)
+            if out.pretty {
+                out.key(dayLog.key)
+                write(dayLog, into: &out)
+            } else {
+                out.compactDayLog(dayLog, withKey: true)
+            }
         }
         out.endObject()
         out.key("deviceId")
@@ -163,6 +167,10 @@ public enum BackupWriter {
     }
 
     static func write(_ dayLog: DayLog, into out: inout JSONOutput) {
+        guard out.pretty else {
+            out.compactDayLog(dayLog, withKey: false)
+            return
+        }
         out.beginObject()
         out.key("mood")
         if let mood = dayLog.mood { out.integer(mood) } else { out.null() }
