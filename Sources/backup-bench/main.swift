@@ -100,9 +100,11 @@ func load(_ path: String) throws(BenchError) -> [UInt8] {
     }
 }
 
-func readDocument(_ bytes: [UInt8], path: String) throws(BenchError) -> BackupDocument {
+func readDocument(
+    _ bytes: [UInt8], path: String, options: ReadOptions = ReadOptions()
+) throws(BenchError) -> BackupDocument {
     do {
-        return try BackupReader.read(bytes).document
+        return try BackupReader.read(bytes, options: options).document
     } catch {
         throw BenchError(message: "\(path): \(error)")
     }
@@ -179,7 +181,11 @@ func fullMerge(_ options: Options) throws(BenchError) {
     // As `cloudbackup merge` does: the two files are read on two cores at once.
     let (localPath, incomingPath) = (options.positional[0], options.positional[1])
     let readFile = { @Sendable (path: String) in
-        Result { () throws(BenchError) in try readDocument(try load(path), path: path) }
+        Result { () throws(BenchError) in
+            // As `cloudbackup merge` reads: without the notes it never shows.
+            try readDocument(
+                try load(path), path: path, options: ReadOptions(collectsNotes: false))
+        }
     }
     let (localRead, incomingRead) = concurrently(
         { readFile(localPath) }, { readFile(incomingPath) })

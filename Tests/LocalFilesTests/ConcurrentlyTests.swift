@@ -17,11 +17,11 @@ import Testing
         let (first, second) = concurrently(
             {
                 firstStarted.signal()
-                return secondStarted.wait(timeout: .now() + 10) == .success
+                return secondStarted.wait(timeout: .now() + 60) == .success
             },
             {
                 secondStarted.signal()
-                return firstStarted.wait(timeout: .now() + 10) == .success
+                return firstStarted.wait(timeout: .now() + 60) == .success
             })
         #expect(first)
         #expect(second)

@@ -296,7 +296,9 @@ private struct Merger {
         heldBack: [ChallengeID: MergeDecision.Reason]
     ) -> [DayLog] {
         var result: [DayLog] = []
-        result.reserveCapacity(max(local.count, incoming.count))
+        // Both sides' count bounds the result: reserving that much costs only address space,
+        // while growing a million-log array would copy it and briefly hold it twice.
+        result.reserveCapacity(local.count + incoming.count)
         var lookup = SurvivorLookup(survivors: survivors)
         var walk = KeyWalk(local: local, incoming: incoming)
         // Indices, not copies: a million day logs are read in place, and only the winner is

@@ -41,7 +41,8 @@ public enum BackupReader {
             let document = migrate(parts, version: version, issues: &issues)
             guard issues.isEmpty, let document else { throw .invalid(issues.issues) }
             return ReadResult(
-                document: document, sourceVersion: version, notes: BackupValidator.notes(document))
+                document: document, sourceVersion: version,
+                notes: options.collectsNotes ? BackupValidator.notes(document) : [])
         }
     }
 

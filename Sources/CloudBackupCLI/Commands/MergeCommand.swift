@@ -72,11 +72,13 @@ struct MergeCommand: Command {
     }
 
     func run(in context: Context) throws {
-        // The two files are independent: read them on two cores at once.
-        let readOptions = readOptions
-        let load = { @Sendable (path: String) in
+        // The two files are independent: read them on two cores at once, without the notes
+        // a merge never shows.
+        var fileOptions = readOptions
+        fileOptions.collectsNotes = false
+        let load = { @Sendable [fileOptions] (path: String) in
             Result { () throws(CLIError) in
-                try BackupFile.loadWithBytes(path, options: readOptions)
+                try BackupFile.loadWithBytes(path, options: fileOptions)
             }
         }
         let (localPath, incomingPath) = (localPath, incomingPath)
