@@ -40,25 +40,40 @@ public enum LocalFile {
         guard Int(info.st_size) <= maxBytes else {
             throw LocalFileError(path: path, operation: "read", errno: EFBIG)
         }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var filled = 0
-        // A file may grow or shrink while we read; read until EOF, growing as needed.
-        while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: 65536)) }
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+        // The file's size is known: read it into a buffer of exactly that size, left
+        // uninitialised (read() fills it). Growing that buffer to look for EOF would copy it
+        // whole and double its memory, so EOF is looked for with a small chunk; a file that
+        // grew while we read goes on in such chunks.
+        let size = Int(info.st_size)
+        var failure: Int32?
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            guard let start = buffer.baseAddress else { return }
+            while count < size {
+                let got = Glibc.read(fd, start + count, size - count)
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if got == 0 { return }
+                count += got
             }
+        }
+        if let failure { throw LocalFileError(path: path, operation: "read", errno: failure) }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw LocalFileError(path: path, operation: "read", errno: errno)
             }
             if got == 0 { break }
-            filled += got
-            guard filled <= maxBytes else {
+            bytes.append(contentsOf: chunk[..<got])
+            guard bytes.count <= maxBytes else {
                 throw LocalFileError(path: path, operation: "read", errno: EFBIG)
             }
         }
-        bytes.removeSubrange(filled...)
         return bytes
     }
 

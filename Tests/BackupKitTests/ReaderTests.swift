@@ -28,6 +28,22 @@ import Testing
         #expect(document.tombstones.map(\.id.rawValue) == ["0193a5b2-0001-7000-8000-0000000000ff"])
         #expect(result.notes.isEmpty)
     }
+
+    /// A day log past the challenge's 30 days is kept with a note; a reader that asked for
+    /// no notes gets the same document and none.
+    @Test func notesAreCollectedOnlyWhenAskedFor() throws {
+        let text = String(decoding: try fixture("v3-example.json"), as: UTF8.self)
+        let bytes = Array(
+            text.replacingOccurrences(of: "0001/2026-03-08", with: "0001/2026-05-08").utf8)
+        let withNotes = try BackupReader.read(bytes)
+        let withoutNotes = try BackupReader.read(bytes, options: ReadOptions(collectsNotes: false))
+        #expect(
+            withNotes.notes.map(\.pointer) == [
+                "/dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-05-08"
+            ])
+        #expect(withoutNotes.notes.isEmpty)
+        #expect(withoutNotes.document == withNotes.document)
+    }
 }
 
 @Suite struct ReaderOrderTests {

@@ -27,6 +27,15 @@ import Testing
         #expect(!LocalFile.exists(path))
     }
 
+    /// Sizes around the read's chunk (64 KiB) and an empty file: every byte, nothing more.
+    @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 300_007])
+    func readReturnsExactlyTheFilesBytes(size: Int) throws {
+        let path = folder.appendingPathComponent("sized-\(size)").path
+        let content = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 251) }
+        try LocalFile.writeAtomically(content, to: path)
+        #expect(try LocalFile.read(path) == content)
+    }
+
     @Test func readRefusesFilesOverTheLimitBeforeReading() throws {
         let path = folder.appendingPathComponent("big").path
         try LocalFile.writeAtomically([UInt8](repeating: 7, count: 1000), to: path)

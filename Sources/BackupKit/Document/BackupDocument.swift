@@ -180,6 +180,11 @@ public struct DayLogKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public var description: String { "\(challengeID.rawValue)/\(day)" }
 
+    /// The day first: it is one integer, and the ids of neighbouring keys are mostly equal.
+    public static func == (lhs: DayLogKey, rhs: DayLogKey) -> Bool {
+        lhs.day == rhs.day && lhs.challengeID == rhs.challengeID
+    }
+
     /// Orders by the UTF-8 bytes of the whole key, as the canonical writer does. This is not
     /// the order of (id, day): `a-b/…` sorts before `a/…` because `-` (0x2D) < `/` (0x2F).
     public static func < (lhs: DayLogKey, rhs: DayLogKey) -> Bool {

@@ -47,11 +47,16 @@ extension DayLog: Copy {
         BackupWriter.write(self, into: &out)
     }
 
-    /// Most day logs are the same on both devices, so this saves writing both. `==` compares
-    /// strings up to Unicode equivalence, so the note, the one free text, is also compared
-    /// byte by byte; ids are ASCII, where the two agree.
+    /// Most day logs are the same on both devices, so this saves writing both. The note,
+    /// the one free text, is compared byte by byte (`==` on strings allows Unicode
+    /// equivalence); ids are ASCII, where the two agree. Cheap fields first.
     fileprivate func isSurelyIdentical(to other: DayLog) -> Bool {
-        self == other && note.utf8.elementsEqual(other.note.utf8)
+        guard updatedAt == other.updatedAt, mood == other.mood, key == other.key,
+            values == other.values
+        else { return false }
+        var note = note
+        var otherNote = other.note
+        return note.withUTF8 { mine in otherNote.withUTF8 { mine.elementsEqual($0) } }
     }
 }
 
@@ -291,64 +296,71 @@ private struct Merger {
         heldBack: [ChallengeID: MergeDecision.Reason]
     ) -> [DayLog] {
         var result: [DayLog] = []
-        result.reserveCapacity(max(local.count, incoming.count))
+        // Both sides' count bounds the result: reserving that much costs only address space,
+        // while growing a million-log array would copy it and briefly hold it twice.
+        result.reserveCapacity(local.count + incoming.count)
         var lookup = SurvivorLookup(survivors: survivors)
         var walk = KeyWalk(local: local, incoming: incoming)
-        while let (key, ours, incomingLog) = walk.next() {
-            var theirs = incomingLog
-            let item = MergeDecision.Item.dayLog(key)
-
+        // Indices, not copies: a million day logs are read in place, and only the winner is
+        // copied (into the result).
+        while let (key, ours, incomingIndex) = walk.nextIndices() {
+            var theirs = incomingIndex
             var held = false
             if let log = theirs {
                 // Reported even when its challenge is held back (rule 8: "always reported").
-                let isFuture = log.updatedAt > options.futureLimit
+                let isFuture = incoming[log].updatedAt > options.futureLimit
                 if isFuture {
-                    futureStamped.append(FutureStampedItem(item: item, version: version(log)))
+                    futureStamped.append(
+                        FutureStampedItem(item: .dayLog(key), version: version(incoming[log])))
                 }
-                if let reason = heldBack[key.challengeID] {
+                if let reason = heldBack.isEmpty ? nil : heldBack[key.challengeID] {
                     held = true
                     decide(
-                        item, .neither, reason == .stale ? .stale : .withChallenge,
-                        local: ours.map(version), incoming: version(log))
+                        .dayLog(key), .neither, reason == .stale ? .stale : .withChallenge,
+                        local: ours.map { version(local[$0]) }, incoming: version(incoming[log]))
                 } else if isFuture, options.clockGuard {
                     held = true
                     decide(
-                        item, .neither, .future, local: ours.map(version), incoming: version(log))
+                        .dayLog(key), .neither, .future, local: ours.map { version(local[$0]) },
+                        incoming: version(incoming[log]))
                 }
                 if held { theirs = nil }
             }
 
-            var winner = ours
             var fromIncoming = false
             if let log = theirs {
                 if let mine = ours {
-                    let picked = pick(mine, log)
+                    let picked = pick(local[mine], incoming[log])
                     if picked != .identical {
                         decide(
-                            item, picked == .local ? .local : .incoming,
-                            mine.updatedAt == log.updatedAt ? .equalStampsHigherBytes : .newer,
-                            local: version(mine), incoming: version(log))
+                            .dayLog(key), picked == .local ? .local : .incoming,
+                            local[mine].updatedAt == incoming[log].updatedAt
+                                ? .equalStampsHigherBytes : .newer,
+                            local: version(local[mine]), incoming: version(incoming[log]))
                     }
-                    if picked == .incoming {
-                        winner = log
-                        fromIncoming = true
-                    }
+                    fromIncoming = picked == .incoming
                 } else {
-                    winner = log
                     fromIncoming = true
                 }
             }
 
-            let survives = winner != nil && lookup.contains(key.challengeID)
-            if survives, let log = winner { result.append(log) }
+            let hasWinner = fromIncoming || ours != nil
+            let survives = hasWinner && lookup.contains(key.challengeID)
+            if survives {
+                if fromIncoming, let log = theirs {
+                    result.append(incoming[log])
+                } else if let mine = ours {
+                    result.append(local[mine])
+                }
+            }
 
             if held {
                 report.dayLogs.heldBack += 1
             } else if !survives {
                 report.dayLogs.droppedOrphans += 1
                 decide(
-                    item, .neither, .orphan, local: ours.map(version), incoming: theirs.map(version)
-                )
+                    .dayLog(key), .neither, .orphan, local: ours.map { version(local[$0]) },
+                    incoming: theirs.map { version(incoming[$0]) })
             } else if ours == nil {
                 report.dayLogs.added += 1
             } else if fromIncoming {
@@ -517,21 +529,27 @@ private struct KeyWalk {
         self.incoming = incoming
     }
 
-    mutating func next() -> (key: DayLogKey, local: DayLog?, incoming: DayLog?)? {
-        let ours = localIndex < local.count ? local[localIndex] : nil
-        let theirs = incomingIndex < incoming.count ? incoming[incomingIndex] : nil
-        if let ours, let theirs, ours.key == theirs.key {
+    /// The next key and its position in each array (nil where that side lacks it).
+    mutating func nextIndices() -> (key: DayLogKey, local: Int?, incoming: Int?)? {
+        let hasOurs = localIndex < local.count
+        let hasTheirs = incomingIndex < incoming.count
+        if hasOurs, hasTheirs, local[localIndex].key == incoming[incomingIndex].key {
             localIndex += 1
             incomingIndex += 1
-            return (ours.key, ours, theirs)
+            return (local[localIndex - 1].key, localIndex - 1, incomingIndex - 1)
         }
-        if let ours, theirs.map({ ours.key < $0.key }) ?? true {
+        if hasOurs, !hasTheirs || local[localIndex].key < incoming[incomingIndex].key {
             localIndex += 1
-            return (ours.key, ours, nil)
+            return (local[localIndex - 1].key, localIndex - 1, nil)
         }
-        guard let theirs else { return nil }
+        guard hasTheirs else { return nil }
         incomingIndex += 1
-        return (theirs.key, nil, theirs)
+        return (incoming[incomingIndex - 1].key, nil, incomingIndex - 1)
+    }
+
+    mutating func next() -> (key: DayLogKey, local: DayLog?, incoming: DayLog?)? {
+        guard let (key, ours, theirs) = nextIndices() else { return nil }
+        return (key, ours.map { local[$0] }, theirs.map { incoming[$0] })
     }
 }
 

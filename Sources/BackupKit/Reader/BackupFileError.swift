@@ -32,11 +32,18 @@ public struct ReadOptions: Sendable {
     public var maxBytes: Int
     public var maxIssues: Int
     public var maxDepth: Int
+    /// Whether to collect `ReadResult.notes` (a walk over every day log); a caller that
+    /// never shows them, like a merge, saves that walk.
+    public var collectsNotes: Bool
 
-    public init(maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32) {
+    public init(
+        maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32,
+        collectsNotes: Bool = true
+    ) {
         self.maxBytes = maxBytes
         self.maxIssues = maxIssues
         self.maxDepth = maxDepth
+        self.collectsNotes = collectsNotes
     }
 }
 

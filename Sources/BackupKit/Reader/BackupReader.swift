@@ -41,7 +41,8 @@ public enum BackupReader {
             let document = migrate(parts, version: version, issues: &issues)
             guard issues.isEmpty, let document else { throw .invalid(issues.issues) }
             return ReadResult(
-                document: document, sourceVersion: version, notes: BackupValidator.notes(document))
+                document: document, sourceVersion: version,
+                notes: options.collectsNotes ? BackupValidator.notes(document) : [])
         }
     }
 
@@ -119,7 +120,8 @@ public enum BackupReader {
                 lookup.find(id) != nil || parts.brokenChallenges.contains(id)
             }
             if let dayLogs = parts.dayLogs {
-                BackupValidator.check(dayLogs, challengeExists: exists, into: &issues)
+                BackupValidator.check(
+                    dayLogs, challengeExists: exists, sorted: true, into: &issues)
             }
             if let tombstones = parts.tombstones {
                 BackupValidator.check(tombstones, isLive: exists, into: &issues)

@@ -269,7 +269,9 @@ extension DocumentDecoder {
             }
             lastID = id
             let key = DayLogKey(challengeID: id, day: day)
-            guard let log = try dayLog(key: key) else { return }
+            let decoded: DayLog? =
+                if let log = canonicalDayLog(key: key) { log } else { try dayLog(key: key) }
+            guard let log = decoded else { return }
             // Sortedness is tracked on the keys as they come, so the usual sorted file never
             // walks its (large) logs a second time.
             if let lastKey, !(lastKey < key) { inOrder = false }
@@ -282,6 +284,63 @@ extension DocumentDecoder {
                 &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
         }
         return logs
+    }
+
+    /// A day log spelled exactly as the canonical writer spells it, read without the
+    /// general machinery (no field lookup, no path, no reports): nearly every day log of a
+    /// file this library wrote. Nil, with the position back where it was, at the first
+    /// difference of any kind, valid or not; `dayLog(key:)` then reads it the general way,
+    /// reporting whatever is wrong exactly as if this had never been tried. It changes
+    /// nothing else (the remembered ids and the value scratch are caches).
+    private func canonicalDayLog(key: DayLogKey) -> DayLog? {
+        let start = scanner.position
+        // The log and its values are two levels below here: let the general way report depth.
+        guard scanner.depth + 2 <= scanner.maxDepth,
+            let log = try? canonicalDayLogBody(key: key)
+        else {
+            scanner.position = start
+            return nil
+        }
+        return log
+    }
+
+    private func canonicalDayLogBody(key: DayLogKey) throws(ScanError) -> DayLog? {
+        guard scanner.consume(#"{"mood":"#) else { return nil }
+        var mood: Int?
+        if !scanner.consume("null") {
+            guard let value = scanner.plainInteger() else { return nil }
+            mood = value
+        }
+        guard scanner.consume(#","note":"#), scanner.byte(at: scanner.position) == 0x22 else {
+            return nil
+        }
+        let note = scanner.makeString(try scanner.string())
+        guard scanner.consume(#","updatedAt":"#), scanner.byte(at: scanner.position) == 0x22
+        else { return nil }
+        let stamp = try scanner.string()
+        guard let updatedAt = scanner.withBytes(stamp, { Timestamp(utf8: $0) }),
+            scanner.consume(#","values":{"#)
+        else { return nil }
+        valueBuffer.removeAll(keepingCapacity: true)
+        var previous: JSONString?
+        if !scanner.consume("}") {
+            repeat {
+                guard scanner.byte(at: scanner.position) == 0x22 else { return nil }
+                let name = try scanner.string()
+                // Unescaped, valid, in order (so unique), with a plain integer value.
+                guard !name.escaped, previous.map({ scanner.precedes($0, name) }) ?? true,
+                    scanner.consume(":"), let id = rememberedIdentifier(name),
+                    let value = scanner.plainInteger()
+                else { return nil }
+                previous = name
+                valueBuffer.append(TaskValue(taskID: id, value: value))
+            } while scanner.consume(",")
+            guard scanner.consume("}") else { return nil }
+        }
+        guard scanner.consume("}") else { return nil }
+        return DayLog(
+            key: key, values: Array(valueBuffer[...]), note: note, mood: mood,
+            updatedAt: updatedAt)
     }
 
     private static let dayLogFields: [StaticString] = ["values", "note", "mood", "updatedAt"]
@@ -312,8 +371,18 @@ extension DocumentDecoder {
         // per day log instead of one per growth step.
         valueBuffer.removeAll(keepingCapacity: true)
         var broken = false
+        // Ids are ASCII, so the order of their input bytes is their order: comparing the
+        // keys as they come spares the usual sorted file a second walk comparing Strings.
+        var inOrder = true
+        var previous: JSONString?
         let isMap = try map { key throws(ScanError) in
-            guard let id = identifier(key) else {
+            if key.escaped {
+                inOrder = false
+            } else if inOrder, let previous, !scanner.precedes(previous, key) {
+                inOrder = false
+            }
+            previous = key
+            guard let id = recentIdentifier(key) else {
                 broken = true
                 try scanner.skipValue()
                 return
@@ -326,9 +395,11 @@ extension DocumentDecoder {
         }
         guard isMap, !broken else { return nil }
         let before = valueBuffer.count
-        sortAndDropDuplicates(
-            &valueBuffer, by: { $0.taskID < $1.taskID },
-            pointer: { self.pointer + "/" + $0.taskID.rawValue })
+        if !inOrder {
+            sortAndDropDuplicates(
+                &valueBuffer, by: { $0.taskID < $1.taskID },
+                pointer: { self.pointer + "/" + $0.taskID.rawValue })
+        }
         return valueBuffer.count == before ? Array(valueBuffer[...]) : nil
     }
 

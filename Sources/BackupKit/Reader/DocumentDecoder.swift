@@ -1,3 +1,5 @@
+import Foundation
+
 /// Schema-directed decoding on top of `JSONScanner`: each part of the document is read by
 /// a function that knows its fields, straight into the typed model.
 ///
@@ -22,6 +24,12 @@ final class DocumentDecoder {
     @exclusivity(unchecked) private var path: [Component] = []
     /// Scratch for a day log's values (see `values()`).
     @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
+    /// The last few task ids read, with where their bytes are in the input (see
+    /// `recentIdentifier(_:)`).
+    @exclusivity(unchecked) private var recentIDs: [Identifier] = []
+    @exclusivity(unchecked) private var recentIDBytes: [(start: Int, count: Int)] = []
+    @exclusivity(unchecked) private var nextRecent = 0
+    private static let recentCapacity = 8
 
     init(scanner: JSONScanner, maxIssues: Int) {
         self.scanner = scanner
@@ -251,6 +259,42 @@ final class DocumentDecoder {
             return nil
         }
         return Identifier(unchecked: scanner.makeString(token))
+    }
+
+    /// `identifier(_:)` for ids that repeat from item to item, like the task ids of day
+    /// logs (see `rememberedIdentifier(_:)`).
+    func recentIdentifier(_ token: JSONString) -> Identifier? {
+        guard !token.escaped else { return identifier(token) }
+        guard let id = rememberedIdentifier(token) else {
+            report("must be an id: \(Self.idHelp)")
+            return nil
+        }
+        return id
+    }
+
+    /// The id of an unescaped token, or nil when it is not a valid id (nothing reported): an
+    /// id whose bytes equal one of the last few read is that same id, so it is neither
+    /// checked nor made into a String again.
+    func rememberedIdentifier(_ token: JSONString) -> Identifier? {
+        let count = token.end - token.start
+        let bytes = scanner.base + token.start
+        for index in recentIDBytes.indices where recentIDBytes[index].count == count {
+            if memcmp(scanner.base + recentIDBytes[index].start, bytes, count) == 0 {
+                return recentIDs[index]
+            }
+        }
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        guard Identifier.isValid(buffer) else { return nil }
+        let id = Identifier(unchecked: String(decoding: buffer, as: UTF8.self))
+        if recentIDs.count < Self.recentCapacity {
+            recentIDs.append(id)
+            recentIDBytes.append((token.start, count))
+        } else {
+            recentIDs[nextRecent] = id
+            recentIDBytes[nextRecent] = (token.start, count)
+            nextRecent = (nextRecent + 1) % Self.recentCapacity
+        }
+        return id
     }
 
     /// One of an enumeration's raw values.

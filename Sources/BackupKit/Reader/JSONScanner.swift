@@ -1,3 +1,5 @@
+import Foundation
+
 /// The byte-level half of the reader: strict RFC 8259 tokens over a borrowed buffer.
 ///
 /// Design: the scanner never builds a tree. The schema-directed decoder above it asks for
@@ -195,6 +197,17 @@ final class JSONScanner {
         }
     }
 
+    /// Steps over `text` if the input continues with exactly its bytes; false (the position
+    /// untouched) otherwise. For spellings known in advance, like a canonical file's.
+    @inline(__always)
+    func consume(_ text: StaticString) -> Bool {
+        let length = text.utf8CodeUnitCount
+        guard position + length <= count, memcmp(base + position, text.utf8Start, length) == 0
+        else { return false }
+        position += length
+        return true
+    }
+
     // MARK: Literals
 
     enum Literal { case `true`, `false`, null }
@@ -231,6 +244,7 @@ final class JSONScanner {
     /// `-0`), saturated to `Int.min…Int.max`; nil when it has a fraction (`8.5`).
     func number() throws(ScanError) -> Int? {
         _ = peek()
+        if let value = plainInteger() { return value }
         let start = position
         var negative = false
         if byte(at: position) == UInt8(ascii: "-") {
@@ -338,6 +352,34 @@ final class JSONScanner {
         }
         if overflow || magnitude > limit { magnitude = limit }
         return negative ? Int(truncatingIfNeeded: 0 &- magnitude) : Int(magnitude)
+    }
+
+    /// The common case of `number()` in one tight loop: an optional `-` and 1…18 digits
+    /// without a leading zero, then neither a fraction, an exponent nor another digit. Nil
+    /// (with the position untouched) for anything else, which `number()` reads the long way.
+    @inline(__always)
+    func plainInteger() -> Int? {
+        var index = position
+        let negative = byte(at: index) == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let first = index
+        var value = 0
+        while case let digit = byte(at: index), digit >= UInt8(ascii: "0"),
+            digit <= UInt8(ascii: "9")
+        {
+            value = value &* 10 &+ Int(digit &- UInt8(ascii: "0"))
+            index += 1
+        }
+        let digits = index - first
+        guard digits >= 1, digits <= 18, digits == 1 || base[first] != UInt8(ascii: "0") else {
+            return nil
+        }
+        switch byte(at: index) {
+        case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+        default:
+            position = index
+            return negative ? -value : value
+        }
     }
 
     // MARK: Strings
@@ -560,6 +602,15 @@ final class JSONScanner {
             }
             return true
         }
+    }
+
+    /// True when the bytes of `lhs` sort strictly before those of `rhs`; both must be
+    /// unescaped (their bytes in the input).
+    func precedes(_ lhs: JSONString, _ rhs: JSONString) -> Bool {
+        let left = lhs.end - lhs.start
+        let right = rhs.end - rhs.start
+        let order = memcmp(base + lhs.start, base + rhs.start, min(left, right))
+        return order < 0 || (order == 0 && left < right)
     }
 
     /// Decodes a string token read earlier (for error pointers), without touching scratch.

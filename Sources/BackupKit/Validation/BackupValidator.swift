@@ -110,10 +110,15 @@ public enum BackupValidator {
         }
     }
 
+    /// `sorted`: the logs and each log's values are already known to be sorted and unique
+    /// (the reader sorts them and reports duplicates), so their order is not walked again.
     static func check(
-        _ dayLogs: [DayLog], challengeExists: (ChallengeID) -> Bool, into issues: inout IssueList
+        _ dayLogs: [DayLog], challengeExists: (ChallengeID) -> Bool, sorted: Bool = false,
+        into issues: inout IssueList
     ) {
-        Rules.checkOrder(dayLogs, key: \.key, at: { Pointer.dayLog($0.key) }, into: &issues)
+        if !sorted {
+            Rules.checkOrder(dayLogs, key: \.key, at: { Pointer.dayLog($0.key) }, into: &issues)
+        }
         // Day logs come grouped by challenge, so one lookup serves a whole run of them.
         // Indices rather than `for log in`, so a log is read in place, not copied.
         var lastID: ChallengeID?
@@ -129,16 +134,18 @@ public enum BackupValidator {
                     Pointer.dayLog(dayLogs[index].key),
                     "challenge \(id) is not in this file (a day log needs its challenge)")
             }
-            check(dayLogs[index], into: &issues)
+            check(dayLogs[index], sorted: sorted, into: &issues)
         }
     }
 
     /// A day log's own values, whatever its challenge.
-    static func check(_ log: DayLog, into issues: inout IssueList) {
-        Rules.checkOrder(
-            log.values, key: \.taskID,
-            at: { Pointer.dayLog(log.key) + "/values/" + $0.taskID.rawValue },
-            into: &issues)
+    static func check(_ log: DayLog, sorted: Bool = false, into issues: inout IssueList) {
+        if !sorted {
+            Rules.checkOrder(
+                log.values, key: \.taskID,
+                at: { Pointer.dayLog(log.key) + "/values/" + $0.taskID.rawValue },
+                into: &issues)
+        }
         for value in log.values {
             Rules.checkInteger(
                 value.value, Rules.value,
@@ -167,23 +174,37 @@ public enum BackupValidator {
     public static func notes(_ document: BackupDocument) -> [ValidationIssue] {
         var notes: [ValidationIssue] = []
         let challenges = ChallengeLookup(document.challenges)
-        var current: Challenge?
+        // What a run of logs of one challenge needs, looked up once per run. The run is
+        // recognised by the logs' own id, which the reader shares across the run, so the
+        // comparison is usually one of identical strings; and no Challenge is copied per log.
+        var currentID: ChallengeID?
+        var found = false
+        var startDate = DayKey(dayNumber: 0)
+        var endDate = startDate
+        var tasks: [HabitTask] = []
         let logs = document.dayLogs
         // Indices, not `for log in`: a million logs are read in place, not copied.
         for index in logs.indices {
             let key = logs[index].key
-            if current?.id != key.challengeID { current = challenges.find(key.challengeID) }
-            guard let challenge = current else { continue }
-            if key.day < challenge.startDate || key.day > challenge.endDate {
+            if currentID != key.challengeID {
+                currentID = key.challengeID
+                let challenge = challenges.find(key.challengeID)
+                found = challenge != nil
+                startDate = challenge?.startDate ?? startDate
+                endDate = challenge?.endDate ?? endDate
+                tasks = challenge?.tasks ?? []
+            }
+            guard found else { continue }
+            if key.day < startDate || key.day > endDate {
                 notes.append(
                     ValidationIssue(
                         pointer: Pointer.dayLog(key),
                         message:
-                            "note: \(key.day) is outside the challenge's days (\(challenge.startDate)…\(challenge.endDate)); kept, not counted"
+                            "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted"
                     ))
             }
             for value in logs[index].values {
-                guard let task = challenge.tasks.firstIndex(where: { $0.id == value.taskID }) else {
+                guard let task = tasks.firstIndex(where: { $0.id == value.taskID }) else {
                     notes.append(
                         ValidationIssue(
                             pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
@@ -193,7 +214,7 @@ public enum BackupValidator {
                     continue
                 }
                 guard value.value > 1 else { continue }
-                let rules = challenge.tasks[task].rules
+                let rules = tasks[task].rules
                 if let rule = rules.lastIndex(where: { $0.from <= key.day }),
                     rules[rule].type == .check
                 {

@@ -11,15 +11,17 @@ public enum BackupWriter {
     /// The whole document, compact (or 2-space indented when `pretty`), with a trailing
     /// newline. The collections must be sorted as `BackupDocument` documents them.
     public static func write(_ document: BackupDocument, pretty: Bool = false) -> [UInt8] {
-        // A rough size guess so the buffer rarely grows: typical encoded sizes per item.
+        // A generous size guess so the buffer never grows for a usual document: growing
+        // copies everything written so far and, at a million day logs, doubles a buffer of
+        // hundreds of megabytes. Reserving too much costs only address space, as pages are
+        // touched when filled. A usual day log takes 150–200 bytes, a challenge about 1 KB.
         let estimate =
-            512 + document.challenges.count * 512 + document.dayLogs.count * 128
-            + document.tombstones.count * 96
+            4096 + document.challenges.count * 2048 + document.dayLogs.count * 320
+            + document.tombstones.count * 128
         var out = JSONOutput(pretty: pretty, capacity: pretty ? estimate * 2 : estimate)
         write(document, into: &out)
-        var bytes = out.bytes
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        out.endLine()
+        return out.bytes
     }
 
     /// The challenge's own object (without its id key), compact, as it appears in a file.
@@ -41,15 +43,19 @@ public enum BackupWriter {
         out.key("challenges")
         out.beginObject()
         for challenge in document.challenges {
-            out.key(text: challenge.id.rawValue)
+            out.key(id: challenge.id)
             write(challenge, into: &out)
         }
         out.endObject()
         out.key("dayLogs")
         out.beginObject()
         for dayLog in document.dayLogs {
-            out.key(dayLog.key)
-            write(dayLog, into: &out)
+            if out.pretty {
+                out.key(dayLog.key)
+                write(dayLog, into: &out)
+            } else {
+                out.compactDayLog(dayLog, withKey: true)
+            }
         }
         out.endObject()
         out.key("deviceId")
@@ -65,7 +71,7 @@ public enum BackupWriter {
         out.key("tombstones")
         out.beginObject()
         for tombstone in document.tombstones {
-            out.key(text: tombstone.id.rawValue)
+            out.key(id: tombstone.id)
             out.beginObject()
             out.key("deletedAt")
             out.timestamp(tombstone.deletedAt)
@@ -127,7 +133,7 @@ public enum BackupWriter {
         out.key("tasks")
         out.beginObject()
         for task in challenge.tasks {
-            out.key(text: task.id.rawValue)
+            out.key(id: task.id)
             out.beginObject()
             out.key("archivedFrom")
             out.dayKey(task.archivedFrom)
@@ -161,6 +167,10 @@ public enum BackupWriter {
     }
 
     static func write(_ dayLog: DayLog, into out: inout JSONOutput) {
+        guard out.pretty else {
+            out.compactDayLog(dayLog, withKey: false)
+            return
+        }
         out.beginObject()
         out.key("mood")
         if let mood = dayLog.mood { out.integer(mood) } else { out.null() }
@@ -171,7 +181,7 @@ public enum BackupWriter {
         out.key("values")
         out.beginObject()
         for value in dayLog.values {
-            out.key(text: value.taskID.rawValue)
+            out.key(id: value.taskID)
             out.integer(value.value)
         }
         out.endObject()

@@ -78,6 +78,12 @@ public struct JSONOutput: Sendable {
         }
     }
 
+    /// The newline that ends a file, written into the buffer so that the caller can take
+    /// `bytes` as they are (appending to a copy of them would copy the whole buffer).
+    mutating func endLine() {
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
     // MARK: Keys
 
     /// A key known at compile time; it must need no escaping.
@@ -92,6 +98,15 @@ public struct JSONOutput: Sendable {
     public mutating func key(text name: String) {
         beforeValue()
         appendQuoted(name)
+        endKey()
+    }
+
+    /// An id as a key: ids are checked to need no escaping, so they are copied as they are.
+    mutating func key(id: Identifier) {
+        beforeValue()
+        bytes.append(UInt8(ascii: "\""))
+        appendRaw(id.rawValue)
+        bytes.append(UInt8(ascii: "\""))
         endKey()
     }
 
@@ -171,102 +186,67 @@ public struct JSONOutput: Sendable {
 
     // MARK: Spelling
 
-    /// Raw UTF-8, escaping only `"`, `\` and controls below U+0020 (SPEC §4b).
+    /// Appends what `body` spells into at most `maxCount` bytes of scratch at once, so the
+    /// spelling itself writes through a pointer with no capacity or uniqueness checks.
+    private mutating func spell(upTo maxCount: Int, _ body: (inout RawBytes) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { buffer in
+            guard let start = buffer.baseAddress else { return }
+            var raw = RawBytes(start: start)
+            body(&raw)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: start, count: raw.count))
+        }
+    }
+
     private mutating func appendQuoted(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var runStart = 0
-            for index in 0..<utf8.count {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                runStart = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                default:
-                    // Below 0x20: the high nibble is 0 or 1, the low one lower-case hex.
-                    let low = byte & 0xF
-                    bytes.append(contentsOf: [
-                        UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                        UInt8(ascii: "0") + (byte >> 4),
-                        low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10,
-                    ])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        spell(upTo: RawBytes.quotedBound(text)) { $0.quoted(text) }
     }
 
-    /// Ids are checked to need no escaping, so they are copied as they are.
     private mutating func appendRaw(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        spell(upTo: text.utf8.count) { $0.plain(text) }
     }
 
-    /// `value` in decimal, zero-padded to at least `width` digits.
     private mutating func appendDigits(_ value: UInt, width: Int) {
-        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: enough for 20 digits
-        withUnsafeMutableBytes(of: &scratch) { buffer in
-            var remaining = value
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                remaining /= 10
-            } while remaining > 0 || buffer.count - start < width
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-        }
+        spell(upTo: max(20, width)) { $0.digits(value, width: width) }
     }
 
     private mutating func appendDigits(of day: DayKey) {
-        appendCalendar(day: day, millisecondsInDay: nil)
+        spell(upTo: 10) { $0.day(day) }
     }
 
     private mutating func appendDigits(of stamp: Timestamp) {
-        // Floor division, so an instant before 1970 still lands on its own day.
-        let millis = stamp.millisecondsSince1970
-        let perDay = Timestamp.millisecondsPerDay
-        let days = millis >= 0 ? millis / perDay : (millis - perDay + 1) / perDay
-        appendCalendar(
-            day: DayKey(dayNumber: Int32(days)), millisecondsInDay: Int(millis - days * perDay))
+        spell(upTo: 24) { $0.stamp(stamp) }
     }
 
-    /// `YYYY-MM-DD`, or with a time `YYYY-MM-DDTHH:MM:SS.mmmZ`, built in a stack buffer and
-    /// appended at once: stamps and days are the most frequent values in a backup.
-    private mutating func appendCalendar(day: DayKey, millisecondsInDay: Int?) {
-        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, the stamp's length
-        withUnsafeMutableBytes(of: &scratch) { buffer in
-            func put(_ value: Int, width: Int, endingAt end: Int, then separator: UInt8?) {
-                var remaining = value
-                for index in stride(from: end - 1, through: end - width, by: -1) {
-                    buffer[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-                    remaining /= 10
-                }
-                if let separator { buffer[end] = separator }
+    /// A compact day log's member, `"<id>/<day>":{…}`, or with `key` false its object alone,
+    /// spelled in one go: the bulk of a large file. Keys in canonical order, as
+    /// `BackupWriter.write(_:into:)` has them for the pretty form.
+    mutating func compactDayLog(_ log: DayLog, withKey key: Bool) {
+        beforeValue()
+        // Ids are at most 64 bytes, integers at most 20 digits.
+        let bound = 200 + RawBytes.quotedBound(log.note) + log.values.count * 90
+        spell(upTo: bound) { raw in
+            if key {
+                raw.byte(UInt8(ascii: "\""))
+                raw.plain(log.key.challengeID.rawValue)
+                raw.byte(UInt8(ascii: "/"))
+                raw.day(log.key.day)
+                raw.plain(#"":"#)
             }
-            let (year, month, dayOfMonth) = day.parts
-            put(year, width: 4, endingAt: 4, then: UInt8(ascii: "-"))
-            put(month, width: 2, endingAt: 7, then: UInt8(ascii: "-"))
-            guard let time = millisecondsInDay else {
-                put(dayOfMonth, width: 2, endingAt: 10, then: nil)
-                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<10]))
-                return
+            raw.plain(#"{"mood":"#)
+            if let mood = log.mood { raw.integer(mood) } else { raw.plain("null") }
+            raw.plain(#","note":"#)
+            raw.quoted(log.note)
+            raw.plain(#","updatedAt":""#)
+            raw.stamp(log.updatedAt)
+            raw.plain(#"","values":{"#)
+            for index in log.values.indices {
+                if index > 0 { raw.byte(UInt8(ascii: ",")) }
+                raw.byte(UInt8(ascii: "\""))
+                raw.plain(log.values[index].taskID.rawValue)
+                raw.plain(#"":"#)
+                raw.integer(log.values[index].value)
             }
-            put(dayOfMonth, width: 2, endingAt: 10, then: UInt8(ascii: "T"))
-            put(time / 3_600_000, width: 2, endingAt: 13, then: UInt8(ascii: ":"))
-            put(time / 60_000 % 60, width: 2, endingAt: 16, then: UInt8(ascii: ":"))
-            put(time / 1000 % 60, width: 2, endingAt: 19, then: UInt8(ascii: "."))
-            put(time % 1000, width: 3, endingAt: 23, then: UInt8(ascii: "Z"))
-            bytes.append(contentsOf: UnsafeRawBufferPointer(buffer))
+            raw.plain("}}")
         }
     }
 
@@ -281,5 +261,138 @@ public struct JSONOutput: Sendable {
         var out = JSONOutput(capacity: 10)
         out.appendDigits(of: day)
         return String(decoding: out.bytes, as: UTF8.self)
+    }
+}
+
+/// Spelling into memory already known to be large enough (see `JSONOutput.spell`): the one
+/// place that decides how strings, numbers, days and stamps are written.
+private struct RawBytes {
+    let start: UnsafeMutablePointer<UInt8>
+    var count = 0
+
+    init(start: UnsafeMutablePointer<UInt8>) {
+        self.start = start
+    }
+
+    @inline(__always)
+    mutating func byte(_ value: UInt8) {
+        start[count] = value
+        count += 1
+    }
+
+    mutating func plain(_ text: StaticString) {
+        let length = text.utf8CodeUnitCount
+        (start + count).update(from: text.utf8Start, count: length)
+        count += length
+    }
+
+    /// Ids are checked to need no escaping, so they are copied as they are.
+    mutating func plain(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            guard let source = utf8.baseAddress else { return }
+            (start + count).update(from: source, count: utf8.count)
+            count += utf8.count
+        }
+    }
+
+    /// The most `quoted` writes: quotes, and every byte at worst a six-byte `\u00XX`.
+    static func quotedBound(_ text: String) -> Int { text.utf8.count * 6 + 2 }
+
+    /// Raw UTF-8, escaping only `"`, `\` and controls below U+0020 (SPEC §4b).
+    mutating func quoted(_ text: String) {
+        byte(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            for value in utf8 {
+                guard value < 0x20 || value == UInt8(ascii: "\"") || value == UInt8(ascii: "\\")
+                else {
+                    byte(value)
+                    continue
+                }
+                byte(UInt8(ascii: "\\"))
+                switch value {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(value)
+                case 0x0A: byte(UInt8(ascii: "n"))
+                case 0x0D: byte(UInt8(ascii: "r"))
+                case 0x09: byte(UInt8(ascii: "t"))
+                case 0x08: byte(UInt8(ascii: "b"))
+                case 0x0C: byte(UInt8(ascii: "f"))
+                default:
+                    // Below 0x20: the high nibble is 0 or 1, the low one lower-case hex.
+                    let low = value & 0xF
+                    plain("u00")
+                    byte(UInt8(ascii: "0") + (value >> 4))
+                    byte(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
+                }
+            }
+        }
+        byte(UInt8(ascii: "\""))
+    }
+
+    mutating func integer(_ value: Int) {
+        if value < 0 { byte(UInt8(ascii: "-")) }
+        digits(value.magnitude, width: 1)
+    }
+
+    /// `value` in decimal, zero-padded to at least `width` digits.
+    mutating func digits(_ value: UInt, width: Int) {
+        var length = 1
+        var rest = value / 10
+        while rest > 0 {
+            length += 1
+            rest /= 10
+        }
+        length = max(length, width)
+        var remaining = value
+        for index in stride(from: count + length - 1, through: count, by: -1) {
+            start[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remaining % 10)
+            remaining /= 10
+        }
+        count += length
+    }
+
+    /// `YYYY-MM-DD`.
+    mutating func day(_ value: DayKey) {
+        calendar(day: value, millisecondsInDay: nil)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form `Timestamp.description` gives.
+    mutating func stamp(_ value: Timestamp) {
+        // Floor division, so an instant before 1970 still lands on its own day.
+        let millis = value.millisecondsSince1970
+        let perDay = Timestamp.millisecondsPerDay
+        let days = millis >= 0 ? millis / perDay : (millis - perDay + 1) / perDay
+        calendar(
+            day: DayKey(dayNumber: Int32(days)), millisecondsInDay: Int(millis - days * perDay))
+    }
+
+    /// Fixed widths, so each digit's place is known: no loops.
+    private mutating func calendar(day: DayKey, millisecondsInDay: Int?) {
+        func two(_ value: Int) {
+            byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10))
+            byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10))
+        }
+        let (year, month, dayOfMonth) = day.parts
+        // Four digits: the low four of a year past 9999.
+        two(year % 10_000 / 100)
+        two(year % 100)
+        byte(UInt8(ascii: "-"))
+        two(month)
+        byte(UInt8(ascii: "-"))
+        two(dayOfMonth)
+        guard let time = millisecondsInDay else { return }
+        let seconds = time / 1000
+        byte(UInt8(ascii: "T"))
+        two(seconds / 3600)
+        byte(UInt8(ascii: ":"))
+        two(seconds / 60 % 60)
+        byte(UInt8(ascii: ":"))
+        two(seconds % 60)
+        byte(UInt8(ascii: "."))
+        let millis = time % 1000
+        byte(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millis / 100))
+        two(millis % 100)
+        byte(UInt8(ascii: "Z"))
     }
 }

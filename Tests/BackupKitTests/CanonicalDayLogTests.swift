@@ -1,0 +1,95 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The reader reads day logs spelled exactly as the writer spells them on a shortcut, and
+/// everything else the general way. A space before a log's `{` is meaningless JSON but
+/// steers every log off the shortcut, so a file and its spaced twin must read the same:
+/// the same document, or the same issues, or the same syntax message (only its column moves).
+@Suite struct CanonicalDayLogTests {
+    enum Outcome: Equatable {
+        case read(ReadResult)
+        case syntax(line: Int, message: String)
+        case refused(BackupFileError)
+    }
+
+    static func outcome(_ bytes: [UInt8]) -> Outcome {
+        do {
+            return .read(try BackupReader.read(bytes))
+        } catch {
+            if case .syntax(let line, _, let message) = error {
+                return .syntax(line: line, message: message)
+            }
+            return .refused(error)
+        }
+    }
+
+    /// Every `:{"mood":` (where a day log starts) as `: {"mood":`.
+    static func spaced(_ bytes: [UInt8]) -> [UInt8] {
+        let start = Array(#":{"mood":"#.utf8)
+        var result: [UInt8] = []
+        var index = 0
+        while index < bytes.count {
+            if bytes[index...].starts(with: start) {
+                result += [UInt8(ascii: ":"), UInt8(ascii: " ")] + start.dropFirst()
+                index += start.count
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    static func canonicalFile(seed: UInt64) -> [UInt8] {
+        var random = RandomDocuments(seed: seed)
+        return BackupWriter.write(random.document())
+    }
+
+    /// Edits of one canonical day log, each valid or not in its own way.
+    static let edits: [(String, String)] = [
+        (#""mood":null"#, #""mood":4.0"#),
+        (#""mood":null"#, #""mood":-0"#),
+        (#""mood":null"#, #""mood":7"#),
+        (#""mood":null"#, #""mood":01"#),
+        (#""mood":null"#, #""mood":"3""#),
+        (#""values":{"#, #""values":{"x":1e0,"#),
+        (#""values":{"#, #""values":{"zz":1,"#),
+        (#""values":{"#, #""values":{"\u0061":1,"#),
+        (#""values":{"#, #""values":{"bad id":1,"#),
+        (#""values":{"#, #""values":{"x":1.5,"#),
+        (#""values":{"#, #""values":{"x":123456789012345678901,"#),
+        (#""note":""#, #""note":"\u00e9 \"quoted\" "#),
+        (#""note":""#, #""note":"\ud800"#),
+        (#""note":""#, #""extra":1,"note":""#),
+        (#""updatedAt":"2"#, #""updatedAt":"1"#),
+        (#","updatedAt""#, #","updatedAt":"2026-03-01T00:00:00Z","updatedAt""#),
+        (#"}}"#, #"},"more":1}"#),
+    ]
+
+    @Test(arguments: edits.indices)
+    func anEditedLogReadsTheSameOnBothWays(edit: Int) throws {
+        let (old, new) = Self.edits[edit]
+        let text = String(decoding: Self.canonicalFile(seed: 3), as: UTF8.self)
+        let range = try #require(text.range(of: old), "the seed-3 file has \(old)")
+        let bytes = Array(text.replacingCharacters(in: range, with: new).utf8)
+        #expect(Self.outcome(bytes) == Self.outcome(Self.spaced(bytes)))
+    }
+
+    @Test func mutatedCanonicalFilesReadTheSameOnBothWays() {
+        var random = SeededRandom(seed: 99)
+        var differentFromSpaced = 0
+        for round in 0..<1500 {
+            var bytes = Self.canonicalFile(seed: UInt64(round % 20))
+            for _ in 0...Int.random(in: 0..<2, using: &random) {
+                bytes = MutationTests.mutate(bytes, &random)
+            }
+            let spaced = Self.spaced(bytes)
+            if spaced != bytes { differentFromSpaced += 1 }
+            #expect(Self.outcome(bytes) == Self.outcome(spaced), "round \(round)")
+        }
+        // The comparison means something only if the twins differ.
+        #expect(differentFromSpaced > 1000)
+    }
+}
