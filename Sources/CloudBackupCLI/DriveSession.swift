@@ -28,17 +28,17 @@ struct DriveSession {
     private let notes = Notes()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
-    /// and connects.
+    /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
     init(
         profile name: String, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
-        locking: Bool = true
+        locking: Bool = true, savingLogin: Bool = true
     ) throws {
         let profile = try Profile.load(name: name, environment: context.environment)
         lock = locking ? try Self.lock(profile) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         if let progress { transport.progress = { progress.download($0) } }
-        let tokens = try profile.tokenProvider(transport: transport)
+        let tokens = try profile.tokenProvider(transport: transport, persisting: savingLogin)
         var retry = RetryPolicy()
         if let text = context.environment[Self.retryBaseVariable], let milliseconds = Double(text),
             milliseconds >= 0
