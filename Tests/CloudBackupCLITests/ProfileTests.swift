@@ -49,6 +49,8 @@ import Testing
         ("http://127.0.0.1:8080", true), ("http://localhost:1", true),
         ("https://example.com", true),
         ("http://example.com", false), ("ftp://127.0.0.1", false), ("not a url", false),
+        ("http://127.0.0.9:1", true), ("http://127.example.com", false),
+        ("http://127.0.0.1.example.com", false),
     ])
     func plainHTTPOnlyForLoopback(url: String, allowed: Bool) {
         let accepted = (try? Profile.checkEndpoint(url, setting: "CLOUDBACKUP_DRIVE_URL")) != nil
