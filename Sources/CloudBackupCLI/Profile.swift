@@ -1,5 +1,6 @@
 import Foundation
 import LocalFiles
+import Networking
 
 /// One named profile's settings and files (SPEC §6): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
 /// with `config.json`, the token file, the lock, the last-backup record and the kept copy.
@@ -130,21 +131,12 @@ struct Profile: Sendable {
         switch scheme.lowercased() {
         case "https":
             return
-        case "http" where isLoopback(host):
+        case "http" where CurlTransport.isLoopback(host):
             return
         default:
             throw CLIError(
                 "\(setting): '\(url)' must use https (plain http is allowed only for 127.0.0.1 or localhost)",
                 exitCode: .usage)
         }
-    }
-
-    /// localhost, ::1 or an IPv4 literal in 127.0.0.0/8; a name such as `127.example.com`
-    /// is not loopback, it resolves wherever its owner likes.
-    static func isLoopback(_ host: String) -> Bool {
-        if ["localhost", "::1", "[::1]"].contains(host.lowercased()) { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.first == "127"
-            && octets.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isNumber } && UInt8($0) != nil }
     }
 }
