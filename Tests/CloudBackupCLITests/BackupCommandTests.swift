@@ -316,6 +316,19 @@ import Testing
         #expect(!text.stdout.contains("remote file"))
     }
 
+    /// SPEC §6 exit codes hold for status too: the report is printed, then the failure.
+    @Test func statusRemoteExitsWithTheFailuresCode() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try emulator.revokeAll()
+        try emulator.expireAccessTokens()
+        let revoked = try phone.run(["status", "--remote"])
+        #expect(revoked.status == 4)
+        #expect(revoked.stdout.contains("last backup"))
+        #expect(revoked.stderr.split(separator: "\n").count == 1)
+        #expect(revoked.stderr.contains("run `cloudbackup login`"))
+    }
+
     @Test func aStaleStateDoesNotReviveWhatTheBackupForgot() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
