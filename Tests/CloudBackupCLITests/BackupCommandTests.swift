@@ -415,10 +415,12 @@ import Testing
         #expect(leaked.isEmpty, "leaked: \(leaked)")
     }
 
-    @Test func aServerClockAnHourAheadIsWarnedAbout() throws {
+    /// Under --now too: the window then uses --now, but the clock is still wrong (SPEC §6b).
+    @Test(arguments: [[], ["--now", BackupMachine.now]])
+    func aServerClockAnHourAheadIsWarnedAbout(now: [String]) throws {
         try emulator.setClockOffset(3_600)
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
-        let result = try phone.run(["backup", "--file", phone.state.path])
+        let result = try phone.run(["backup", "--file", phone.state.path] + now)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr.contains("warning: this machine's clock is 60 minutes behind Google's"))
