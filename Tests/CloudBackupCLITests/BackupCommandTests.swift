@@ -192,6 +192,16 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B"]])
     }
 
+    /// SPEC §6: the retries cover the token endpoint too, or one 503 there fails the cron job.
+    @Test func aTokenEndpointHiccupIsRetried() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.expireAccessTokens()
+        try emulator.inject(.status(503, count: 2, paths: ["/token"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
     @Test func aServerThatStaysDownEndsInExit5WithTheRemoteIntact() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
