@@ -28,17 +28,17 @@ struct DriveSession {
     private let notes = Notes()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
-    /// and connects.
+    /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
     init(
         profile name: String, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
-        locking: Bool = true
+        locking: Bool = true, savingLogin: Bool = true
     ) throws {
         let profile = try Profile.load(name: name, environment: context.environment)
         lock = locking ? try Self.lock(profile) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         if let progress { transport.progress = { progress.download($0) } }
-        let tokens = try profile.tokenProvider(transport: transport)
+        let tokens = try profile.tokenProvider(transport: transport, persisting: savingLogin)
         var retry = RetryPolicy()
         if let text = context.environment[Self.retryBaseVariable], let milliseconds = Double(text),
             milliseconds >= 0
@@ -69,22 +69,26 @@ struct DriveSession {
         return held
     }
 
-    /// `--now`, else the server's time when our clock is off by more than five minutes
-    /// (warned once), else ours.
+    /// `--now`, else the server's time when our clock is off by more than five minutes,
+    /// else ours. The skew is warned about once, under `--now` too: the clock is still wrong.
     func now() -> Timestamp {
-        if let fixedNow { return fixedNow }
         let local = Date()
-        guard let reading = drive.clockReading, abs(reading.skew) > Self.skewTolerance else {
-            return Self.timestamp(local)
+        let skew = drive.clockReading.map(\.skew).flatMap {
+            abs($0) > Self.skewTolerance ? $0 : nil
         }
-        if notes.first("skew") {
-            let minutes = Int((abs(reading.skew) / 60).rounded())
+        if let skew, notes.first("skew") {
+            let minutes = Int((abs(skew) / 60).rounded())
+            let using =
+                fixedNow == nil
+                ? "using Google's time for the tombstone window"
+                : "--now sets the time for this run"
             context.printError(
-                "cloudbackup: warning: this machine's clock is \(minutes) minutes \(reading.skew > 0 ? "behind" : "ahead of") "
-                    + "Google's; using Google's time for the tombstone window (fix the clock: timedatectl / NTP)"
+                "cloudbackup: warning: this machine's clock is \(minutes) minutes \(skew > 0 ? "behind" : "ahead of") "
+                    + "Google's; \(using) (fix the clock: timedatectl / NTP)"
             )
         }
-        return Self.timestamp(local.addingTimeInterval(reading.skew))
+        if let fixedNow { return fixedNow }
+        return Self.timestamp(local.addingTimeInterval(skew ?? 0))
     }
 
     /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes

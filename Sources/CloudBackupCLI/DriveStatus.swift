@@ -5,30 +5,37 @@ import GoogleDrive
 /// successful backup, and the local file's counts when `--file` is given.
 enum DriveStatus {
     /// Lists the app folder (a network call); a failure becomes the row's text, so the
-    /// other sections still show.
-    static func remoteSection(_ session: DriveSession) -> StatusSection {
+    /// other sections still show, and is returned too: `status` exits with its code (4, 5)
+    /// after printing, as every command does.
+    static func remoteSection(_ session: DriveSession) -> (StatusSection, failure: CLIError?) {
         let name = session.profile.fileName
         let files: [DriveFile]
         do {
             files = try session.drive.list(named: name)
         } catch {
-            let problem = CloudBackup.describe(error).lines.joined(separator: "; ")
-            return StatusSection(
-                key: "remote",
-                rows: [
-                    StatusRow(
-                        key: "error", label: "remote file", text: problem, value: .string(problem))
-                ])
+            let failure = CloudBackup.describe(error)
+            let problem = failure.lines.joined(separator: "; ")
+            return (
+                StatusSection(
+                    key: "remote",
+                    rows: [
+                        StatusRow(
+                            key: "error", label: "remote file", text: problem,
+                            value: .string(problem))
+                    ]), failure
+            )
         }
         guard !files.isEmpty else {
-            return StatusSection(
-                key: "remote",
-                rows: [
-                    StatusRow(
-                        key: "id", label: "remote file",
-                        text: "none named '\(name)' yet; run `cloudbackup backup`",
-                        value: .null)
-                ])
+            return (
+                StatusSection(
+                    key: "remote",
+                    rows: [
+                        StatusRow(
+                            key: "id", label: "remote file",
+                            text: "none named '\(name)' yet; run `cloudbackup backup`",
+                            value: .null)
+                    ]), nil
+            )
         }
         var rows: [StatusRow] = []
         if files.count > 1 {
@@ -57,7 +64,7 @@ enum DriveStatus {
                     value: file.version.map { .string("\($0)") } ?? .null),
             ]
         }
-        return StatusSection(key: "remote", rows: rows)
+        return (StatusSection(key: "remote", rows: rows), nil)
     }
 
     /// From the profile's `last-backup.json`; no network.

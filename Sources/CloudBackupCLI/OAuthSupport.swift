@@ -35,9 +35,14 @@ extension Profile {
             tokenEndpoint: tokenURL, revocationEndpoint: revokeURL)
     }
 
-    /// Every command that needs Drive asks this for its tokens.
-    func tokenProvider(transport: any HTTPTransport) throws(CLIError) -> TokenProvider {
-        TokenProvider(client: try oauthClient(), store: tokenStore, transport: transport)
+    /// Every command that needs Drive asks this for its tokens; `persisting: false` keeps a
+    /// refreshed token in memory only, for a run that writes nothing.
+    func tokenProvider(transport: any HTTPTransport, persisting: Bool = true) throws(CLIError)
+        -> TokenProvider
+    {
+        TokenProvider(
+            client: try oauthClient(), store: tokenStore, transport: transport,
+            persisting: persisting)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import LocalFiles
+import Networking
 
 /// One named profile's settings and files (SPEC §6): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
 /// with `config.json`, the token file, the lock, the last-backup record and the kept copy.
@@ -60,7 +61,8 @@ struct Profile: Sendable {
             }
     }
 
-    /// Reads the profile; a missing config.json is fine (defaults and environment apply).
+    /// Reads the profile; a missing config.json is fine (defaults and environment apply), a
+    /// broken one is an invalid file (exit 3, SPEC §6), not a usage error.
     static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
@@ -74,29 +76,29 @@ struct Profile: Sendable {
                 else {
                     throw CLIError(
                         "\(path): expected a JSON object of settings; fix or delete the file",
-                        exitCode: .usage)
+                        exitCode: .invalidFile)
                 }
                 for (key, value) in object {
                     guard Self.settings.contains(where: { $0.key == key }) else {
                         let known = Self.settings.map(\.key).joined(separator: ", ")
                         throw CLIError(
                             "\(path): unknown setting '\(key)'; known settings are \(known)",
-                            exitCode: .usage)
+                            exitCode: .invalidFile)
                     }
                     guard let text = value as? String else {
                         throw CLIError(
-                            "\(path): setting '\(key)' must be a string", exitCode: .usage)
+                            "\(path): setting '\(key)' must be a string", exitCode: .invalidFile)
                     }
                     file[key] = text
                 }
             } catch let error as CLIError {
                 throw error
             } catch let error as LocalFileError {
-                throw CLIError(error.description, exitCode: .usage)
+                throw CLIError(error.description, exitCode: .invalidFile)
             } catch {
                 throw CLIError(
                     "\(path): not valid JSON (\(error.localizedDescription)); fix or delete the file",
-                    exitCode: .usage)
+                    exitCode: .invalidFile)
             }
         }
         func value(_ index: Int) -> String? {
@@ -129,9 +131,7 @@ struct Profile: Sendable {
         switch scheme.lowercased() {
         case "https":
             return
-        case "http"
-        where ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
-            || host.hasPrefix("127."):
+        case "http" where CurlTransport.isLoopback(host):
             return
         default:
             throw CLIError(

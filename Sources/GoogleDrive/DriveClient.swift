@@ -373,6 +373,12 @@ public struct DriveClient: Sendable {
             let token: String
             do {
                 token = try tokens.accessToken(refreshing: forceRefresh)
+            } catch let failure as any TransientFailure where failure.isTransient {
+                // Out of attempts or time: the token error itself says best what failed.
+                guard (try? budget.backOff(after: "\(failure)", retryAfter: nil)) != nil else {
+                    throw .token(failure)
+                }
+                continue
             } catch {
                 throw .token(error)
             }

@@ -41,8 +41,11 @@ public struct CurlError: Error, RawRepresentable, Hashable, Sendable, CustomStri
     /// libcurl's own words (`curl_easy_strerror`).
     public var text: String { String(cString: curl_easy_strerror(CURLcode(rawValue: rawValue))) }
 
+    /// libcurl's detailed message (the operation after a failed perform) usually ends with
+    /// the short text already; it is not repeated.
     public var description: String {
-        operation.isEmpty ? text : "\(operation): \(text)"
+        if operation.isEmpty { return text }
+        return operation.hasSuffix(text) ? operation : "\(operation): \(text)"
     }
 
     /// Codes compare by value; the operation is context, not identity.

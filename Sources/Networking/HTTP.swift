@@ -80,3 +80,9 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 public protocol AccessTokenSource: Sendable {
     func accessToken(refreshing: Bool) throws -> String
 }
+
+/// A failure to get a token that a retry may cure (the token endpoint's 429 or 5xx, a lost
+/// connection): the Drive client backs off and asks again within its retry budget.
+public protocol TransientFailure: Error {
+    var isTransient: Bool { get }
+}

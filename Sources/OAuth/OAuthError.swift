@@ -30,3 +30,14 @@ public enum OAuthError: Error, Equatable, Sendable {
     case listener(String)
     case crypto(String)
 }
+
+extension OAuthError: TransientFailure {
+    /// What Google's retry guidance covers (SPEC §6b): 429, 5xx and network errors.
+    public var isTransient: Bool {
+        switch self {
+        case .transport(let error): error.kind != .other && error.kind != .tls
+        case .server(_, let status, _, _): status == 429 || (500...599).contains(status)
+        default: false
+        }
+    }
+}

@@ -17,6 +17,8 @@ import Networking
 ///   is, otherwise it refreshes.
 /// - A refresh answer without `refresh_token` keeps the saved one (Google's refresh answers
 ///   carry none). `invalid_grant` means the login is dead: `OAuthError.revoked`.
+/// - `persisting: false` (a run that must write nothing, `restore --dry-run`): a refreshed
+///   login stays in memory; the file and its lock are never written.
 public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
     private let client: OAuthClient
     private let store: TokenStore
@@ -25,12 +27,17 @@ public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
     private let margin: TimeInterval
     /// The last token handed out, to tell after a 401 whether the file holds a newer one.
     private var lastHandedOut: String?
+    private let persisting: Bool
+    /// A refreshed login that was not saved (`persisting: false`).
+    private var unsaved: StoredLogin?
     private let lock = NSLock()
 
     public init(
         client: OAuthClient, store: TokenStore, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date = { Date() }, margin: TimeInterval = 60
+        now: @escaping @Sendable () -> Date = { Date() }, margin: TimeInterval = 60,
+        persisting: Bool = true
     ) {
+        self.persisting = persisting
         self.client = client
         self.store = store
         self.transport = transport
@@ -47,10 +54,16 @@ public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let refused = refreshing ? lastHandedOut : nil
-        let saved = try loadLogin()
+        let saved: StoredLogin
+        if let unsaved { saved = unsaved } else { saved = try loadLogin() }
         if let live = usable(saved, refused: refused, forced: refreshing) {
             lastHandedOut = live
             return live
+        }
+        guard persisting else {
+            let token = try refresh(saved)
+            lastHandedOut = token
+            return token
         }
         let token = try store.withLock { () throws(OAuthError) -> String in
             let latest = try loadLogin()
@@ -95,7 +108,7 @@ public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
         updated.accessTokenExpiresAt = grant.expiresAt
         updated.refreshToken = grant.refreshToken ?? login.refreshToken
         updated.scope = grant.scope ?? login.scope
-        try store.save(updated)
+        if persisting { try store.save(updated) } else { unsaved = updated }
         return grant.accessToken
     }
 }

@@ -192,6 +192,16 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B"]])
     }
 
+    /// SPEC §6: the retries cover the token endpoint too, or one 503 there fails the cron job.
+    @Test func aTokenEndpointHiccupIsRetried() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.expireAccessTokens()
+        try emulator.inject(.status(503, count: 2, paths: ["/token"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
     @Test func aServerThatStaysDownEndsInExit5WithTheRemoteIntact() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
@@ -316,6 +326,19 @@ import Testing
         #expect(!text.stdout.contains("remote file"))
     }
 
+    /// SPEC §6 exit codes hold for status too: the report is printed, then the failure.
+    @Test func statusRemoteExitsWithTheFailuresCode() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try emulator.revokeAll()
+        try emulator.expireAccessTokens()
+        let revoked = try phone.run(["status", "--remote"])
+        #expect(revoked.status == 4)
+        #expect(revoked.stdout.contains("last backup"))
+        #expect(revoked.stderr.split(separator: "\n").count == 1)
+        #expect(revoked.stderr.contains("run `cloudbackup login`"))
+    }
+
     @Test func aStaleStateDoesNotReviveWhatTheBackupForgot() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
@@ -402,10 +425,12 @@ import Testing
         #expect(leaked.isEmpty, "leaked: \(leaked)")
     }
 
-    @Test func aServerClockAnHourAheadIsWarnedAbout() throws {
+    /// Under --now too: the window then uses --now, but the clock is still wrong (SPEC §6b).
+    @Test(arguments: [[], ["--now", BackupMachine.now]])
+    func aServerClockAnHourAheadIsWarnedAbout(now: [String]) throws {
         try emulator.setClockOffset(3_600)
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
-        let result = try phone.run(["backup", "--file", phone.state.path])
+        let result = try phone.run(["backup", "--file", phone.state.path] + now)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr.contains("warning: this machine's clock is 60 minutes behind Google's"))

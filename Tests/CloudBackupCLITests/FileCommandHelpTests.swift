@@ -60,7 +60,7 @@ import Testing
         (
             "migrate",
             """
-            usage: cloudbackup migrate FILE -o OUT [--pretty] [--max-bytes N]
+            usage: cloudbackup migrate FILE -o OUT [--pretty] [--verbose] [--max-bytes N]
 
             Reads a backup FILE of any schema version, checks it, and writes it to OUT as
             schema 3 with sorted keys. The write is atomic: OUT is either left as it was or
@@ -70,6 +70,7 @@ import Testing
             options:
               -o, --output OUT  where to write (required)
               --pretty          indent the output for people (the default is compact)
+              --verbose         say what was written (silent on success otherwise)
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 written, 3 FILE is invalid or unreadable, 7 FILE was written by

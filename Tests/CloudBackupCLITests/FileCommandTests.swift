@@ -175,9 +175,20 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: missing -o OUT
-                usage: cloudbackup migrate FILE -o OUT [--pretty] [--max-bytes N]
+                usage: cloudbackup migrate FILE -o OUT [--pretty] [--verbose] [--max-bytes N]
 
                 """)
+    }
+
+    /// SPEC §6: migrate is silent on success unless --verbose.
+    @Test func migrateIsSilentUnlessVerbose() throws {
+        let output = folder.appendingPathComponent("out.json").path
+        let quiet = try cloudbackup(["migrate", valid, "-o", output])
+        #expect(quiet.status == 0)
+        #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+        let verbose = try cloudbackup(["migrate", valid, "-o", output, "--verbose"])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stdout.contains(output + " (schema 3)"))
     }
 
     @Test func migrateOfAnInvalidFileWritesNothing() throws {

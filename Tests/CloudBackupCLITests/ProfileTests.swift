@@ -45,10 +45,25 @@ import Testing
         #expect(error?.lines.first?.contains("unknown setting 'clientID'") == true)
     }
 
+    @Test(arguments: [#"{"clientID":"x"}"#, #"{"fileName":3}"#, "{", "[]"])
+    func aBrokenConfigFileIsAnInvalidFile(text: String) throws {
+        let base = try Paths.temporaryFolder()
+        let folder = base.appendingPathComponent("cloudbackup/default").path
+        try LocalFile.makeDirectory(folder)
+        try LocalFile.writeAtomically(Array(text.utf8), to: folder + "/config.json")
+        let error = #expect(throws: CLIError.self) {
+            try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
+        }
+        #expect(error?.exitCode == .invalidFile)
+        #expect(error?.lines.first?.contains(folder + "/config.json") == true)
+    }
+
     @Test(arguments: [
         ("http://127.0.0.1:8080", true), ("http://localhost:1", true),
         ("https://example.com", true),
         ("http://example.com", false), ("ftp://127.0.0.1", false), ("not a url", false),
+        ("http://127.0.0.9:1", true), ("http://127.example.com", false),
+        ("http://127.0.0.1.example.com", false),
     ])
     func plainHTTPOnlyForLoopback(url: String, allowed: Bool) {
         let accepted = (try? Profile.checkEndpoint(url, setting: "CLOUDBACKUP_DRIVE_URL")) != nil

@@ -48,6 +48,30 @@ import Testing
                 == before)
     }
 
+    /// Every file under the laptop's folder with its bytes (the profile's files included).
+    private func snapshot() throws -> [String: Data] {
+        let root = laptop.folder.path
+        let paths = try #require(FileManager.default.subpaths(atPath: root))
+        var files: [String: Data] = [:]
+        for path in paths {
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder)
+            if !isFolder.boolValue {
+                files[path] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + path))
+            }
+        }
+        return files
+    }
+
+    @Test func aDryRunThatRefreshesTheLoginStillWritesNoProfileFile() throws {
+        try emulator.expireAccessTokens()
+        let before = try snapshot()
+        let result = try restore("--merge", "--dry-run")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.grantType == "refresh_token" })
+        #expect(try snapshot() == before)
+    }
+
     @Test func aDryRunWithJSONPrintsTheReportObject() throws {
         let result = try restore("--merge", "--dry-run", "--json")
         #expect(result.status == 0, "\(result.stderr)")

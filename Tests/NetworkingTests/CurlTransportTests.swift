@@ -64,6 +64,9 @@ import Testing
         }
         #expect(error?.kind == .couldNotConnect)
         #expect(error?.message.contains("127.0.0.1:\(port)") == true)
+        // libcurl's detail already ends with its short text; it is said once, not twice.
+        let text = CurlError.couldNotConnect.text
+        #expect(error?.message.components(separatedBy: text).count == 2)
     }
 
     @Test func anAnswerOverTheCapIsRefused() throws {

@@ -4,7 +4,8 @@ import BackupKit
 struct MigrateCommand: Command {
     static let name = "migrate"
     static let summary = "rewrite a backup of any schema version as schema 3"
-    static let usage = "usage: cloudbackup migrate FILE -o OUT [--pretty] [--max-bytes N]"
+    static let usage =
+        "usage: cloudbackup migrate FILE -o OUT [--pretty] [--verbose] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -16,6 +17,7 @@ struct MigrateCommand: Command {
         options:
           -o, --output OUT  where to write (required)
           --pretty          indent the output for people (the default is compact)
+          --verbose         say what was written (silent on success otherwise)
         \(BackupFile.maxBytesHelp(column: 20))
 
         exit status: 0 written, 3 FILE is invalid or unreadable, 7 FILE was written by
@@ -25,10 +27,12 @@ struct MigrateCommand: Command {
     let file: String
     let output: String
     let pretty: Bool
+    let verbose: Bool
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         pretty = arguments.flag("--pretty")
+        verbose = arguments.flag("--verbose")
         options = try BackupFile.readOptions(&arguments)
         let short = try arguments.option("-o")
         let long = try arguments.option("--output")
@@ -40,5 +44,10 @@ struct MigrateCommand: Command {
     func run(in context: Context) throws {
         let result = try BackupFile.load(file, options: options)
         try BackupFile.save(result.document, to: output, pretty: pretty)
+        guard verbose else { return }
+        context.print(
+            "\(file) (schema \(result.sourceVersion)) → \(output) (schema \(BackupDocument.currentSchemaVersion))"
+        )
+        for note in result.notes { context.print("\(file): \(note)") }
     }
 }

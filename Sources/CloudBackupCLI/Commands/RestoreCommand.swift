@@ -68,7 +68,7 @@ struct RestoreCommand: Command {
     func run(in context: Context) throws {
         let session = try DriveSession(
             profile: profile, context: context, now: now, verbose: false, quiet: json,
-            locking: !dryRun)
+            locking: !dryRun, savingLogin: !dryRun)
         let previous: [UInt8]?
         do {
             previous = try LocalFile.read(file, maxBytes: ReadOptions().maxBytes)

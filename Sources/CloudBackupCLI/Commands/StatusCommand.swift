@@ -43,12 +43,15 @@ struct StatusCommand: Command {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         let now = Date()
         var sections = try Self.sections.map { try $0(profile, now) }
+        var remoteFailure: CLIError?
         sections.append(DriveStatus.lastBackupSection(profile))
         if remote {
             let session = try DriveSession(
                 profile: profileName, context: context, now: nil, verbose: false, quiet: true,
                 locking: false)
-            sections.append(DriveStatus.remoteSection(session))
+            let (section, failure) = DriveStatus.remoteSection(session)
+            sections.append(section)
+            remoteFailure = failure
         }
         if let file { sections.append(try DriveStatus.localSection(file)) }
         if json {
@@ -62,6 +65,7 @@ struct StatusCommand: Command {
                         "\(StatusValue.string(section.key).json):{\(rows.joined(separator: ","))}"
                 }
             context.print("{" + members.joined(separator: ",") + "}")
+            if let remoteFailure { throw remoteFailure }
             return
         }
         let rows =
@@ -76,6 +80,7 @@ struct StatusCommand: Command {
             context.print(
                 row.label + String(repeating: " ", count: width - row.label.count + 2) + row.text)
         }
+        if let remoteFailure { throw remoteFailure }
     }
 
     /// Reads the token file only; no network, so `status` works offline.
