@@ -93,48 +93,37 @@ public struct MergeReport: Equatable, Sendable {
     }
 
     public func write(into out: inout JSONOutput) {
+        func counts(_ name: StaticString, _ members: KeyValuePairs<StaticString, Int>) {
+            out.key(name)
+            out.beginObject()
+            for (key, value) in members {
+                out.key(key)
+                out.integer(value)
+            }
+            out.endObject()
+        }
         out.beginObject()
-        out.key("challenges")
-        out.beginObject()
-        out.key("added")
-        out.integer(challenges.added)
-        out.key("updated")
-        out.integer(challenges.updated)
-        out.key("unchanged")
-        out.integer(challenges.unchanged)
-        out.key("deleted")
-        out.integer(challenges.deleted)
-        out.key("keptDeleted")
-        out.integer(challenges.keptDeleted)
-        out.key("revived")
-        out.integer(challenges.revived)
-        out.key("heldBack")
-        out.integer(challenges.heldBack)
-        out.endObject()
-        out.key("dayLogs")
-        out.beginObject()
-        out.key("added")
-        out.integer(dayLogs.added)
-        out.key("updated")
-        out.integer(dayLogs.updated)
-        out.key("unchanged")
-        out.integer(dayLogs.unchanged)
-        out.key("droppedOrphans")
-        out.integer(dayLogs.droppedOrphans)
-        out.key("heldBack")
-        out.integer(dayLogs.heldBack)
-        out.endObject()
-        out.key("tombstones")
-        out.beginObject()
-        out.key("added")
-        out.integer(tombstones.added)
-        out.key("unchanged")
-        out.integer(tombstones.unchanged)
-        out.key("expired")
-        out.integer(tombstones.expired)
-        out.key("heldBack")
-        out.integer(tombstones.heldBack)
-        out.endObject()
+        counts(
+            "challenges",
+            [
+                "added": challenges.added, "updated": challenges.updated,
+                "unchanged": challenges.unchanged, "deleted": challenges.deleted,
+                "keptDeleted": challenges.keptDeleted, "revived": challenges.revived,
+                "heldBack": challenges.heldBack,
+            ])
+        counts(
+            "dayLogs",
+            [
+                "added": dayLogs.added, "updated": dayLogs.updated,
+                "unchanged": dayLogs.unchanged, "droppedOrphans": dayLogs.droppedOrphans,
+                "heldBack": dayLogs.heldBack,
+            ])
+        counts(
+            "tombstones",
+            [
+                "added": tombstones.added, "unchanged": tombstones.unchanged,
+                "expired": tombstones.expired, "heldBack": tombstones.heldBack,
+            ])
         out.endObject()
     }
 }
