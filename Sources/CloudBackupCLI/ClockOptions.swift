@@ -16,16 +16,19 @@ struct ClockOptions: Sendable {
     static let windowRange = 1...36_500
 
     init(arguments: inout Arguments) throws(CLIError) {
-        now =
-            try arguments.option(
-                "--now", expecting: "an RFC 3339 UTC time such as 2026-11-29T22:14:03Z",
-                { Timestamp($0) })
-            ?? Self.systemNow()
+        now = try Self.fixedNow(&arguments) ?? Self.systemNow()
         windowDays =
             try arguments.option(
                 "--window", expecting: "a number of days from 1 to 36500",
                 { Int($0).flatMap { Self.windowRange.contains($0) ? $0 : nil } })
             ?? MergeOptions.defaultWindowDays
+    }
+
+    /// `--now T` when given: every command that takes it parses it here, with one message.
+    static func fixedNow(_ arguments: inout Arguments) throws(CLIError) -> Timestamp? {
+        try arguments.option(
+            "--now", expecting: "an RFC 3339 UTC time such as 2026-11-29T22:14:03Z",
+            { Timestamp($0) })
     }
 
     /// The system clock, truncated to milliseconds like every stamp in a backup.

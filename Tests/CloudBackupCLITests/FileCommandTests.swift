@@ -163,7 +163,7 @@ import Testing
         #expect(result.status == 2)
         #expect(
             result.stderr == """
-                cloudbackup: --now expects an RFC 3339 UTC time like 2026-11-30T08:00:00Z, not 'yesterday'
+                cloudbackup: --now expects an RFC 3339 UTC time such as 2026-11-29T22:14:03Z, not 'yesterday'
                 usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
 
                 """)

@@ -46,11 +46,7 @@ struct BackupCommand: Command {
         }
         self.file = file
         profile = try arguments.option("--profile") ?? "default"
-        now = try arguments.option(
-            "--now", expecting: "an RFC 3339 time such as 2026-11-29T22:14:03Z"
-        ) {
-            Timestamp($0)
-        }
+        now = try ClockOptions.fixedNow(&arguments)
         quiet = arguments.flag("--quiet")
         verbose = arguments.flag("--verbose")
         json = arguments.flag("--json")

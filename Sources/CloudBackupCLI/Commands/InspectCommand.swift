@@ -45,8 +45,7 @@ struct InspectCommand: Command {
 
     init(arguments: inout Arguments) throws(CLIError) {
         json = arguments.flag("--json")
-        now = try arguments.option(
-            "--now", expecting: "an RFC 3339 UTC time like 2026-11-30T08:00:00Z", { Timestamp($0) })
+        now = try ClockOptions.fixedNow(&arguments)
         streaks = try StreakOptions(arguments: &arguments)
         options = try BackupFile.readOptions(&arguments)
         file = try arguments.positionals(exactly: ["FILE"])[0]

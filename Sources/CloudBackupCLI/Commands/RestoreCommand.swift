@@ -57,11 +57,7 @@ struct RestoreCommand: Command {
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
         profile = try arguments.option("--profile") ?? "default"
-        now = try arguments.option(
-            "--now", expecting: "an RFC 3339 time such as 2026-11-29T22:14:03Z"
-        ) {
-            Timestamp($0)
-        }
+        now = try ClockOptions.fixedNow(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
