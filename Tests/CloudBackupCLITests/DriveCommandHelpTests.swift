@@ -91,7 +91,10 @@ import Testing
             ["backup", "--file", "s.json", "--quiet", "--verbose"],
             "--quiet and --verbose exclude each other"
         ),
-        (["backup", "--file", "s.json", "--now", "yesterday"], "--now expects an RFC 3339 UTC time"),
+        (
+            ["backup", "--file", "s.json", "--now", "yesterday"],
+            "--now expects an RFC 3339 UTC time"
+        ),
         (["restore", "--file", "s.json"], "say --merge or --replace (exactly one)"),
         (
             ["restore", "--file", "s.json", "--merge", "--replace"],
