@@ -46,20 +46,24 @@ enum DriveStatus {
                         "\(files.count) named '\(name)' (the next backup merges them into the oldest)",
                     value: .string("\(files.count)")))
         }
-        for file in files {
+        for (index, file) in files.enumerated() {
+            // The oldest file (the one backups merge into) takes the plain keys; duplicates
+            // are numbered, so the JSON object never repeats a key.
+            let suffix = index == 0 ? "" : String(index + 1)
             rows += [
                 StatusRow(
-                    key: "id", label: "remote file", text: "\(file.name) (id \(file.id))",
+                    key: "id" + suffix, label: "remote file", text: "\(file.name) (id \(file.id))",
                     value: .string(file.id)),
                 StatusRow(
-                    key: "size", label: "  size",
+                    key: "size" + suffix, label: "  size",
                     text: file.size.map { "\($0) bytes" } ?? "unknown",
                     value: file.size.map { .string("\($0)") } ?? .null),
                 StatusRow(
-                    key: "modified", label: "  modified", text: file.modifiedTime ?? "unknown",
+                    key: "modified" + suffix, label: "  modified",
+                    text: file.modifiedTime ?? "unknown",
                     value: file.modifiedTime.map(StatusValue.string) ?? .null),
                 StatusRow(
-                    key: "version", label: "  version",
+                    key: "version" + suffix, label: "  version",
                     text: file.version.map { "\($0)" } ?? "unknown",
                     value: file.version.map { .string("\($0)") } ?? .null),
             ]

@@ -326,6 +326,25 @@ import Testing
         #expect(!text.stdout.contains("remote file"))
     }
 
+    @Test func statusOfTwoRemoteFilesNamesEachOnceInJSON() throws {
+        let first = try emulator.seedFile(
+            name: "habit-backup.json",
+            content: Data(
+                backupJSON(device: "old1", challenges: ["X": "2026-10-01T00:00:00.000Z"]).utf8))
+        let second = try emulator.seedFile(
+            name: "habit-backup.json",
+            content: Data(
+                backupJSON(device: "old2", challenges: ["Y": "2026-10-02T00:00:00.000Z"]).utf8))
+        let result = try phone.run(["status", "--remote", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // Foundation keeps one of two equal keys silently; count them in the raw text too.
+        #expect(result.stdout.components(separatedBy: #""id":"#).count == 2)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let remote = try #require(object["remote"] as? [String: Any])
+        #expect(Set([remote["id"] as? String, remote["id2"] as? String]) == [first.id, second.id])
+    }
+
     /// SPEC §6 exit codes hold for status too: the report is printed, then the failure.
     @Test func statusRemoteExitsWithTheFailuresCode() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
