@@ -65,15 +65,11 @@ struct RestoreCommand: Command {
         let session = try DriveSession(
             profile: profile, context: context, now: now, verbose: false, quiet: json,
             locking: !dryRun, savingLogin: !dryRun)
-        let previous: [UInt8]?
-        do {
-            previous = try LocalFile.read(file, maxBytes: ReadOptions().maxBytes)
-        } catch {
-            guard error.isMissing else { throw CLIError(error.description, exitCode: .invalidFile) }
-            previous = nil
-        }
-        // Validate STATE before anything goes over the network.
-        let current = try previous.map { _ in try BackupFile.load(file).document }
+        // STATE is read once, so the bytes kept as STATE.bak are the bytes that were validated,
+        // and validated before anything goes over the network. A missing STATE is a new one.
+        let loaded = LocalFile.exists(file) ? try BackupFile.loadWithBytes(file) : nil
+        let previous = loaded?.bytes
+        let current = loaded?.result.document
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         let remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
