@@ -54,8 +54,7 @@ struct InspectCommand: Command {
     func run(in context: Context) throws {
         let result = try BackupFile.load(file, options: options)
         let document = result.document
-        let now =
-            self.now ?? Timestamp(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+        let now = self.now ?? ClockOptions.systemNow()
         let age = now.millisecondsSince1970 - document.exportedAt.millisecondsSince1970
         let liveTasks = document.challenges.reduce(0) { sum, challenge in
             sum + challenge.tasks.count { $0.archivedFrom == nil }
