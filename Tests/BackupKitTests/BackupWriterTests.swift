@@ -189,18 +189,6 @@ struct BackupWriterTests {
         }
     }
 
-    @Test func sameDocumentSameBytes() {
-        var first = RandomDocuments(seed: 11)
-        var second = RandomDocuments(seed: 11)
-        for _ in 0..<100 {
-            let document = first.document()
-            #expect(BackupWriter.write(document) == BackupWriter.write(second.document()))
-            #expect(
-                BackupWriter.write(document, pretty: true)
-                    == BackupWriter.write(document, pretty: true))
-        }
-    }
-
     /// Issue 2: `read(write(d)) == d` always, and `write(read(x)) == x` for canonical `x`,
     /// compact and pretty.
     @Test func roundTripsThroughTheReader() throws {

@@ -168,6 +168,5 @@ let legacyCases: [LegacyCase] = [
                 GoalRule(from: start, type: .minutes, target: 30, unit: "min")
             ])
         #expect(v3.challenges.first?.pausedDays == [])
-        #expect(Migration.migrate(v1) == v2)
     }
 }
