@@ -200,12 +200,10 @@ private struct Merger {
             // Rule 2: the newer copy.
             var copy = localCopy
             var copyFromIncoming = false
-            var copyDiffers = false
             if let theirs = incomingCopy {
                 if let ours = localCopy {
                     let picked = pick(ours, theirs)
                     if picked != .identical {
-                        copyDiffers = true
                         let reason: MergeDecision.Reason =
                             ours.updatedAt == theirs.updatedAt ? .equalStampsHigherBytes : .newer
                         decide(
@@ -254,12 +252,12 @@ private struct Merger {
                 } else if localCopy != nil {
                     if !survives {
                         report.challenges.deleted += 1
-                    } else if copyFromIncoming && copyDiffers {
+                    } else if copyFromIncoming {  // picked only when the copies differ
                         report.challenges.updated += 1
                     } else {
                         report.challenges.unchanged += 1
                     }
-                } else if incomingCopy != nil {
+                } else {  // a live copy, not local and not held back: the incoming one
                     if !survives {
                         report.challenges.keptDeleted += 1
                     } else if localTombstone != nil {
