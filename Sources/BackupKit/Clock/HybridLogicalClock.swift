@@ -24,7 +24,7 @@ public struct HybridLogicalClock: Equatable, Sendable {
     /// same 24 hours as the merge's clock guard by default.
     public var maximumDrift: Int64
 
-    public static let defaultMaximumDrift: Int64 = Timestamp.millisecondsPerDay
+    public static let defaultMaximumDrift: Int64 = MergeOptions.clockTolerance
 
     public init(latest: Timestamp? = nil, maximumDrift: Int64 = defaultMaximumDrift) {
         self.latest = latest
@@ -77,15 +77,14 @@ public struct HybridLogicalClock: Equatable, Sendable {
             }
         }
         for challenge in document.challenges {
-            take(challenge.createdAt, at: "/challenges/\(challenge.id)/createdAt")
-            take(challenge.updatedAt, at: "/challenges/\(challenge.id)/updatedAt")
+            take(challenge.createdAt, at: Pointer.challenge(challenge.id) + "/createdAt")
+            take(challenge.updatedAt, at: Pointer.challenge(challenge.id) + "/updatedAt")
         }
         for log in document.dayLogs {
-            // RFC 6901: the key's `/` is written `~1`.
-            take(log.updatedAt, at: "/dayLogs/\(log.key.challengeID)~1\(log.key.day)/updatedAt")
+            take(log.updatedAt, at: Pointer.dayLog(log.key) + "/updatedAt")
         }
         for tombstone in document.tombstones {
-            take(tombstone.deletedAt, at: "/tombstones/\(tombstone.id)/deletedAt")
+            take(tombstone.deletedAt, at: Pointer.tombstone(tombstone.id) + "/deletedAt")
         }
         return future
     }
