@@ -283,7 +283,7 @@ public struct DriveClient: Sendable {
     ) throws(DriveError) -> ResumableUpload.Event {
         switch try exchange(request, budget: &budget) {
         case .failure(let error):
-            try budget.backOff(after: error.message, retryAfter: nil)
+            try budget.backOff(after: error)
             return .connectionLost
         case .success(let response):
             switch response.status {
@@ -330,6 +330,14 @@ public struct DriveClient: Sendable {
         }
 
         /// Sleeps before the next attempt, or throws `.unavailable` when attempts or time ran out.
+        /// A transport failure: back off when trying again may help, else give up at once.
+        mutating func backOff(after error: TransportError) throws(DriveError) {
+            guard error.isRetryable else {
+                throw .unavailable(operation: operation, attempts: retries + 1, last: error.message)
+            }
+            try backOff(after: error.message, retryAfter: nil)
+        }
+
         mutating func backOff(after failure: String, retryAfter: Double?) throws(DriveError) {
             guard retries + 1 < policy.maxAttempts else {
                 throw .unavailable(operation: operation, attempts: retries + 1, last: failure)
@@ -351,7 +359,7 @@ public struct DriveClient: Sendable {
         while true {
             switch try exchange(make(), budget: &budget) {
             case .failure(let error):
-                try budget.backOff(after: error.message, retryAfter: nil)
+                try budget.backOff(after: error)
             case .success(let response):
                 if (200..<300).contains(response.status) || accepting.contains(response.status) {
                     return response

@@ -73,6 +73,13 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var description: String { message }
+
+    /// Whether trying again may help: the connection failed, timed out or broke. A TLS
+    /// failure, an answer over the size cap or a refused URL fails the same way every time.
+    /// Drive's retries and the token refresh both ask here (SPEC §6b: network errors).
+    public var isRetryable: Bool {
+        kind == .couldNotConnect || kind == .timedOut || kind == .connectionLost
+    }
 }
 
 /// Where an authorised request gets its bearer token. OAuth's token provider is the real

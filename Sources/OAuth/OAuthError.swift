@@ -35,7 +35,7 @@ extension OAuthError: TransientFailure {
     /// What Google's retry guidance covers (SPEC §6b): 429, 5xx and network errors.
     public var isTransient: Bool {
         switch self {
-        case .transport(let error): error.kind != .other && error.kind != .tls
+        case .transport(let error): error.isRetryable
         case .server(_, let status, _, _): status == 429 || (500...599).contains(status)
         default: false
         }

@@ -131,6 +131,25 @@ func transientFailuresAreRetriedAfterABackoff(_ retryCase: RetryCase) throws {
     #expect(clock.sleeps == [retryCase.wait])
 }
 
+/// A failed certificate check or an oversized answer fails the same way every time.
+@Test(arguments: [TransportError.Kind.tls, .responseTooLarge, .other])
+func transportFailuresThatCannotPassAreNotRetried(kind: TransportError.Kind) throws {
+    let clock = FakeClock()
+    let transport = ScriptedTransport([
+        { _ in .failure(TransportError(kind: kind, message: "no")) },
+        answer(200, #"{"ids":["X1"]}"#),
+    ])
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, clock: clock).generateID()
+    }
+    guard case .unavailable(_, let attempts, _) = error else {
+        Issue.record("expected .unavailable, got \(String(describing: error))")
+        return
+    }
+    #expect(attempts == 1)
+    #expect(clock.sleeps.isEmpty)
+}
+
 @Test(arguments: [
     (403, "insufficientPermissions"), (404, "notFound"), (400, "badRequest"),
     (403, "dailyLimitExceeded"),
