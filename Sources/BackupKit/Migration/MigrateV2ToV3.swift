@@ -1,15 +1,20 @@
 extension Migration {
+    /// 2→3 for settings alone: the optional ones take the defaults of SPEC §4b.
+    static func migrate(_ settings: SchemaV2.Settings) -> Settings {
+        let defaults = Settings()
+        return Settings(
+            dayStartHour: settings.dayStartHour,
+            weekStartsOn: settings.weekStartsOn ?? defaults.weekStartsOn,
+            theme: settings.theme,
+            reminderTime: settings.reminderTime ?? defaults.reminderTime,
+            premium: settings.premium, appLock: settings.appLock)
+    }
+
     /// 2→3: `tasks` becomes a map, each task's goal becomes one rule starting on the
     /// challenge's `startDate`, nothing archived, no paused days; missing settings take the
     /// defaults of SPEC §4b.
     public static func migrate(_ document: SchemaV2.Document) -> BackupDocument {
-        let defaults = Settings()
-        let settings = Settings(
-            dayStartHour: document.settings.dayStartHour,
-            weekStartsOn: document.settings.weekStartsOn ?? defaults.weekStartsOn,
-            theme: document.settings.theme,
-            reminderTime: document.settings.reminderTime ?? defaults.reminderTime,
-            premium: document.settings.premium, appLock: document.settings.appLock)
+        let settings = migrate(document.settings)
         let challenges = document.challenges.map { challenge in
             Challenge(
                 id: challenge.id, title: challenge.title, startDate: challenge.startDate,

@@ -5,7 +5,7 @@ enum LegacyValidator {
         _ document: SchemaV2.Document, brokenChallenges: Set<ChallengeID> = [],
         into issues: inout IssueList
     ) {
-        BackupValidator.check(Migration.migrate(document).settings, into: &issues)
+        BackupValidator.check(Migration.migrate(document.settings), into: &issues)
         for challenge in document.challenges {
             let base = Pointer.challenge(challenge.id)
             Rules.checkTitle(challenge.title, at: base + "/title", into: &issues)
