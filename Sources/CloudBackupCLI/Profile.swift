@@ -122,21 +122,13 @@ struct Profile: Sendable {
     }
 
     /// https everywhere; plain http only for loopback hosts (the local emulator).
+    /// The transport's own rule, checked when the profile loads so a bad setting is named
+    /// before any request.
     static func checkEndpoint(_ url: String, setting: String) throws(CLIError) {
-        guard let components = URLComponents(string: url), let scheme = components.scheme,
-            let host = components.host, !host.isEmpty
-        else {
-            throw CLIError("\(setting): '\(url)' is not a URL", exitCode: .usage)
-        }
-        switch scheme.lowercased() {
-        case "https":
-            return
-        case "http" where CurlTransport.isLoopback(host):
-            return
-        default:
-            throw CLIError(
-                "\(setting): '\(url)' must use https (plain http is allowed only for 127.0.0.1 or localhost)",
-                exitCode: .usage)
+        do {
+            _ = try CurlTransport.allowedScheme(for: url)
+        } catch {
+            throw CLIError("\(setting): \(error.message)", exitCode: .usage)
         }
     }
 }

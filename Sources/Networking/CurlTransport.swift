@@ -159,7 +159,7 @@ public struct CurlTransport: HTTPTransport {
     }
 
     /// The one scheme this URL may use: https, or http when the host is loopback.
-    static func allowedScheme(for url: String) throws(TransportError) -> String {
+    public static func allowedScheme(for url: String) throws(TransportError) -> String {
         guard let components = URLComponents(string: url),
             let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty
