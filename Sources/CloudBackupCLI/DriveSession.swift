@@ -30,10 +30,9 @@ struct DriveSession {
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
     init(
-        profile name: String, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
+        profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
         locking: Bool = true, savingLogin: Bool = true
     ) throws {
-        let profile = try Profile.load(name: name, environment: context.environment)
         lock = locking ? try Self.lock(profile) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)

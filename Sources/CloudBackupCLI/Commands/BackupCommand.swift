@@ -61,7 +61,8 @@ struct BackupCommand: Command {
         // else is wrong, and an invalid file never takes the lock or touches the network.
         let local = try BackupFile.load(file).document
         let session = try DriveSession(
-            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json)
+            profile: try Profile.load(name: profile, environment: context.environment),
+            context: context, now: now, verbose: verbose, quiet: quiet || json)
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,

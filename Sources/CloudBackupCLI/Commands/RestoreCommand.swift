@@ -63,7 +63,8 @@ struct RestoreCommand: Command {
 
     func run(in context: Context) throws {
         let session = try DriveSession(
-            profile: profile, context: context, now: now, verbose: false, quiet: json,
+            profile: try Profile.load(name: profile, environment: context.environment),
+            context: context, now: now, verbose: false, quiet: json,
             locking: !dryRun, savingLogin: !dryRun)
         // STATE is read once, so the bytes kept as STATE.bak are the bytes that were validated,
         // and validated before anything goes over the network. A missing STATE is a new one.

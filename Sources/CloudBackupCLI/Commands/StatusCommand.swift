@@ -1,9 +1,10 @@
+import BackupKit
 import Foundation
 import OAuth
 
 /// `cloudbackup status`: one section per subject, each a list of rows, printed as aligned
-/// text or, with `--json`, as one object per section. `sections` need only the profile; the
-/// last backup, the remote file (`--remote`) and local counts (`--file`) follow them.
+/// text or, with `--json`, as one object per section: the login and the last backup (offline),
+/// then the remote file (`--remote`) and local counts (`--file`).
 struct StatusCommand: Command {
     static let name = "status"
     static let summary = "show the login, the last backup, the remote file and local counts"
@@ -23,9 +24,6 @@ struct StatusCommand: Command {
           --json          print one JSON object instead of text
         """
 
-    /// Every section, in the order printed.
-    static let sections: [@Sendable (Profile, Date) throws -> StatusSection] = [loginSection]
-
     var profileName: String
     var json: Bool
     var remote: Bool
@@ -41,13 +39,14 @@ struct StatusCommand: Command {
 
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
-        let now = Date()
-        var sections = try Self.sections.map { try $0(profile, now) }
+        var sections = [
+            try Self.loginSection(profile: profile, now: Date()),
+            DriveStatus.lastBackupSection(profile),
+        ]
         var remoteFailure: CLIError?
-        sections.append(DriveStatus.lastBackupSection(profile))
         if remote {
             let session = try DriveSession(
-                profile: profileName, context: context, now: nil, verbose: false, quiet: true,
+                profile: profile, context: context, now: nil, verbose: false, quiet: true,
                 locking: false)
             let (section, failure) = DriveStatus.remoteSection(session)
             sections.append(section)
@@ -55,16 +54,21 @@ struct StatusCommand: Command {
         }
         if let file { sections.append(try DriveStatus.localSection(file)) }
         if json {
-            let members =
-                [#""profile":"# + StatusValue.string(profile.name).json]
-                + sections.map { section in
-                    let rows = section.rows.map {
-                        "\(StatusValue.string($0.key).json):\($0.value.json)"
-                    }
-                    return
-                        "\(StatusValue.string(section.key).json):{\(rows.joined(separator: ","))}"
+            var out = JSONOutput()
+            out.beginObject()
+            out.key("profile")
+            out.string(profile.name)
+            for section in sections {
+                out.key(text: section.key)
+                out.beginObject()
+                for row in section.rows {
+                    out.key(text: row.key)
+                    row.value.write(into: &out)
                 }
-            context.print("{" + members.joined(separator: ",") + "}")
+                out.endObject()
+            }
+            out.endObject()
+            context.print(String(decoding: out.bytes, as: UTF8.self))
             if let remoteFailure { throw remoteFailure }
             return
         }
@@ -147,22 +151,11 @@ enum StatusValue: Sendable {
     case bool(Bool)
     case null
 
-    var json: String {
+    func write(into out: inout JSONOutput) {
         switch self {
-        case .string(let text):
-            var out = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
-        case .bool(let value): return value ? "true" : "false"
-        case .null: return "null"
+        case .string(let text): out.string(text)
+        case .bool(let value): out.bool(value)
+        case .null: out.null()
         }
     }
 }
