@@ -1,5 +1,5 @@
 import Dispatch
-import LocalFiles
+import BackupKit
 import Testing
 
 @Suite struct ConcurrentlyTests {
