@@ -35,15 +35,19 @@ public struct ReadOptions: Sendable {
     /// Whether to collect `ReadResult.notes` (a walk over every day log); a caller that
     /// never shows them, like a merge, saves that walk.
     public var collectsNotes: Bool
+    /// From this many bytes on, the day logs are decoded and checked on two cores; below it a
+    /// second thread costs more than it saves. The result is the same either way.
+    public var twoCoresFromBytes: Int
 
     public init(
         maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32,
-        collectsNotes: Bool = true
+        collectsNotes: Bool = true, twoCoresFromBytes: Int = 1 << 20
     ) {
         self.maxBytes = maxBytes
         self.maxIssues = maxIssues
         self.maxDepth = maxDepth
         self.collectsNotes = collectsNotes
+        self.twoCoresFromBytes = twoCoresFromBytes
     }
 }
 

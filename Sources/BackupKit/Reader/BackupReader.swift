@@ -24,7 +24,9 @@ public enum BackupReader {
             throw .syntax(line: 1, column: 1, message: problem)
         }
         let scanner = JSONScanner(base: base, count: bytes.count, maxDepth: options.maxDepth)
-        let decoder = DocumentDecoder(scanner: scanner, maxIssues: options.maxIssues)
+        let decoder = DocumentDecoder(
+            scanner: scanner, maxIssues: options.maxIssues,
+            splitFromBytes: options.twoCoresFromBytes)
         let outcome: TopLevel.Outcome
         var topLevel = TopLevel(decoder: decoder)
         do throws(ScanError) {

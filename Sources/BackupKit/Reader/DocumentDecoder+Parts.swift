@@ -1,3 +1,5 @@
+import Foundation
+
 /// Decoding of the document's parts, for every schema version. Each function starts at the
 /// part's value and returns nil when the part is broken (its problems already reported).
 extension DocumentDecoder {
@@ -235,55 +237,131 @@ extension DocumentDecoder {
     // MARK: Day logs and tombstones (versions 2 and 3)
 
     func dayLogs() throws(ScanError) -> [DayLog]? {
-        var logs: [DayLog] = []
+        guard scanner.peek() == UInt8(ascii: "{") else {
+            try wrongType("an object")
+            return nil
+        }
         // Day logs are most of a large file and take at least ~100 bytes each. Reserving
         // for that many up front costs only address space (pages are touched when filled)
         // and saves copying the array as it grows.
-        logs.reserveCapacity((scanner.count - scanner.position) / 100)
-        // Consecutive logs usually share a challenge: reuse its id string, recognised by
-        // the bytes of the previous key (input bytes stay put; escaped keys are not cached).
-        var lastID: ChallengeID?
-        var lastIDBytes = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-        var lastKey: DayLogKey?
-        var inOrder = true
-        let isMap = try map { key throws(ScanError) in
-            let parsed = scanner.withBytes(key) { bytes -> (Identifier?, DayKey?) in
-                guard bytes.count > 11, bytes[bytes.count - 11] == UInt8(ascii: "/"),
-                    let day = DayKey(utf8: bytes[(bytes.count - 10)...])
-                else { return (nil, nil) }
-                let idBytes = UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 11)])
-                if let lastID, idBytes.count == lastIDBytes.count,
-                    idBytes.indices.allSatisfy({ idBytes[$0] == lastIDBytes[$0] })
-                {
-                    return (lastID, day)
-                }
-                guard Identifier.isValid(idBytes) else { return (nil, nil) }
-                lastIDBytes = key.escaped ? UnsafeBufferPointer(start: nil, count: 0) : idBytes
-                return (Identifier(unchecked: String(decoding: idBytes, as: UTF8.self)), day)
+        var run = DayLogRun(reserving: (scanner.count - scanner.position) / 100)
+        if try scanner.openObject() {
+            let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
+            if let split = Self.splitPoint(
+                in: input, after: scanner.position, minimum: splitFromBytes)
+            {
+                try decodeInHalves(into: &run, split: split)
+            } else {
+                _ = try dayLogMembers(into: &run, stoppingAt: nil)
             }
-            guard let id = parsed.0, let day = parsed.1 else {
-                report(
-                    "must be a key <challengeId>/<YYYY-MM-DD> with a real date (years 2000…2199)")
-                try scanner.skipValue()
-                return
-            }
-            lastID = id
-            let key = DayLogKey(challengeID: id, day: day)
-            let decoded: DayLog? =
-                if let log = canonicalDayLog(key: key) { log } else { try dayLog(key: key) }
-            guard let log = decoded else { return }
-            // Sortedness is tracked on the keys as they come, so the usual sorted file never
-            // walks its (large) logs a second time.
-            if let lastKey, !(lastKey < key) { inOrder = false }
-            lastKey = key
-            logs.append(log)
         }
-        guard isMap else { return nil }
-        if !inOrder {
+        if !run.inOrder {
             sortAndDropDuplicates(
-                &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
+                &run.logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
         }
-        return logs
+        return run.logs
+    }
+
+    /// Where a second core may start on the day logs: the key of the first day log past the
+    /// middle of what is left after `position`, found by the bytes the canonical writer puts
+    /// between two day logs (`}},"`). Only a guess: nothing is trusted until the first half
+    /// arrives there (see `decodeInHalves`). Nil below `minimum` bytes, where a thread costs
+    /// more than it saves.
+    static func splitPoint(in input: UnsafeBufferPointer<UInt8>, after position: Int, minimum: Int)
+        -> Int?
+    {
+        let remaining = input.count - position
+        guard remaining >= max(minimum, 8) else { return nil }
+        var index = position + remaining / 2
+        while index + 3 < input.count {
+            if input[index] == UInt8(ascii: "}"), input[index + 1] == UInt8(ascii: "}"),
+                input[index + 2] == UInt8(ascii: ","), input[index + 3] == UInt8(ascii: "\"")
+            {
+                return index + 3
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The day logs on two cores: this thread decodes from the start and stops when it reaches
+    /// `split` as the start of a member; another decodes from `split` to the end of the object,
+    /// assuming that. Decoding is a function of the position alone (the remembered ids are
+    /// only caches), so once the first half arrives exactly at `split` the second half's
+    /// logs, issues and errors are the ones a single pass would have produced, and they are
+    /// appended. If the first half never lands on `split` (the guess was inside a string, or
+    /// not in the day logs at all), the second half is dropped and this thread reads on.
+    private func decodeInHalves(into run: inout DayLogRun, split: Int) throws(ScanError) {
+        let second = DayLogsFrom(
+            input: SharedInput(base: scanner.base, count: scanner.count),
+            maxDepth: scanner.maxDepth, maxIssues: issues.limit, depth: scanner.depth,
+            path: path, start: split, reserving: (scanner.count - split) / 100)
+        let (first, later) = concurrently(
+            { () -> Result<Bool, ScanError> in
+                Result { () throws(ScanError) in try dayLogMembers(into: &run, stoppingAt: split) }
+            },
+            { second.decode() })
+        guard try first.get() else { return }
+        let rest = try later.get()
+        if let last = run.lastKey, let next = rest.run.logs.first?.key, !(last < next) {
+            run.inOrder = false
+        }
+        run.inOrder = run.inOrder && rest.run.inOrder
+        run.lastKey = rest.run.lastKey ?? run.lastKey
+        run.logs.append(contentsOf: rest.run.logs)
+        for issue in rest.issues { issues.add(issue.pointer, issue.message) }
+        scanner.position = rest.position
+        scanner.depth = rest.depth
+    }
+
+    /// Decodes members of the day-log object into `run` until the object ends (false) or the
+    /// next member starts at `split` (true).
+    fileprivate func dayLogMembers(into run: inout DayLogRun, stoppingAt split: Int?)
+        throws(ScanError) -> Bool
+    {
+        repeat {
+            let key = try scanner.key()
+            try within(.key(key)) { () throws(ScanError) in try dayLogMember(key, into: &run) }
+            guard try scanner.nextMember() else { return false }
+        } while scanner.position != split
+        return true
+    }
+
+    private func dayLogMember(_ key: JSONString, into run: inout DayLogRun) throws(ScanError) {
+        let parsed = scanner.withBytes(key) { bytes -> (Identifier?, DayKey?) in
+            guard let start = bytes.baseAddress, bytes.count > 11,
+                bytes[bytes.count - 11] == UInt8(ascii: "/"),
+                let day = DayKey(utf8: bytes[(bytes.count - 10)...])
+            else { return (nil, nil) }
+            let idCount = bytes.count - 11
+            // Consecutive logs usually share a challenge: reuse its id string, recognised by
+            // the bytes of the previous key (escaped keys are not remembered).
+            if let lastID = run.lastID, idCount == run.lastIDCount,
+                memcmp(scanner.base + run.lastIDStart, start, idCount) == 0
+            {
+                return (lastID, day)
+            }
+            let idBytes = UnsafeBufferPointer(rebasing: bytes[..<idCount])
+            guard Identifier.isValid(idBytes) else { return (nil, nil) }
+            run.lastIDStart = key.start
+            run.lastIDCount = key.escaped ? -1 : idCount
+            return (Identifier(unchecked: String(decoding: idBytes, as: UTF8.self)), day)
+        }
+        guard let id = parsed.0, let day = parsed.1 else {
+            report("must be a key <challengeId>/<YYYY-MM-DD> with a real date (years 2000…2199)")
+            try scanner.skipValue()
+            return
+        }
+        run.lastID = id
+        let key = DayLogKey(challengeID: id, day: day)
+        let decoded: DayLog? =
+            if let log = canonicalDayLog(key: key) { log } else { try dayLog(key: key) }
+        guard let log = decoded else { return }
+        // Sortedness is tracked on the keys as they come, so the usual sorted file never
+        // walks its (large) logs a second time.
+        if let lastKey = run.lastKey, !(lastKey < key) { run.inOrder = false }
+        run.lastKey = key
+        run.logs.append(log)
     }
 
     /// A day log spelled exactly as the canonical writer spells it, read without the
@@ -424,5 +502,62 @@ extension DocumentDecoder {
         sortAndDropDuplicates(
             &tombstones, by: { $0.id < $1.id }, pointer: { Pointer.tombstone($0.id) })
         return tombstones
+    }
+}
+
+/// The day logs decoded so far, with what the next one is checked against.
+struct DayLogRun: Sendable {
+    var logs: [DayLog] = []
+    var lastKey: DayLogKey?
+    var inOrder = true
+    /// The challenge id of the previous key and where its bytes are in the input (count -1:
+    /// nothing to compare with, as for an escaped key).
+    var lastID: ChallengeID?
+    var lastIDStart = 0
+    var lastIDCount = -1
+
+    init(reserving capacity: Int) {
+        logs.reserveCapacity(capacity)
+    }
+}
+
+/// The input, lent to the thread that decodes the second half of the day logs. The caller
+/// keeps it alive and unchanged until that thread has been joined (`concurrently` joins it).
+struct SharedInput: @unchecked Sendable {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+}
+
+/// The second half of the day logs: a decoder of its own, placed where the first half's
+/// would be at `start` (same depth, same path), decoding to the end of the object.
+private struct DayLogsFrom: Sendable {
+    let input: SharedInput
+    let maxDepth: Int
+    let maxIssues: Int
+    let depth: Int
+    let path: [DocumentDecoder.Component]
+    let start: Int
+    let reserving: Int
+
+    struct Decoded: Sendable {
+        var run: DayLogRun
+        var issues: [ValidationIssue]
+        /// Where the scanner is after the object's `}`, and its depth there.
+        var position: Int
+        var depth: Int
+    }
+
+    func decode() -> Result<Decoded, ScanError> {
+        let scanner = JSONScanner(base: input.base, count: input.count, maxDepth: maxDepth)
+        scanner.position = start
+        scanner.depth = depth
+        let decoder = DocumentDecoder(scanner: scanner, maxIssues: maxIssues, path: path)
+        var run = DayLogRun(reserving: reserving)
+        return Result { () throws(ScanError) in
+            _ = try decoder.dayLogMembers(into: &run, stoppingAt: nil)
+            return Decoded(
+                run: run, issues: decoder.issues.issues, position: scanner.position,
+                depth: scanner.depth)
+        }
     }
 }

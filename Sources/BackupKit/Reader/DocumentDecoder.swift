@@ -13,7 +13,7 @@ import Foundation
 /// The current place is a stack of path components that point back into the input, so a
 /// pointer string is only built when an issue is reported.
 final class DocumentDecoder {
-    enum Component {
+    enum Component: Sendable {
         case key(JSONString)
         case name(StaticString)
         case index(Int)
@@ -21,7 +21,9 @@ final class DocumentDecoder {
 
     let scanner: JSONScanner
     @exclusivity(unchecked) var issues: IssueList
-    @exclusivity(unchecked) private var path: [Component] = []
+    @exclusivity(unchecked) private(set) var path: [Component]
+    /// Inputs with at least this many bytes of day logs have them decoded on two cores.
+    let splitFromBytes: Int
     /// Scratch for a day log's values (see `values()`).
     @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
     /// The last few task ids read, with where their bytes are in the input (see
@@ -31,10 +33,14 @@ final class DocumentDecoder {
     @exclusivity(unchecked) private var nextRecent = 0
     private static let recentCapacity = 8
 
-    init(scanner: JSONScanner, maxIssues: Int) {
+    init(
+        scanner: JSONScanner, maxIssues: Int, path: [Component] = [], splitFromBytes: Int = .max
+    ) {
         self.scanner = scanner
         self.issues = IssueList(limit: maxIssues)
-        path.reserveCapacity(16)
+        self.path = path
+        self.splitFromBytes = splitFromBytes
+        self.path.reserveCapacity(16)
     }
 
     // MARK: Place and issues
