@@ -95,6 +95,19 @@ import Testing
         #expect(result.document == Self.document(seed: seed))
     }
 
+    /// Notes (logs that do not fit their challenge) come from both halves, in order.
+    @Test func notesFromBothHalvesInOrder() throws {
+        var withNotes = 0
+        for seed: UInt64 in 0..<20 {
+            let bytes = Self.file(seed: seed)
+            let two = try BackupReader.read(bytes, options: ReadOptions(twoCoresFromBytes: 0))
+            let one = try BackupReader.read(bytes, options: ReadOptions(twoCoresFromBytes: .max))
+            #expect(two.notes == one.notes, "seed \(seed)")
+            if Set(two.notes.map(\.pointer)).count > 1 { withNotes += 1 }
+        }
+        #expect(withNotes > 3)
+    }
+
     /// Edits right at the boundary of the halves, where the two decoders' results meet.
     static let boundaryEdits:
         [(name: String, old: String, new: String, before: Bool, refused: Bool)] = [

@@ -32,3 +32,16 @@ public func concurrently<First, Second: Sendable>(
 private final class Slot<Value>: @unchecked Sendable {
     var value: Value?
 }
+
+/// `body` on the two halves of `range` at once, or on the whole of it when it is shorter
+/// than `minimum`; the results in the order of their ranges. For passes over the day logs
+/// whose results only need to be put one after the other (issues, notes).
+func inHalves<Result: Sendable>(
+    _ range: Range<Int>, minimum: Int, _ body: @escaping @Sendable (Range<Int>) -> Result
+) -> [Result] {
+    guard range.count >= max(minimum, 2) else { return [body(range)] }
+    let middle = range.lowerBound + range.count / 2
+    let (first, second) = concurrently(
+        { body(range.lowerBound..<middle) }, { body(middle..<range.upperBound) })
+    return [first, second]
+}

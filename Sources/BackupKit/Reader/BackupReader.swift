@@ -40,11 +40,15 @@ public enum BackupReader {
         case .newerSchema(let version): throw .newerSchema(version)
         case .decoded(let parts, let version):
             var issues = decoder.issues
-            let document = migrate(parts, version: version, issues: &issues)
+            // The passes over the day logs go on two cores exactly when their decoding did.
+            let twoCoresFrom = bytes.count >= options.twoCoresFromBytes ? 0 : Int.max
+            let document = migrate(
+                parts, version: version, twoCoresFrom: twoCoresFrom, issues: &issues)
             guard issues.isEmpty, let document else { throw .invalid(issues.issues) }
             return ReadResult(
                 document: document, sourceVersion: version,
-                notes: options.collectsNotes ? BackupValidator.notes(document) : [])
+                notes: options.collectsNotes
+                    ? BackupValidator.notes(document, twoCoresFrom: twoCoresFrom) : [])
         }
     }
 
@@ -75,7 +79,7 @@ public enum BackupReader {
     /// Validates the decoded parts of `version` and migrates them to schema 3; nil when
     /// anything was reported (here or while decoding).
     private static func migrate(
-        _ parts: TopLevel.Parts, version: Int, issues: inout IssueList
+        _ parts: TopLevel.Parts, version: Int, twoCoresFrom: Int, issues: inout IssueList
     ) -> BackupDocument? {
         switch version {
         case 1:
@@ -118,12 +122,14 @@ public enum BackupReader {
             let challenges = parts.challenges ?? []
             BackupValidator.check(challenges, into: &issues)
             let lookup = ChallengeLookup(challenges)
-            let exists = { (id: ChallengeID) in
-                lookup.find(id) != nil || parts.brokenChallenges.contains(id)
+            let broken = parts.brokenChallenges
+            let exists = { @Sendable (id: ChallengeID) in
+                lookup.find(id) != nil || broken.contains(id)
             }
             if let dayLogs = parts.dayLogs {
                 BackupValidator.check(
-                    dayLogs, challengeExists: exists, sorted: true, into: &issues)
+                    dayLogs, challengeExists: exists, sorted: true, twoCoresFrom: twoCoresFrom,
+                    into: &issues)
             }
             if let tombstones = parts.tombstones {
                 BackupValidator.check(tombstones, isLive: exists, into: &issues)

@@ -112,31 +112,41 @@ public enum BackupValidator {
 
     /// `sorted`: the logs and each log's values are already known to be sorted and unique
     /// (the reader sorts them and reports duplicates), so their order is not walked again.
+    /// From `twoCoresFrom` logs on, each half of the logs is checked on a core of its own.
     static func check(
-        _ dayLogs: [DayLog], challengeExists: (ChallengeID) -> Bool, sorted: Bool = false,
-        into issues: inout IssueList
+        _ dayLogs: [DayLog], challengeExists: @escaping @Sendable (ChallengeID) -> Bool,
+        sorted: Bool = false, twoCoresFrom: Int = twoCoresFromLogs, into issues: inout IssueList
     ) {
         if !sorted {
             Rules.checkOrder(dayLogs, key: \.key, at: { Pointer.dayLog($0.key) }, into: &issues)
         }
-        // Day logs come grouped by challenge, so one lookup serves a whole run of them.
-        // Indices rather than `for log in`, so a log is read in place, not copied.
-        var lastID: ChallengeID?
-        var lastExists = false
-        for index in dayLogs.indices {
-            let id = dayLogs[index].key.challengeID
-            if id != lastID {
-                lastID = id
-                lastExists = challengeExists(id)
+        let limit = issues.limit
+        let halves = inHalves(dayLogs.indices, minimum: twoCoresFrom) { range in
+            var found = IssueList(limit: limit)
+            // Day logs come grouped by challenge, so one lookup serves a whole run of them.
+            // Indices rather than `for log in`, so a log is read in place, not copied.
+            var lastID: ChallengeID?
+            var lastExists = false
+            for index in range {
+                let id = dayLogs[index].key.challengeID
+                if id != lastID {
+                    lastID = id
+                    lastExists = challengeExists(id)
+                }
+                if !lastExists {
+                    found.add(
+                        Pointer.dayLog(dayLogs[index].key),
+                        "challenge \(id) is not in this file (a day log needs its challenge)")
+                }
+                check(dayLogs[index], sorted: sorted, into: &found)
             }
-            if !lastExists {
-                issues.add(
-                    Pointer.dayLog(dayLogs[index].key),
-                    "challenge \(id) is not in this file (a day log needs its challenge)")
-            }
-            check(dayLogs[index], sorted: sorted, into: &issues)
+            return found.issues
         }
+        for issue in halves.joined() { issues.add(issue.pointer, issue.message) }
     }
+
+    /// Below this many day logs a second thread costs more than it saves.
+    static let twoCoresFromLogs = 8192
 
     /// A day log's own values, whatever its challenge.
     static func check(_ log: DayLog, sorted: Bool = false, into issues: inout IssueList) {
@@ -172,62 +182,72 @@ public enum BackupValidator {
     /// Day logs that do not fit their challenge (SPEC §2): valid and kept, but what does not
     /// fit does not count for streaks. For `validate --verbose`; never errors.
     public static func notes(_ document: BackupDocument) -> [ValidationIssue] {
-        var notes: [ValidationIssue] = []
+        notes(document, twoCoresFrom: twoCoresFromLogs)
+    }
+
+    /// From `twoCoresFrom` logs on, each half of the logs is walked on a core of its own.
+    static func notes(_ document: BackupDocument, twoCoresFrom: Int) -> [ValidationIssue] {
         let challenges = ChallengeLookup(document.challenges)
-        // What a run of logs of one challenge needs, looked up once per run. The run is
-        // recognised by the logs' own id, which the reader shares across the run, so the
-        // comparison is usually one of identical strings; and no Challenge is copied per log.
-        var currentID: ChallengeID?
-        var found = false
-        var startDate = DayKey(dayNumber: 0)
-        var endDate = startDate
-        var tasks: [HabitTask] = []
         let logs = document.dayLogs
-        // Indices, not `for log in`: a million logs are read in place, not copied.
-        for index in logs.indices {
-            let key = logs[index].key
-            if currentID != key.challengeID {
-                currentID = key.challengeID
-                let challenge = challenges.find(key.challengeID)
-                found = challenge != nil
-                startDate = challenge?.startDate ?? startDate
-                endDate = challenge?.endDate ?? endDate
-                tasks = challenge?.tasks ?? []
-            }
-            guard found else { continue }
-            if key.day < startDate || key.day > endDate {
-                notes.append(
-                    ValidationIssue(
-                        pointer: Pointer.dayLog(key),
-                        message:
-                            "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted"
-                    ))
-            }
-            for value in logs[index].values {
-                guard let task = tasks.firstIndex(where: { $0.id == value.taskID }) else {
+        let halves = inHalves(logs.indices, minimum: twoCoresFrom) { range in
+            var notes: [ValidationIssue] = []
+            // What a run of logs of one challenge needs, looked up once per run. The run is
+            // recognised by the logs' own id, which the reader shares across the run, so the
+            // comparison is usually one of identical strings; and no Challenge is copied per
+            // log.
+            var currentID: ChallengeID?
+            var found = false
+            var startDate = DayKey(dayNumber: 0)
+            var endDate = startDate
+            var tasks: [HabitTask] = []
+            // Indices, not `for log in`: a million logs are read in place, not copied.
+            for index in range {
+                let key = logs[index].key
+                if currentID != key.challengeID {
+                    currentID = key.challengeID
+                    let challenge = challenges.find(key.challengeID)
+                    found = challenge != nil
+                    startDate = challenge?.startDate ?? startDate
+                    endDate = challenge?.endDate ?? endDate
+                    tasks = challenge?.tasks ?? []
+                }
+                guard found else { continue }
+                if key.day < startDate || key.day > endDate {
                     notes.append(
                         ValidationIssue(
-                            pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
+                            pointer: Pointer.dayLog(key),
                             message:
-                                "note: task \(value.taskID) is not in the challenge; kept, not counted"
+                                "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted"
                         ))
-                    continue
                 }
-                guard value.value > 1 else { continue }
-                let rules = tasks[task].rules
-                if let rule = rules.lastIndex(where: { $0.from <= key.day }),
-                    rules[rule].type == .check
-                {
-                    notes.append(
-                        ValidationIssue(
-                            pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
-                            message:
-                                "note: a count of \(value.value) for a check task; counted as done")
-                    )
+                for value in logs[index].values {
+                    guard let task = tasks.firstIndex(where: { $0.id == value.taskID }) else {
+                        notes.append(
+                            ValidationIssue(
+                                pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
+                                message:
+                                    "note: task \(value.taskID) is not in the challenge; kept, not counted"
+                            ))
+                        continue
+                    }
+                    guard value.value > 1 else { continue }
+                    let rules = tasks[task].rules
+                    if let rule = rules.lastIndex(where: { $0.from <= key.day }),
+                        rules[rule].type == .check
+                    {
+                        notes.append(
+                            ValidationIssue(
+                                pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
+                                message:
+                                    "note: a count of \(value.value) for a check task; counted as done"
+                            )
+                        )
+                    }
                 }
             }
+            return notes
         }
-        return notes
+        return Array(halves.joined())
     }
 }
 
