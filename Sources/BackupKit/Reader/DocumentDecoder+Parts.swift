@@ -241,25 +241,45 @@ extension DocumentDecoder {
             try wrongType("an object")
             return nil
         }
-        // Day logs are most of a large file and take at least ~100 bytes each. Reserving
-        // for that many up front costs only address space (pages are touched when filled)
-        // and saves copying the array as it grows.
-        var run = DayLogRun(reserving: (scanner.count - scanner.position) / 100)
-        if try scanner.openObject() {
-            let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
-            if let split = Self.splitPoint(
-                in: input, after: scanner.position, minimum: splitFromBytes)
-            {
-                try decodeInHalves(into: &run, split: split)
-            } else {
-                _ = try dayLogMembers(into: &run, stoppingAt: nil)
+        // The logs are decoded straight into the array's storage, sized once for the most
+        // logs the rest of the input can hold: only address space pays for the excess, as
+        // pages are touched when filled, and the array is never copied while it grows.
+        var inOrder = true
+        var failure: ScanError?
+        var logs = [DayLog](
+            unsafeUninitializedCapacity: DayLogRun.capacity(
+                forBytes: scanner.count - scanner.position)
+        ) { buffer, initialized in
+            guard let storage = buffer.baseAddress else { return }
+            var run = DayLogRun(storage: storage, capacity: buffer.count)
+            defer {
+                initialized = run.count
+                inOrder = run.inOrder
+            }
+            do throws(ScanError) {
+                try members(into: &run)
+            } catch {
+                failure = error
             }
         }
-        if !run.inOrder {
+        if let failure { throw failure }
+        if !inOrder {
             sortAndDropDuplicates(
-                &run.logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
+                &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
         }
-        return run.logs
+        return logs
+    }
+
+    /// The members of the day-log object, from its first key through its `}`.
+    private func members(into run: inout DayLogRun) throws(ScanError) {
+        guard try scanner.openObject() else { return }
+        let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
+        if let split = Self.splitPoint(in: input, after: scanner.position, minimum: splitFromBytes)
+        {
+            try decodeInHalves(into: &run, split: split)
+        } else {
+            _ = try dayLogMembers(into: &run, stoppingAt: nil)
+        }
     }
 
     /// Where a second core may start on the day logs: the key of the first day log past the
@@ -295,7 +315,7 @@ extension DocumentDecoder {
         let second = DayLogsFrom(
             input: SharedInput(base: scanner.base, count: scanner.count),
             maxDepth: scanner.maxDepth, maxIssues: issues.limit, depth: scanner.depth,
-            path: path, start: split, reserving: (scanner.count - split) / 100)
+            path: path, start: split)
         let (first, later) = concurrently(
             { () -> Result<Bool, ScanError> in
                 Result { () throws(ScanError) in try dayLogMembers(into: &run, stoppingAt: split) }
@@ -303,12 +323,13 @@ extension DocumentDecoder {
             { second.decode() })
         guard try first.get() else { return }
         let rest = try later.get()
-        if let last = run.lastKey, let next = rest.run.logs.first?.key, !(last < next) {
+        if run.count > 0, let next = rest.logs.run.first,
+            !(run.storage[run.count - 1].key < next.key)
+        {
             run.inOrder = false
         }
-        run.inOrder = run.inOrder && rest.run.inOrder
-        run.lastKey = rest.run.lastKey ?? run.lastKey
-        run.logs.append(contentsOf: rest.run.logs)
+        run.inOrder = run.inOrder && rest.logs.run.inOrder
+        run.moveAppend(from: &rest.logs.run)
         for issue in rest.issues { issues.add(issue.pointer, issue.message) }
         scanner.position = rest.position
         scanner.depth = rest.depth
@@ -359,9 +380,8 @@ extension DocumentDecoder {
         guard let log = decoded else { return }
         // Sortedness is tracked on the keys as they come, so the usual sorted file never
         // walks its (large) logs a second time.
-        if let lastKey = run.lastKey, !(lastKey < key) { run.inOrder = false }
-        run.lastKey = key
-        run.logs.append(log)
+        if run.count > 0, !(run.storage[run.count - 1].key < key) { run.inOrder = false }
+        run.append(log)
     }
 
     /// A day log spelled exactly as the canonical writer spells it, read without the
@@ -505,10 +525,12 @@ extension DocumentDecoder {
     }
 }
 
-/// The day logs decoded so far, with what the next one is checked against.
-struct DayLogRun: Sendable {
-    var logs: [DayLog] = []
-    var lastKey: DayLogKey?
+/// The day logs decoded so far, in storage sized in advance (`capacity(forBytes:)`), and
+/// what the next one is checked against.
+struct DayLogRun {
+    let storage: UnsafeMutablePointer<DayLog>
+    let capacity: Int
+    private(set) var count = 0
     var inOrder = true
     /// The challenge id of the previous key and where its bytes are in the input (count -1:
     /// nothing to compare with, as for an escaped key).
@@ -516,8 +538,50 @@ struct DayLogRun: Sendable {
     var lastIDStart = 0
     var lastIDCount = -1
 
-    init(reserving capacity: Int) {
-        logs.reserveCapacity(capacity)
+    /// A decoded day log spans at least its key (`"a/2000-01-01"`, 14 bytes), a colon, and
+    /// an object with all four fields at their shortest
+    /// (`{"values":{},"note":"","mood":0,"updatedAt":"2000-01-01T00:00:00Z"}`, 67 bytes):
+    /// 82 bytes. Logs that fail to decode are not stored.
+    static let minimumBytes = 82
+
+    /// Room for every day log `bytes` of input can hold.
+    static func capacity(forBytes bytes: Int) -> Int { bytes / minimumBytes + 1 }
+
+    init(storage: UnsafeMutablePointer<DayLog>, capacity: Int) {
+        self.storage = storage
+        self.capacity = capacity
+    }
+
+    var first: DayLog? { count > 0 ? storage[0] : nil }
+
+    mutating func append(_ log: DayLog) {
+        precondition(count < capacity, "a day log took fewer than \(Self.minimumBytes) bytes")
+        (storage + count).initialize(to: log)
+        count += 1
+    }
+
+    /// Moves `other`'s logs after this run's (no copies, no reference counting); `other` is
+    /// left empty.
+    mutating func moveAppend(from other: inout DayLogRun) {
+        precondition(count + other.count <= capacity, "the halves hold more logs than the input")
+        (storage + count).moveInitialize(from: other.storage, count: other.count)
+        count += other.count
+        other.count = 0
+    }
+}
+
+/// Day-log storage of the thread that decodes the second half: whatever is still in it when
+/// the last reference goes (a dropped half, an error) is released with it.
+private final class OwnedDayLogs: @unchecked Sendable {
+    var run: DayLogRun
+
+    init(capacity: Int) {
+        run = DayLogRun(storage: .allocate(capacity: capacity), capacity: capacity)
+    }
+
+    deinit {
+        run.storage.deinitialize(count: run.count)
+        run.storage.deallocate()
     }
 }
 
@@ -537,10 +601,9 @@ private struct DayLogsFrom: Sendable {
     let depth: Int
     let path: [DocumentDecoder.Component]
     let start: Int
-    let reserving: Int
 
     struct Decoded: Sendable {
-        var run: DayLogRun
+        var logs: OwnedDayLogs
         var issues: [ValidationIssue]
         /// Where the scanner is after the object's `}`, and its depth there.
         var position: Int
@@ -552,11 +615,11 @@ private struct DayLogsFrom: Sendable {
         scanner.position = start
         scanner.depth = depth
         let decoder = DocumentDecoder(scanner: scanner, maxIssues: maxIssues, path: path)
-        var run = DayLogRun(reserving: reserving)
+        let logs = OwnedDayLogs(capacity: DayLogRun.capacity(forBytes: input.count - start))
         return Result { () throws(ScanError) in
-            _ = try decoder.dayLogMembers(into: &run, stoppingAt: nil)
+            _ = try decoder.dayLogMembers(into: &logs.run, stoppingAt: nil)
             return Decoded(
-                run: run, issues: decoder.issues.issues, position: scanner.position,
+                logs: logs, issues: decoder.issues.issues, position: scanner.position,
                 depth: scanner.depth)
         }
     }
