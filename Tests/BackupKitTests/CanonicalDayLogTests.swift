@@ -68,11 +68,36 @@ import Testing
         (#"}}"#, #"},"more":1}"#),
     ]
 
+    /// Edits of the last day log, whose stamp and task ids the shortcut reads without
+    /// scanning them as strings (the ids because earlier logs used them).
+    static let lateEdits: [(String, String)] = [
+        (#".120Z","values""#, #".12Z","values""#),
+        (#".120Z","values""#, #".1209Z","values""#),
+        (#".120Z","values""#, #"Z","values""#),
+        (#""updatedAt":"2"#, #""updatedAt":"\u0032"#),
+        (#".120Z","values""#, #".120Z ","values""#),
+        (#"{"glass":"#, #"{"glas":"#),
+        (#"{"glass":"#, #"{"glassy":"#),
+        (#"{"glass":"#, #"{"glassA:1,"x":"#),
+        (#"{"glass":"#, #"{"glass\u0000":"#),
+        (#"{"glass":"#, #"{"glas\u0073":"#),
+    ]
+
     @Test(arguments: edits.indices)
     func anEditedLogReadsTheSameOnBothWays(edit: Int) throws {
         let (old, new) = Self.edits[edit]
         let text = String(decoding: Self.canonicalFile(seed: 3), as: UTF8.self)
         let range = try #require(text.range(of: old), "the seed-3 file has \(old)")
+        let bytes = Array(text.replacingCharacters(in: range, with: new).utf8)
+        #expect(Self.outcome(bytes) == Self.outcome(Self.spaced(bytes)))
+    }
+
+    @Test(arguments: lateEdits.indices)
+    func anEditedLastLogReadsTheSameOnBothWays(edit: Int) throws {
+        let (old, new) = Self.lateEdits[edit]
+        let text = String(decoding: Self.canonicalFile(seed: 3), as: UTF8.self)
+        let range = try #require(
+            text.range(of: old, options: .backwards), "the seed-3 file has \(old)")
         let bytes = Array(text.replacingCharacters(in: range, with: new).utf8)
         #expect(Self.outcome(bytes) == Self.outcome(Self.spaced(bytes)))
     }

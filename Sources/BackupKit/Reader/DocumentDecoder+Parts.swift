@@ -413,21 +413,33 @@ extension DocumentDecoder {
             return nil
         }
         let note = scanner.makeString(try scanner.string())
-        guard scanner.consume(#","updatedAt":"#), scanner.byte(at: scanner.position) == 0x22
+        // The writer's stamps have exactly three fraction digits: 24 bytes the timestamp
+        // parser checks one by one (all ASCII, none a quote or a backslash), then the quote,
+        // so the string needs no scan of its own.
+        guard scanner.consume(#","updatedAt":""#) else { return nil }
+        let stamp = scanner.position
+        guard stamp + 25 <= scanner.count, scanner.base[stamp + 24] == UInt8(ascii: "\""),
+            let updatedAt = Timestamp(
+                utf8: UnsafeBufferPointer(start: scanner.base + stamp, count: 24))
         else { return nil }
-        let stamp = try scanner.string()
-        guard let updatedAt = scanner.withBytes(stamp, { Timestamp(utf8: $0) }),
-            scanner.consume(#","values":{"#)
-        else { return nil }
+        scanner.position = stamp + 25
+        guard scanner.consume(#","values":{"#) else { return nil }
         valueBuffer.removeAll(keepingCapacity: true)
         var previous: JSONString?
         if !scanner.consume("}") {
             repeat {
                 guard scanner.byte(at: scanner.position) == 0x22 else { return nil }
-                let name = try scanner.string()
+                let name: JSONString
+                let id: Identifier
+                if let recent = recentKey() {
+                    (name, id) = recent
+                } else {
+                    name = try scanner.string()
+                    guard !name.escaped, let known = rememberedIdentifier(name) else { return nil }
+                    id = known
+                }
                 // Unescaped, valid, in order (so unique), with a plain integer value.
-                guard !name.escaped, previous.map({ scanner.precedes($0, name) }) ?? true,
-                    scanner.consume(":"), let id = rememberedIdentifier(name),
+                guard previous.map({ scanner.precedes($0, name) }) ?? true, scanner.consume(":"),
                     let value = scanner.plainInteger()
                 else { return nil }
                 previous = name

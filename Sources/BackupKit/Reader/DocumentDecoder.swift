@@ -303,6 +303,23 @@ final class DocumentDecoder {
         return id
     }
 
+    /// At a `"`: when one of the last few ids read follows, quoted, its token and the id, with
+    /// the position past the closing quote; nil (the position untouched) otherwise. The bytes
+    /// equal an id's that was checked when first read, so they need no scan of their own.
+    func recentKey() -> (JSONString, Identifier)? {
+        let start = scanner.position + 1
+        for index in recentIDBytes.indices {
+            let (known, count) = recentIDBytes[index]
+            guard start + count < scanner.count,
+                scanner.base[start + count] == UInt8(ascii: "\""),
+                memcmp(scanner.base + start, scanner.base + known, count) == 0
+            else { continue }
+            scanner.position = start + count + 1
+            return (JSONString(start: start, end: start + count, escaped: false), recentIDs[index])
+        }
+        return nil
+    }
+
     /// One of an enumeration's raw values.
     func choice<Choice: CaseIterable & RawRepresentable<String>>(_: Choice.Type) throws(ScanError)
         -> Choice?
