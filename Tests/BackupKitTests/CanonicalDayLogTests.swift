@@ -103,13 +103,11 @@ import Testing
     }
 
     @Test func mutatedCanonicalFilesReadTheSameOnBothWays() {
-        var random = SeededRandom(seed: 99)
         var differentFromSpaced = 0
-        for round in 0..<1500 {
-            var bytes = Self.canonicalFile(seed: UInt64(round % 20))
-            for _ in 0...Int.random(in: 0..<2, using: &random) {
-                bytes = MutationTests.mutate(bytes, &random)
-            }
+        let files = MutationTests.mutated(rounds: 1500, seed: 99) {
+            Self.canonicalFile(seed: UInt64($0 % 20))
+        }
+        for (round, bytes) in files.enumerated() {
             let spaced = Self.spaced(bytes)
             if spaced != bytes { differentFromSpaced += 1 }
             #expect(Self.outcome(bytes) == Self.outcome(spaced), "round \(round)")

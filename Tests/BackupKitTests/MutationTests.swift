@@ -50,6 +50,18 @@ import Testing
         return bytes
     }
 
+    /// `rounds` files, `file(round)` each with one to three seeded mutations.
+    static func mutated(rounds: Int, seed: UInt64, of file: (Int) -> [UInt8]) -> [[UInt8]] {
+        var random = SeededRandom(seed: seed)
+        return (0..<rounds).map { round in
+            var bytes = file(round)
+            for _ in 0...Int.random(in: 0..<2, using: &random) {
+                bytes = mutate(bytes, &random)
+            }
+            return bytes
+        }
+    }
+
     /// The SPEC example and every shipped example, each with its own seed.
     static var files: [URL] {
         [Paths.file("Tests/BackupKitTests/Fixtures/v3-example.json")]

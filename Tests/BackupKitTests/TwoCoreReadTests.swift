@@ -222,13 +222,11 @@ import Testing
     }
 
     @Test func mutatedFilesReadTheSameOnTwoCores() {
-        var random = SeededRandom(seed: 2027)
         var refused = 0
-        for round in 0..<600 {
-            var bytes = Self.file(seed: UInt64(round % 12))
-            for _ in 0...Int.random(in: 0..<2, using: &random) {
-                bytes = MutationTests.mutate(bytes, &random)
-            }
+        let files = MutationTests.mutated(rounds: 600, seed: 2027) {
+            Self.file(seed: UInt64($0 % 12))
+        }
+        for (round, bytes) in files.enumerated() {
             let two = Self.outcome(bytes, twoCores: true)
             if case .refused = two { refused += 1 }
             #expect(two == Self.outcome(bytes, twoCores: false), "round \(round)")
