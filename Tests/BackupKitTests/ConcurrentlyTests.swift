@@ -1,5 +1,5 @@
-import Dispatch
 import BackupKit
+import Dispatch
 import Testing
 
 @Suite struct ConcurrentlyTests {
