@@ -44,6 +44,43 @@ import Testing
         #expect(withoutNotes.notes.isEmpty)
         #expect(withoutNotes.document == withNotes.document)
     }
+
+    /// A count above 1 is noted only on days a `check` rule is in force: the task was
+    /// counted until 03-10 and is a check from then on; another task never is a check.
+    @Test func aCountIsNotedOnlyWhileACheckRuleIsInForce() {
+        let start = DayKey(year: 2026, month: 3, day: 1)!
+        let stamp = Timestamp(millisecondsSince1970: 1_772_000_000_000)
+        let stretch = HabitTask(
+            id: TaskID(unchecked: "stretch"), title: "Stretch",
+            rules: [
+                GoalRule(from: start, type: .count, target: 3, unit: "sets"),
+                GoalRule(from: start.adding(days: 9), type: .check, target: 1, unit: nil),
+            ])
+        let read = HabitTask(
+            id: TaskID(unchecked: "read"), title: "Read",
+            rules: [GoalRule(from: start, type: .count, target: 9, unit: "pages")])
+        let id = ChallengeID(unchecked: "c")
+        let logs = [(8, 3), (9, 1), (9, 2), (12, 5)].map { offset, value in
+            DayLog(
+                key: DayLogKey(challengeID: id, day: start.adding(days: offset)),
+                values: [
+                    TaskValue(taskID: read.id, value: 7),
+                    TaskValue(taskID: stretch.id, value: value),
+                ], updatedAt: stamp)
+        }
+        // Two logs on one day would not be a valid document; only the notes are looked at.
+        let document = BackupDocument(
+            exportedAt: stamp, deviceId: DeviceID(unchecked: "phone"),
+            challenges: [
+                Challenge(
+                    id: id, title: "Move", startDate: start, durationDays: 30,
+                    tasks: [read, stretch], createdAt: stamp, updatedAt: stamp)
+            ], dayLogs: logs)
+        #expect(
+            BackupValidator.notes(document).map(\.pointer) == [
+                "/dayLogs/c~12026-03-10/values/stretch", "/dayLogs/c~12026-03-13/values/stretch",
+            ])
+    }
 }
 
 @Suite struct ReaderOrderTests {

@@ -200,6 +200,9 @@ public enum BackupValidator {
             var startDate = DayKey(dayNumber: 0)
             var endDate = startDate
             var tasks: [HabitTask] = []
+            // Whether a task ever has a `check` rule: most never do, and then a count above 1
+            // needs no look for the rule in force.
+            var everCheck: [Bool] = []
             // Indices, not `for log in`: a million logs are read in place, not copied.
             for index in range {
                 let key = logs[index].key
@@ -210,6 +213,7 @@ public enum BackupValidator {
                     startDate = challenge?.startDate ?? startDate
                     endDate = challenge?.endDate ?? endDate
                     tasks = challenge?.tasks ?? []
+                    everCheck = tasks.map { $0.rules.contains { $0.type == .check } }
                 }
                 guard found else { continue }
                 if key.day < startDate || key.day > endDate {
@@ -230,7 +234,7 @@ public enum BackupValidator {
                             ))
                         continue
                     }
-                    guard value.value > 1 else { continue }
+                    guard value.value > 1, everCheck[task] else { continue }
                     let rules = tasks[task].rules
                     if let rule = rules.lastIndex(where: { $0.from <= key.day }),
                         rules[rule].type == .check
