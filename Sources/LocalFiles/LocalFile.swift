@@ -159,6 +159,8 @@ public enum LocalFile {
         return nil
     }
 
+    /// `writeAll` for bytes in any collection, gathered into one array first (no copy when
+    /// they are an array already).
     @discardableResult
     public static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32) -> Int32? {
         Array(bytes).withUnsafeBytes { writeAll($0, to: fd) }
