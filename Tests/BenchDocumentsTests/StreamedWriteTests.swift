@@ -110,7 +110,7 @@ struct StreamedWriteTests {
         #expect(Self.firstDifference(parts.joined(), Self.source.bytes) == nil)
     }
 
-    /// The write streams: no part holds more than a pair of slices' worth of the document.
+    /// The write streams: no part holds more than one slice and the fixed parts around it.
     @Test func partsStayAsSmallAsTheirSlices() throws {
         let document = try #require(Self.source.document)
         try #require(document.dayLogs.count > 2_000)
