@@ -76,12 +76,15 @@ enum BackupFile {
         return options
     }
 
-    /// Writes the canonical bytes of `document` to `path` atomically.
+    /// Writes the canonical bytes of `document` to `path` atomically, streamed: the bytes
+    /// go to the file a few MB at a time and are never held whole.
     static func save(_ document: BackupDocument, to path: String, pretty: Bool = false)
         throws(CLIError)
     {
         do {
-            try LocalFile.writeAtomically(BackupWriter.write(document, pretty: pretty), to: path)
+            try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
+                try BackupWriter.write(document, pretty: pretty, to: write)
+            }
         } catch {
             throw CLIError(error.description, exitCode: .failure)
         }

@@ -58,9 +58,16 @@ struct KeptCopy: Equatable {
         let header = Header(
             fileId: fileID, version: version, etag: etag, md5Checksum: md5Checksum,
             size: bytes.count)
+        // The header and the bytes as two chunks: joining them would copy the whole backup.
+        let headerLine = Array((JSONLine.encode(header) + "\n").utf8)
         do {
-            try LocalFile.writeAtomically(
-                Array((JSONLine.encode(header) + "\n").utf8) + bytes, to: path, mode: 0o600)
+            try LocalFile.writeAtomically(to: path, mode: 0o600) { write throws(LocalFileError) in
+                for chunk in [headerLine, bytes] {
+                    try chunk.withUnsafeBufferPointer { (part) throws(LocalFileError) in
+                        try write(UnsafeRawBufferPointer(part))
+                    }
+                }
+            }
         } catch {
             throw CLIError(error.description, exitCode: .failure)
         }

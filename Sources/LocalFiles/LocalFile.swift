@@ -78,11 +78,31 @@ public enum LocalFile {
     }
 
     /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file
-    /// or the new one, never a partial one: write a temporary file in the same folder, fsync
-    /// it, rename it over the target, fsync the folder. `mode` applies to the new file from
-    /// its creation (so a token is never briefly readable by others).
+    /// or the new one, never a partial one (see `writeAtomically(to:mode:_:)`).
     public static func writeAtomically(
         _ bytes: [UInt8], to path: String, mode: mode_t = 0o644
+    ) throws(LocalFileError) {
+        try writeAtomically(to: path, mode: mode) { write throws(LocalFileError) in
+            try bytes.withUnsafeBufferPointer { (all) throws(LocalFileError) in
+                try write(UnsafeRawBufferPointer(all))
+            }
+        }
+    }
+
+    /// Replaces `path` with the chunks `produce` hands to its `write` function, in order, so
+    /// that a crash at any moment leaves either the old file or the new one, never a partial
+    /// one: write a temporary file in the same folder, fsync it, rename it over the target,
+    /// fsync the folder. If a chunk cannot be written or `produce` throws, the temporary file
+    /// is removed, the target is untouched and the error comes out here. `mode` applies to
+    /// the new file from its creation (so a token is never briefly readable by others).
+    ///
+    ///     try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
+    ///         try BackupWriter.write(document, to: write)
+    ///     }
+    public static func writeAtomically(
+        to path: String, mode: mode_t = 0o644,
+        _ produce: (_ write: (UnsafeRawBufferPointer) throws(LocalFileError) -> Void)
+            throws(LocalFileError) -> Void
     ) throws(LocalFileError) {
         let folder = directory(of: path)
         var template = Array((folder + "/.\(baseName(of: path)).tmp-XXXXXX").utf8CString)
@@ -101,8 +121,10 @@ public enum LocalFile {
             guard fchmod(fd, mode) == 0 else {
                 throw LocalFileError(path: temporary, operation: "chmod", errno: errno)
             }
-            if let code = writeAll(bytes, to: fd) {
-                throw LocalFileError(path: temporary, operation: "write", errno: code)
+            try produce { chunk throws(LocalFileError) in
+                if let code = writeAll(chunk, to: fd) {
+                    throw LocalFileError(path: temporary, operation: "write", errno: code)
+                }
             }
             guard fsync(fd) == 0 else {
                 throw LocalFileError(path: temporary, operation: "fsync", errno: errno)
@@ -123,17 +145,25 @@ public enum LocalFile {
     /// Writes every byte to `fd`, going on after short writes and EINTR; returns the errno of
     /// a failure, nil on success.
     @discardableResult
-    public static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32) -> Int32? {
-        var remaining = Array(bytes)[...]
-        while !remaining.isEmpty {
-            let result = remaining.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Int32? {
+        guard let start = bytes.baseAddress else { return nil }
+        var written = 0
+        while written < bytes.count {
+            let result = write(fd, start + written, bytes.count - written)
             if result < 0 {
                 if errno == EINTR { continue }
                 return errno
             }
-            remaining = remaining.dropFirst(result)
+            written += result
         }
         return nil
+    }
+
+    /// `writeAll` for bytes in any collection, gathered into one array first (no copy when
+    /// they are an array already).
+    @discardableResult
+    public static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32) -> Int32? {
+        Array(bytes).withUnsafeBytes { writeAll($0, to: fd) }
     }
 
     /// Creates `path` and its parents with `mode` (no error if it exists).

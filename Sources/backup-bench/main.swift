@@ -193,17 +193,22 @@ func fullMerge(_ options: Options) throws(BenchError) {
     let incoming = try incomingRead.get()
     let now = max(local.exportedAt, incoming.exportedAt)
     let merged = merge(local: local, incoming: incoming, options: MergeOptions(now: now)).document
-    let bytes = BackupWriter.write(merged)
-    guard let file = fopen(output, "wb") else {
+    // Streamed, as `cloudbackup merge -o` saves: the written bytes are never held whole.
+    let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
         throw BenchError(message: "\(output): cannot open: \(String(cString: strerror(errno)))")
     }
-    let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-    guard fclose(file) == 0, written == bytes.count else {
-        throw BenchError(message: "\(output): cannot write: \(String(cString: strerror(errno)))")
+    defer { close(fd) }
+    var count = 0
+    try BackupWriter.write(merged) { part throws(BenchError) in
+        if let code = LocalFile.writeAll(part, to: fd) {
+            throw BenchError(message: "\(output): cannot write: \(String(cString: strerror(code)))")
+        }
+        count += part.count
     }
     report([
         "seconds": inSeconds(clock.now - start),
-        "bytes": bytes.count, "dayLogs": merged.dayLogs.count,
+        "bytes": count, "dayLogs": merged.dayLogs.count,
     ])
 }
 

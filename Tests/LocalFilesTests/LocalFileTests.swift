@@ -27,6 +27,45 @@ import Testing
         #expect(!LocalFile.exists(path))
     }
 
+    /// Chunks of any size, empty ones too, land in order and nothing else does.
+    @Test func chunkedAtomicWriteJoinsTheChunksInOrder() throws {
+        let path = folder.appendingPathComponent("state.json").path
+        try LocalFile.writeAtomically(Array("old and longer\n".utf8), to: path)
+        let chunks: [[UInt8]] = [
+            Array("{".utf8), [], (0..<100_003).map { UInt8(truncatingIfNeeded: $0 % 251) },
+            Array("}\n".utf8),
+        ]
+        try LocalFile.writeAtomically(to: path, mode: 0o600) { write throws(LocalFileError) in
+            for chunk in chunks {
+                try chunk.withUnsafeBufferPointer { (part) throws(LocalFileError) in
+                    try write(UnsafeRawBufferPointer(part))
+                }
+            }
+        }
+        #expect(try LocalFile.read(path) == Array(chunks.joined()))
+        #expect(try LocalFile.mode(of: path) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["state.json"])
+    }
+
+    /// A failure after some chunks went to the temporary file: the old file stays as it was,
+    /// the temporary file is gone and the producer's error comes out.
+    @Test func chunkedWriteThatFailsLeavesTheOldFileAndNoTemporary() throws {
+        let path = folder.appendingPathComponent("state.json").path
+        try LocalFile.writeAtomically(Array("old\n".utf8), to: path)
+        let failure = LocalFileError(path: "next chunk", operation: "make", errno: EIO)
+        let error = #expect(throws: LocalFileError.self) {
+            try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
+                try [UInt8](repeating: 0x6E, count: 70_000).withUnsafeBufferPointer {
+                    (part) throws(LocalFileError) in try write(UnsafeRawBufferPointer(part))
+                }
+                throw failure
+            }
+        }
+        #expect(error == failure)
+        #expect(try LocalFile.read(path) == Array("old\n".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["state.json"])
+    }
+
     /// Sizes around the read's chunk (64 KiB) and an empty file: every byte, nothing more.
     @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 300_007])
     func readReturnsExactlyTheFilesBytes(size: Int) throws {

@@ -3,7 +3,18 @@
 /// Same document → same bytes: every object's keys are emitted in the order of their UTF-8
 /// bytes. Field names are hard-coded here already in that order (a test checks it against
 /// an independent JSON implementation), and the document's collections are sorted arrays in
-/// key order, so writing is one straight walk into one preallocated buffer.
+/// key order, so writing is one straight walk.
+///
+/// Design: the walk streams. A collection too long for one slice (a few MB of output) is
+/// written two slices at a time, the first on the caller's thread into one buffer and the
+/// second on another core into a second one, each buffer starting from the emitter's
+/// position at the collection's opening; the two are handed to the sink in document order
+/// and reused for the next pair. The fixed parts (the opening, settings, closings) go into
+/// the first buffer between collections. So a write holds two slices at most, whatever the
+/// document's size, and a document whose collections each fit in one slice is written on
+/// the caller's thread alone, into one buffer handed over once.
+///
+///     try BackupWriter.write(document) { part throws(LocalFileError) in try write(part) }
 ///
 /// `canonicalBytes(of:)` writes a single challenge or day log through the very same
 /// functions, so the merge's tie-break compares exactly what the file holds.
@@ -11,17 +22,94 @@ public enum BackupWriter {
     /// The whole document, compact (or 2-space indented when `pretty`), with a trailing
     /// newline. The collections must be sorted as `BackupDocument` documents them.
     public static func write(_ document: BackupDocument, pretty: Bool = false) -> [UInt8] {
-        // A generous size guess so the buffer never grows for a usual document: growing
+        // A generous size guess so the result never grows for a usual document: growing
         // copies everything written so far and, at a million day logs, doubles a buffer of
         // hundreds of megabytes. Reserving too much costs only address space, as pages are
-        // touched when filled. A usual day log takes 150–200 bytes, a challenge about 1 KB.
-        let estimate =
+        // touched when filled.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(estimatedSize(of: document, pretty: pretty))
+        write(document, pretty: pretty) { part in bytes.append(contentsOf: part) }
+        return bytes
+    }
+
+    /// The bytes of `write(_:pretty:)`, handed to `sink` part by part in order (each part
+    /// valid only during its call), holding at most two slices of a few MB at once. An
+    /// error from `sink` stops the write and comes out here.
+    public static func write<Failure: Error>(
+        _ document: BackupDocument, pretty: Bool = false,
+        to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        try write(document, pretty: pretty, slicing: Slicing(), to: sink)
+    }
+
+    /// How many members of each collection one slice holds: about 3 MB of compact output
+    /// each, as a usual day log takes 150–200 bytes, a challenge about 1 KB and a tombstone
+    /// about 70 bytes. A collection of at most that many is written without a second thread.
+    struct Slicing: Sendable {
+        var challenges = 2_048
+        var dayLogs = 16_384
+        var tombstones = 32_768
+    }
+
+    static func write<Failure: Error>(
+        _ document: BackupDocument, pretty: Bool, slicing: Slicing,
+        to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        // One slice's worth, or the whole document when it is smaller.
+        let capacity = min(estimatedSize(of: document, pretty: pretty), pretty ? 8 << 20 : 4 << 20)
+        var slices = Slices(pretty: pretty, capacity: capacity)
+        slices.out.beginObject()
+        slices.out.key("challenges")
+        slices.out.beginObject()
+        try slices.members(document.challenges, perSlice: slicing.challenges, to: sink) {
+            challenge, out in
+            out.key(id: challenge.id)
+            write(challenge, into: &out)
+        }
+        slices.out.endObject()
+        slices.out.key("dayLogs")
+        slices.out.beginObject()
+        try slices.members(document.dayLogs, perSlice: slicing.dayLogs, to: sink) { dayLog, out in
+            if out.pretty {
+                out.key(dayLog.key)
+                write(dayLog, into: &out)
+            } else {
+                out.compactDayLog(dayLog, withKey: true)
+            }
+        }
+        slices.out.endObject()
+        slices.out.key("deviceId")
+        slices.out.string(document.deviceId.rawValue)
+        slices.out.key("exportedAt")
+        slices.out.timestamp(document.exportedAt)
+        slices.out.key("format")
+        slices.out.string(BackupDocument.format)
+        slices.out.key("schemaVersion")
+        slices.out.integer(BackupDocument.currentSchemaVersion)
+        slices.out.key("settings")
+        write(document.settings, into: &slices.out)
+        slices.out.key("tombstones")
+        slices.out.beginObject()
+        try slices.members(document.tombstones, perSlice: slicing.tombstones, to: sink) {
+            tombstone, out in
+            out.key(id: tombstone.id)
+            out.beginObject()
+            out.key("deletedAt")
+            out.timestamp(tombstone.deletedAt)
+            out.endObject()
+        }
+        slices.out.endObject()
+        slices.out.endObject()
+        slices.out.endLine()
+        try slices.hand(slices.out, to: sink)
+    }
+
+    /// A usual day log takes 150–200 bytes, a challenge about 1 KB; indenting doubles that.
+    private static func estimatedSize(of document: BackupDocument, pretty: Bool) -> Int {
+        let compact =
             4096 + document.challenges.count * 2048 + document.dayLogs.count * 320
             + document.tombstones.count * 128
-        var out = JSONOutput(pretty: pretty, capacity: pretty ? estimate * 2 : estimate)
-        write(document, into: &out)
-        out.endLine()
-        return out.bytes
+        return pretty ? compact * 2 : compact
     }
 
     /// The challenge's own object (without its id key), compact, as it appears in a file.
@@ -36,49 +124,6 @@ public enum BackupWriter {
         var out = JSONOutput(capacity: 128)
         write(dayLog, into: &out)
         return out.bytes
-    }
-
-    static func write(_ document: BackupDocument, into out: inout JSONOutput) {
-        out.beginObject()
-        out.key("challenges")
-        out.beginObject()
-        for challenge in document.challenges {
-            out.key(id: challenge.id)
-            write(challenge, into: &out)
-        }
-        out.endObject()
-        out.key("dayLogs")
-        out.beginObject()
-        for dayLog in document.dayLogs {
-            if out.pretty {
-                out.key(dayLog.key)
-                write(dayLog, into: &out)
-            } else {
-                out.compactDayLog(dayLog, withKey: true)
-            }
-        }
-        out.endObject()
-        out.key("deviceId")
-        out.string(document.deviceId.rawValue)
-        out.key("exportedAt")
-        out.timestamp(document.exportedAt)
-        out.key("format")
-        out.string(BackupDocument.format)
-        out.key("schemaVersion")
-        out.integer(BackupDocument.currentSchemaVersion)
-        out.key("settings")
-        write(document.settings, into: &out)
-        out.key("tombstones")
-        out.beginObject()
-        for tombstone in document.tombstones {
-            out.key(id: tombstone.id)
-            out.beginObject()
-            out.key("deletedAt")
-            out.timestamp(tombstone.deletedAt)
-            out.endObject()
-        }
-        out.endObject()
-        out.endObject()
     }
 
     static func write(_ settings: Settings, into out: inout JSONOutput) {
@@ -186,5 +231,72 @@ public enum BackupWriter {
         }
         out.endObject()
         out.endObject()
+    }
+}
+
+/// The two buffers of a streamed write: `out`, written on the caller's thread (the fixed
+/// parts and every first slice of a pair), and the second core's, made on first need.
+private struct Slices {
+    var out: JSONOutput
+    private var second: SecondBuffer?
+
+    init(pretty: Bool, capacity: Int) {
+        out = JSONOutput(pretty: pretty, capacity: capacity)
+    }
+
+    /// Writes `members` of the container `out` has just opened, `perSlice` at a time, two
+    /// slices at once, handing each full pair to `sink`. Afterwards `out` stands after the
+    /// last member, holding whatever is not handed over yet.
+    mutating func members<Member: Sendable, Failure: Error>(
+        _ members: [Member], perSlice: Int,
+        to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void,
+        _ write: @escaping @Sendable (Member, inout JSONOutput) -> Void
+    ) throws(Failure) {
+        precondition(perSlice > 0, "a slice holds at least one member")
+        let opening = out.position
+        var next = members.startIndex
+        // A last lone slice goes on in `out` like the fixed parts around it.
+        while members.endIndex - next > perSlice {
+            let mine = next..<(next + perSlice)
+            let theirs = mine.upperBound..<min(mine.upperBound + perSlice, members.endIndex)
+            next = theirs.upperBound
+            let buffer = secondBuffer()
+            buffer.output.resume(at: opening, afterMembers: true)
+            _ = concurrently(
+                { for member in members[mine] { write(member, &out) } },
+                { for member in members[theirs] { write(member, &buffer.output) } })
+            try hand(out, to: sink)
+            try hand(buffer.output, to: sink)
+            out.resume(at: opening, afterMembers: true)
+        }
+        for member in members[next...] { write(member, &out) }
+    }
+
+    /// `output`'s bytes to `sink`, as one part.
+    func hand<Failure: Error>(
+        _ output: JSONOutput, to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
+        try output.bytes.withUnsafeBufferPointer { (part) throws(Failure) in
+            try sink(UnsafeRawBufferPointer(part))
+        }
+    }
+
+    private mutating func secondBuffer() -> SecondBuffer {
+        if let second { return second }
+        let made = SecondBuffer(JSONOutput(pretty: out.pretty, capacity: out.bytes.capacity))
+        second = made
+        return made
+    }
+}
+
+/// The second core's buffer, in a class so that the job on the other thread writes into it
+/// in place (a captured copy of a `JSONOutput` would copy its bytes on the first write).
+/// Only one thread touches it at a time: the job while it runs, the caller before it starts
+/// and after `concurrently` has joined it.
+private final class SecondBuffer: @unchecked Sendable {
+    var output: JSONOutput
+
+    init(_ output: JSONOutput) {
+        self.output = output
     }
 }

@@ -27,10 +27,30 @@ public struct JSONOutput: Sendable {
 
     /// Empties the buffer, keeping its storage (for comparing many small objects).
     public mutating func reset() {
+        resume(at: Position(), afterMembers: false)
+    }
+
+    /// Where the emitter stands in a document: enough to go on writing from there in another
+    /// buffer, which is how the streaming writer writes two slices of one container at once.
+    struct Position: Sendable {
+        fileprivate var depth = 0
+        fileprivate var hasMembers: UInt64 = 0
+        fileprivate var afterKey = false
+    }
+
+    var position: Position {
+        Position(depth: depth, hasMembers: hasMembers, afterKey: afterKey)
+    }
+
+    /// Empties the buffer, keeping its storage, and stands at `position`; with
+    /// `afterMembers`, as if the innermost open container already had a member, so that the
+    /// next one starts with its separator.
+    mutating func resume(at position: Position, afterMembers: Bool) {
         bytes.removeAll(keepingCapacity: true)
-        depth = 0
-        hasMembers = 0
-        afterKey = false
+        depth = position.depth
+        hasMembers = position.hasMembers
+        if afterMembers { hasMembers |= 1 << UInt64(depth) }
+        afterKey = position.afterKey
     }
 
     // MARK: Containers
