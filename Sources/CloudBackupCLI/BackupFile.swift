@@ -13,16 +13,23 @@ enum BackupFile {
     static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError)
         -> ReadResult
     {
-        try loadWithBytes(path, options: options).result
+        try decode(try loadBytes(path, options: options), file: path, options: options)
     }
 
-    /// `load`, also handing back the file's bytes (the merge log hashes them).
+    /// `load`, also handing back the file's bytes (restore keeps them as `.bak`).
     static func loadWithBytes(
         _ path: String, options: ReadOptions = ReadOptions()
     ) throws(CLIError) -> (result: ReadResult, bytes: [UInt8]) {
-        let bytes: [UInt8]
+        let bytes = try loadBytes(path, options: options)
+        return (try decode(bytes, file: path, options: options), bytes)
+    }
+
+    /// The file's bytes, refusing one over `options.maxBytes` before reading it.
+    static func loadBytes(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError)
+        -> [UInt8]
+    {
         do {
-            bytes = try LocalFile.read(path, maxBytes: options.maxBytes)
+            return try LocalFile.read(path, maxBytes: options.maxBytes)
         } catch {
             guard error.errno != EFBIG else {
                 throw CLIError(
@@ -31,10 +38,16 @@ enum BackupFile {
             }
             throw CLIError(error.description, exitCode: .invalidFile)
         }
+    }
+
+    /// Reads, validates and migrates the bytes of `file`.
+    static func decode(_ bytes: [UInt8], file: String, options: ReadOptions = ReadOptions())
+        throws(CLIError) -> ReadResult
+    {
         do {
-            return (try BackupReader.read(bytes, options: options), bytes)
+            return try BackupReader.read(bytes, options: options)
         } catch {
-            throw describe(error, file: path)
+            throw describe(error, file: file)
         }
     }
 

@@ -72,19 +72,21 @@ struct MergeCommand: Command {
     }
 
     func run(in context: Context) throws {
-        // The two files are independent: read them on two cores at once, without the notes
-        // a merge never shows.
+        // Both files are loaded at once, then decoded one after the other, each decode on
+        // both cores and without the notes a merge never shows. One at a time, each file's
+        // bytes are let go once decoded, so the two inputs are never held beside both
+        // documents.
         var fileOptions = readOptions
         fileOptions.collectsNotes = false
         let load = { @Sendable [fileOptions] (path: String) in
-            Result { () throws(CLIError) in
-                try BackupFile.loadWithBytes(path, options: fileOptions)
-            }
+            Result { () throws(CLIError) in try BackupFile.loadBytes(path, options: fileOptions) }
         }
         let (localPath, incomingPath) = (localPath, incomingPath)
-        let (localRead, incomingRead) = concurrently({ load(localPath) }, { load(incomingPath) })
-        let local = try localRead.get()
-        let incoming = try incomingRead.get()
+        let (localBytes, incomingBytes) = concurrently(
+            { load(localPath) }, { load(incomingPath) })
+        let local = try input((consume localBytes).get(), file: localPath, options: fileOptions)
+        let incoming = try input(
+            (consume incomingBytes).get(), file: incomingPath, options: fileOptions)
         let options = MergeOptions(
             now: clock.now, windowDays: clock.windowDays, mode: mode, allowStale: allowStale,
             clockGuard: clockGuard)
@@ -188,9 +190,24 @@ struct MergeCommand: Command {
 
     /// One JSON line for `--log`: when, which inputs (device, size, SHA-256), the counts and
     /// every non-trivial decision with both sides' stamps.
+    /// A decoded input, with what the `--log` line says of its bytes.
+    struct Input {
+        var result: ReadResult
+        var size: Int
+        /// Hex SHA-256 of the bytes, taken only when there is a log to write.
+        var sha256: String?
+    }
+
+    private func input(_ bytes: [UInt8], file: String, options: ReadOptions) throws(CLIError)
+        -> Input
+    {
+        Input(
+            result: try BackupFile.decode(bytes, file: file, options: options), size: bytes.count,
+            sha256: logPath == nil ? nil : Digest.hex(Digest.sha256(bytes)))
+    }
+
     func logLine(
-        _ outcome: MergeOutcome, local: (result: ReadResult, bytes: [UInt8]),
-        incoming: (result: ReadResult, bytes: [UInt8])
+        _ outcome: MergeOutcome, local: Input, incoming: Input
     ) -> [UInt8] {
         var out = JSONOutput()
         out.beginObject()
@@ -212,9 +229,9 @@ struct MergeCommand: Command {
             out.key("exportedAt")
             out.timestamp(input.result.document.exportedAt)
             out.key("bytes")
-            out.integer(input.bytes.count)
+            out.integer(input.size)
             out.key("sha256")
-            out.string(Digest.hex(Digest.sha256(input.bytes)))
+            out.string(input.sha256 ?? "")
             out.endObject()
         }
         out.key("output")
