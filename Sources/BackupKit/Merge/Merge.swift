@@ -289,16 +289,83 @@ private struct Merger {
     }
 
     /// Rules 2 and 5 for day logs, with the incoming ones the guards hold back.
+    ///
+    /// Many day logs are merged in two halves of the keys on two cores: local logs split at
+    /// their middle key, incoming ones where that key would go, so every key falls in one
+    /// half with both its copies. Each half is merged by a copy of this merger with empty
+    /// lists and counts, which are then put after and added to this one's: the decisions stay
+    /// in key order and the outcome is the one a single walk gives. Both halves write into
+    /// the result's storage, the second at an offset the first cannot reach (it has at most
+    /// one log per key it was given), and is then moved down behind the first.
     mutating func mergeDayLogs(
         local: [DayLog], incoming: [DayLog], survivors: [Challenge],
         heldBack: [ChallengeID: MergeDecision.Reason]
     ) -> [DayLog] {
-        var result: [DayLog] = []
         // Both sides' count bounds the result: reserving that much costs only address space,
         // while growing a million-log array would copy it and briefly hold it twice.
-        result.reserveCapacity(local.count + incoming.count)
+        let capacity = local.count + incoming.count
+        return [DayLog](unsafeUninitializedCapacity: capacity) { buffer, count in
+            guard let output = buffer.baseAddress else { return }
+            guard capacity >= max(options.twoCoresFromLogs, 2), local.count >= 2 else {
+                count = mergeDayLogs(
+                    local: local, incoming: incoming, localRange: local.indices,
+                    incomingRange: incoming.indices, survivors: survivors, heldBack: heldBack,
+                    into: output)
+                return
+            }
+            let localMiddle = local.count / 2
+            let incomingMiddle = Self.lowerBound(of: local[localMiddle].key, in: incoming)
+            let secondStart = localMiddle + incomingMiddle
+            let options = options
+            let shared = SharedOutput(start: output + secondStart)
+            let (firstCount, secondHalf) = concurrently(
+                {
+                    mergeDayLogs(
+                        local: local, incoming: incoming, localRange: 0..<localMiddle,
+                        incomingRange: 0..<incomingMiddle, survivors: survivors,
+                        heldBack: heldBack, into: output)
+                },
+                {
+                    var second = Merger(options: options)
+                    let written = second.mergeDayLogs(
+                        local: local, incoming: incoming,
+                        localRange: localMiddle..<local.count,
+                        incomingRange: incomingMiddle..<incoming.count, survivors: survivors,
+                        heldBack: heldBack, into: shared.start)
+                    return (second, written)
+                })
+            (output + firstCount).moveInitialize(
+                from: output + secondStart, count: secondHalf.1)
+            count = firstCount + secondHalf.1
+            report.dayLogs.add(secondHalf.0.report.dayLogs)
+            decisions += secondHalf.0.decisions
+            futureStamped += secondHalf.0.futureStamped
+        }
+    }
+
+    /// The first index in `logs` whose key is not below `key`.
+    static func lowerBound(of key: DayLogKey, in logs: [DayLog]) -> Int {
+        var low = 0
+        var high = logs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if logs[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// One walk over the keys of the two ranges, writing the surviving logs from `output`
+    /// on; returns how many it wrote.
+    mutating func mergeDayLogs(
+        local: [DayLog], incoming: [DayLog], localRange: Range<Int>, incomingRange: Range<Int>,
+        survivors: [Challenge], heldBack: [ChallengeID: MergeDecision.Reason],
+        into output: UnsafeMutablePointer<DayLog>
+    ) -> Int {
+        var written = 0
         var lookup = SurvivorLookup(survivors: survivors)
-        var walk = KeyWalk(local: local, incoming: incoming)
+        var walk = KeyWalk(
+            local: local, incoming: incoming, localRange: localRange,
+            incomingRange: incomingRange)
         // Indices, not copies: a million day logs are read in place, and only the winner is
         // copied (into the result).
         while let (key, ours, incomingIndex) = walk.nextIndices() {
@@ -346,9 +413,11 @@ private struct Merger {
             let survives = hasWinner && lookup.contains(key.challengeID)
             if survives {
                 if fromIncoming, let log = theirs {
-                    result.append(incoming[log])
+                    (output + written).initialize(to: incoming[log])
+                    written += 1
                 } else if let mine = ours {
-                    result.append(local[mine])
+                    (output + written).initialize(to: local[mine])
+                    written += 1
                 }
             }
 
@@ -367,7 +436,7 @@ private struct Merger {
                 report.dayLogs.unchanged += 1
             }
         }
-        return result
+        return written
     }
 
     // MARK: Replace
@@ -519,18 +588,29 @@ private struct IDCursor {
 private struct KeyWalk {
     let local: [DayLog]
     let incoming: [DayLog]
-    var localIndex = 0
-    var incomingIndex = 0
+    var localIndex: Int
+    var incomingIndex: Int
+    let localEnd: Int
+    let incomingEnd: Int
 
-    init(local: [DayLog], incoming: [DayLog]) {
+    init(
+        local: [DayLog], incoming: [DayLog], localRange: Range<Int>? = nil,
+        incomingRange: Range<Int>? = nil
+    ) {
         self.local = local
         self.incoming = incoming
+        let localRange = localRange ?? local.indices
+        let incomingRange = incomingRange ?? incoming.indices
+        localIndex = localRange.lowerBound
+        localEnd = localRange.upperBound
+        incomingIndex = incomingRange.lowerBound
+        incomingEnd = incomingRange.upperBound
     }
 
     /// The next key and its position in each array (nil where that side lacks it).
     mutating func nextIndices() -> (key: DayLogKey, local: Int?, incoming: Int?)? {
-        let hasOurs = localIndex < local.count
-        let hasTheirs = incomingIndex < incoming.count
+        let hasOurs = localIndex < localEnd
+        let hasTheirs = incomingIndex < incomingEnd
         if hasOurs, hasTheirs, local[localIndex].key == incoming[incomingIndex].key {
             localIndex += 1
             incomingIndex += 1
@@ -573,4 +653,10 @@ private struct SurvivorLookup {
         last = (id, answer)
         return answer
     }
+}
+
+/// Where the second half of the merged day logs goes: a region of the result's storage that
+/// only that half writes, until `concurrently` has joined it.
+private struct SharedOutput: @unchecked Sendable {
+    let start: UnsafeMutablePointer<DayLog>
 }

@@ -17,6 +17,9 @@ public struct MergeOptions: Sendable {
     /// Holds back incoming items stamped more than 24 h after `now` (they are reported
     /// either way).
     public var clockGuard: Bool
+    /// From this many day logs (both sides together) on, each half of the keys is merged on
+    /// a core of its own; the outcome is the same either way. Internal: tests lower it.
+    var twoCoresFromLogs = BackupValidator.twoCoresFromLogs
 
     public static let defaultWindowDays = 90
     /// How far ahead of `now` a stamp may be before the clock guard calls it future.
@@ -69,6 +72,15 @@ public struct MergeReport: Equatable, Sendable {
         public var droppedOrphans = 0
         public var heldBack = 0
         public init() {}
+
+        /// Adds the counts of another part of the same merge.
+        mutating func add(_ other: DayLogs) {
+            added += other.added
+            updated += other.updated
+            unchanged += other.unchanged
+            droppedOrphans += other.droppedOrphans
+            heldBack += other.heldBack
+        }
     }
 
     public struct Tombstones: Equatable, Sendable {
