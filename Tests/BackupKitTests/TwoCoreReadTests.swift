@@ -14,9 +14,13 @@ import Testing
         case refused(BackupFileError)
     }
 
-    static func outcome(_ bytes: [UInt8], twoCores: Bool, maxIssues: Int = 100) -> Outcome {
-        let options = ReadOptions(
-            maxIssues: maxIssues, twoCoresFromBytes: twoCores ? 0 : .max)
+    /// `sample`: how many bytes the guess of the first half's count looks at; small ones
+    /// make it wrong, so the first half spills past its room.
+    static func outcome(
+        _ bytes: [UInt8], twoCores: Bool, maxIssues: Int = 100, sample: Int? = nil
+    ) -> Outcome {
+        var options = ReadOptions(maxIssues: maxIssues, twoCoresFromBytes: twoCores ? 0 : .max)
+        if let sample { options.densitySampleBytes = sample }
         do {
             return .read(try BackupReader.read(bytes, options: options))
         } catch {
@@ -183,7 +187,8 @@ import Testing
 
     /// Every note ending in `}},`, so the bytes after a note look like a boundary: when the
     /// guess lands there the first half never stops at it, and the second half is dropped.
-    @Test func aWrongGuessFallsBackToOneCore() throws {
+    @Test(arguments: [nil, 150])
+    func aWrongGuessFallsBackToOneCore(sample: Int?) throws {
         var wrongGuesses = 0
         for seed: UInt64 in 0..<30 {
             let text = String(decoding: Self.file(seed: seed), as: UTF8.self)
@@ -192,7 +197,7 @@ import Testing
             guard Self.document(seed: seed).dayLogs.count > 2 else { continue }
             let split = try Self.split(of: bytes)
             if bytes[split...].starts(with: Array(#"","updatedAt""#.utf8)) { wrongGuesses += 1 }
-            let two = Self.outcome(bytes, twoCores: true)
+            let two = Self.outcome(bytes, twoCores: true, sample: sample)
             #expect(two == Self.outcome(bytes, twoCores: false), "seed \(seed)")
             guard case .read(let result) = two else {
                 Issue.record("seed \(seed): notes ending in }}, are valid")
@@ -201,6 +206,36 @@ import Testing
             #expect(result.document.dayLogs.allSatisfy { $0.note.hasSuffix("}},") })
         }
         #expect(wrongGuesses > 0)
+    }
+
+    /// A long note in the first log makes the sample count too few logs: the first half
+    /// spills past the room it was given, and the result is still one pass's.
+    @Test(arguments: 0..<10)
+    func aFirstHalfLargerThanGuessedSpills(seed: UInt64) throws {
+        var document = Self.document(seed: seed, perChallenge: 300)
+        guard document.dayLogs.count > 10 else { return }
+        document.dayLogs[0].note = String(repeating: "long day ", count: 200)
+        let bytes = BackupWriter.write(document)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let start = try #require(text.range(of: #""dayLogs":{"#)).upperBound
+        let from = text.utf8.distance(from: text.startIndex, to: start)
+        let split = try Self.split(of: bytes)
+        let expected = bytes.withUnsafeBufferPointer {
+            DocumentDecoder.expectedLogs(in: $0, from: from, to: split, sample: 2_000)
+        }
+        // Each log before the split ends in the boundary bytes.
+        let boundary = Array(#"}},""#.utf8)
+        let inFirstHalf = (from..<split).count { bytes[$0...].starts(with: boundary) }
+        #expect(expected < inFirstHalf)
+        let two = Self.outcome(bytes, twoCores: true, sample: 2_000)
+        #expect(two == Self.outcome(bytes, twoCores: false))
+        #expect(two == .read(try BackupReader.read(bytes)))
+        // And with an error after the split, the spilled logs are released, not leaked into
+        // the result.
+        let broken = try Self.edit(bytes, #","updatedAt""#, #",,"updatedAt""#, near: split)
+        #expect(
+            Self.outcome(broken, twoCores: true, sample: 2_000)
+                == Self.outcome(broken, twoCores: false))
     }
 
     @Test func theIssueLimitCountsBothHalvesInOrder() throws {
@@ -221,13 +256,14 @@ import Testing
         }
     }
 
-    @Test func mutatedFilesReadTheSameOnTwoCores() {
+    @Test(arguments: [nil, 150])
+    func mutatedFilesReadTheSameOnTwoCores(sample: Int?) {
         var refused = 0
         let files = MutationTests.mutated(rounds: 600, seed: 2027) {
             Self.file(seed: UInt64($0 % 12))
         }
         for (round, bytes) in files.enumerated() {
-            let two = Self.outcome(bytes, twoCores: true)
+            let two = Self.outcome(bytes, twoCores: true, sample: sample)
             if case .refused = two { refused += 1 }
             #expect(two == Self.outcome(bytes, twoCores: false), "round \(round)")
         }

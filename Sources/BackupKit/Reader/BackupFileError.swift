@@ -38,6 +38,9 @@ public struct ReadOptions: Sendable {
     /// From this many bytes on, the day logs are decoded and checked on two cores; below it a
     /// second thread costs more than it saves. The result is the same either way.
     public var twoCoresFromBytes: Int
+    /// How much of the first half's day logs is sampled to guess how many it holds. Internal:
+    /// tests make the guess wrong on purpose.
+    var densitySampleBytes = 1 << 18
 
     public init(
         maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32,

@@ -26,7 +26,8 @@ public enum BackupReader {
         let scanner = JSONScanner(base: base, count: bytes.count, maxDepth: options.maxDepth)
         let decoder = DocumentDecoder(
             scanner: scanner, maxIssues: options.maxIssues,
-            splitFromBytes: options.twoCoresFromBytes)
+            splitFromBytes: options.twoCoresFromBytes,
+            densitySampleBytes: options.densitySampleBytes)
         let outcome: TopLevel.Outcome
         var topLevel = TopLevel(decoder: decoder)
         do throws(ScanError) {

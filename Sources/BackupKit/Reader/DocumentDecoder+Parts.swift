@@ -251,13 +251,23 @@ extension DocumentDecoder {
                 forBytes: scanner.count - scanner.position)
         ) { buffer, initialized in
             guard let storage = buffer.baseAddress else { return }
-            var run = DayLogRun(storage: storage, capacity: buffer.count)
-            defer {
-                initialized = run.count
-                inOrder = run.inOrder
-            }
             do throws(ScanError) {
-                try members(into: &run)
+                guard try scanner.openObject() else { return }
+                let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
+                if let split = Self.splitPoint(
+                    in: input, after: scanner.position, minimum: splitFromBytes)
+                {
+                    inOrder = try decodeInHalves(
+                        into: storage, capacity: buffer.count, split: split,
+                        initialized: &initialized)
+                } else {
+                    var run = DayLogRun(storage: storage, capacity: buffer.count)
+                    defer {
+                        initialized = run.count
+                        inOrder = run.inOrder
+                    }
+                    _ = try dayLogMembers(into: &run, stoppingAt: nil)
+                }
             } catch {
                 failure = error
             }
@@ -268,18 +278,6 @@ extension DocumentDecoder {
                 &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
         }
         return logs
-    }
-
-    /// The members of the day-log object, from its first key through its `}`.
-    private func members(into run: inout DayLogRun) throws(ScanError) {
-        guard try scanner.openObject() else { return }
-        let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
-        if let split = Self.splitPoint(in: input, after: scanner.position, minimum: splitFromBytes)
-        {
-            try decodeInHalves(into: &run, split: split)
-        } else {
-            _ = try dayLogMembers(into: &run, stoppingAt: nil)
-        }
     }
 
     /// Where a second core may start on the day logs: the key of the first day log past the
@@ -311,28 +309,79 @@ extension DocumentDecoder {
     /// logs, issues and errors are the ones a single pass would have produced, and they are
     /// appended. If the first half never lands on `split` (the guess was inside a string, or
     /// not in the day logs at all), the second half is dropped and this thread reads on.
-    private func decodeInHalves(into run: inout DayLogRun, split: Int) throws(ScanError) {
+    ///
+    /// Both halves write into `storage`: the first from the start, the second after room for
+    /// the logs the first is expected to hold (`expectedLogs`). At the join the second half's
+    /// logs move to follow the first's, a short way when the guess was good; logs the first
+    /// half had no room for wait in an overflow run and fill the gap after that move. Only
+    /// address space pays for a guess too large, so the guess is generous. Returns whether
+    /// the logs are in key order; `initialized` always counts the logs at the start of
+    /// `storage`, and nothing is left elsewhere, error or not.
+    private func decodeInHalves(
+        into storage: UnsafeMutablePointer<DayLog>, capacity: Int, split: Int,
+        initialized: inout Int
+    ) throws(ScanError) -> Bool {
+        let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
+        let start = scanner.position
+        let secondBound = DayLogRun.capacity(forBytes: scanner.count - split)
+        let room = max(
+            0,
+            min(
+                capacity - secondBound,
+                Self.expectedLogs(in: input, from: start, to: split, sample: densitySampleBytes)))
+        var first = DayLogRun(storage: storage, capacity: room, overflowCapacity: capacity - room)
         let second = DayLogsFrom(
             input: SharedInput(base: scanner.base, count: scanner.count),
             maxDepth: scanner.maxDepth, maxIssues: issues.limit, depth: scanner.depth,
-            path: path, start: split)
-        let (first, later) = concurrently(
+            path: path, start: split, output: SharedOutput(start: storage + room),
+            capacity: capacity - room)
+        let (stopped, rest) = concurrently(
             { () -> Result<Bool, ScanError> in
-                Result { () throws(ScanError) in try dayLogMembers(into: &run, stoppingAt: split) }
+                Result { () throws(ScanError) in
+                    try dayLogMembers(into: &first, stoppingAt: split)
+                }
             },
             { second.decode() })
-        guard try first.get() else { return }
-        let rest = try later.get()
-        if run.count > 0, let next = rest.logs.run.first,
-            !(run.storage[run.count - 1].key < next.key)
-        {
-            run.inOrder = false
+        let firstCount = first.total
+        let kept = (try? stopped.get()) == true && rest.error == nil
+        if kept {
+            (storage + firstCount).moveInitialize(from: storage + room, count: rest.count)
+        } else {
+            (storage + room).deinitialize(count: rest.count)
         }
-        run.inOrder = run.inOrder && rest.logs.run.inOrder
-        run.moveAppend(from: &rest.logs.run)
+        first.moveOverflow(to: storage + first.count)
+        initialized = firstCount + (kept ? rest.count : 0)
+        guard try stopped.get() else { return first.inOrder }
+        if let error = rest.error { throw error }
         for issue in rest.issues { issues.add(issue.pointer, issue.message) }
         scanner.position = rest.position
         scanner.depth = rest.depth
+        let joinInOrder =
+            firstCount == 0 || rest.count == 0
+            || storage[firstCount - 1].key < storage[firstCount].key
+        return first.inOrder && rest.inOrder && joinInOrder
+    }
+
+    /// How many day logs `start..<split` likely holds, from the density of its first `sample`
+    /// bytes, with 5% and a few more to spare; without a sample to go by, as many as those
+    /// bytes can hold.
+    static func expectedLogs(
+        in input: UnsafeBufferPointer<UInt8>, from start: Int, to split: Int, sample: Int
+    ) -> Int {
+        let end = min(split, start + sample)
+        var logs = 0
+        var index = start
+        while index + 3 < end {
+            if input[index] == UInt8(ascii: "}"), input[index + 1] == UInt8(ascii: "}"),
+                input[index + 2] == UInt8(ascii: ","), input[index + 3] == UInt8(ascii: "\"")
+            {
+                logs += 1
+            }
+            index += 1
+        }
+        guard logs > 0 else { return DayLogRun.capacity(forBytes: split - start) }
+        let expected = (split - start) * logs / (end - start)
+        return min(expected + expected / 20 + 64, DayLogRun.capacity(forBytes: split - start))
     }
 
     /// Decodes members of the day-log object into `run` until the object ends (false) or the
@@ -378,9 +427,6 @@ extension DocumentDecoder {
         let decoded: DayLog? =
             if let log = canonicalDayLog(key: key) { log } else { try dayLog(key: key) }
         guard let log = decoded else { return }
-        // Sortedness is tracked on the keys as they come, so the usual sorted file never
-        // walks its (large) logs a second time.
-        if run.count > 0, !(run.storage[run.count - 1].key < key) { run.inOrder = false }
         run.append(log)
     }
 
@@ -537,13 +583,22 @@ extension DocumentDecoder {
     }
 }
 
-/// The day logs decoded so far, in storage sized in advance (`capacity(forBytes:)`), and
-/// what the next one is checked against.
+/// The day logs decoded so far, in storage sized in advance (`capacity(forBytes:)`) or, for
+/// the first half of a split, by a guess with an overflow run behind it; and what the next
+/// log is checked against.
 struct DayLogRun {
     let storage: UnsafeMutablePointer<DayLog>
     let capacity: Int
+    /// Logs in `storage`.
     private(set) var count = 0
-    var inOrder = true
+    /// Where logs go once `storage` is full; made on first need, for at most
+    /// `overflowCapacity` logs (0: a full storage is a broken bound).
+    private(set) var overflow: OwnedDayLogs?
+    let overflowCapacity: Int
+    /// Sortedness is tracked on the keys as they come, so the usual sorted file never walks
+    /// its (large) logs a second time.
+    private(set) var lastKey: DayLogKey?
+    private(set) var inOrder = true
     /// The challenge id of the previous key and where its bytes are in the input (count -1:
     /// nothing to compare with, as for an escaped key).
     var lastID: ChallengeID?
@@ -559,32 +614,41 @@ struct DayLogRun {
     /// Room for every day log `bytes` of input can hold.
     static func capacity(forBytes bytes: Int) -> Int { bytes / minimumBytes + 1 }
 
-    init(storage: UnsafeMutablePointer<DayLog>, capacity: Int) {
+    init(storage: UnsafeMutablePointer<DayLog>, capacity: Int, overflowCapacity: Int = 0) {
         self.storage = storage
         self.capacity = capacity
+        self.overflowCapacity = overflowCapacity
     }
 
-    var first: DayLog? { count > 0 ? storage[0] : nil }
+    /// Logs in `storage` and in the overflow.
+    var total: Int { count + (overflow?.run.count ?? 0) }
 
     mutating func append(_ log: DayLog) {
-        precondition(count < capacity, "a day log took fewer than \(Self.minimumBytes) bytes")
-        (storage + count).initialize(to: log)
-        count += 1
+        if let lastKey, !(lastKey < log.key) { inOrder = false }
+        lastKey = log.key
+        if count < capacity {
+            (storage + count).initialize(to: log)
+            count += 1
+            return
+        }
+        precondition(overflowCapacity > 0, "a day log took fewer than \(Self.minimumBytes) bytes")
+        let spill = overflow ?? OwnedDayLogs(capacity: overflowCapacity)
+        overflow = spill
+        spill.run.append(log)
     }
 
-    /// Moves `other`'s logs after this run's (no copies, no reference counting); `other` is
-    /// left empty.
-    mutating func moveAppend(from other: inout DayLogRun) {
-        precondition(count + other.count <= capacity, "the halves hold more logs than the input")
-        (storage + count).moveInitialize(from: other.storage, count: other.count)
-        count += other.count
-        other.count = 0
+    /// Moves the overflow's logs to `destination` (no copies, no reference counting).
+    mutating func moveOverflow(to destination: UnsafeMutablePointer<DayLog>) {
+        guard let spill = overflow else { return }
+        destination.moveInitialize(from: spill.run.storage, count: spill.run.count)
+        spill.run.count = 0
+        overflow = nil
     }
 }
 
-/// Day-log storage of the thread that decodes the second half: whatever is still in it when
-/// the last reference goes (a dropped half, an error) is released with it.
-private final class OwnedDayLogs: @unchecked Sendable {
+/// Storage of an overflow run: whatever is still in it when the last reference goes (an
+/// error) is released with it.
+final class OwnedDayLogs {
     var run: DayLogRun
 
     init(capacity: Int) {
@@ -604,8 +668,15 @@ struct SharedInput: @unchecked Sendable {
     let count: Int
 }
 
+/// The part of the storage the second half writes: no other thread touches it until
+/// `concurrently` has joined that half.
+private struct SharedOutput: @unchecked Sendable {
+    let start: UnsafeMutablePointer<DayLog>
+}
+
 /// The second half of the day logs: a decoder of its own, placed where the first half's
-/// would be at `start` (same depth, same path), decoding to the end of the object.
+/// would be at `start` (same depth, same path), decoding to the end of the object into
+/// `output`.
 private struct DayLogsFrom: Sendable {
     let input: SharedInput
     let maxDepth: Int
@@ -613,26 +684,34 @@ private struct DayLogsFrom: Sendable {
     let depth: Int
     let path: [DocumentDecoder.Component]
     let start: Int
+    let output: SharedOutput
+    let capacity: Int
 
     struct Decoded: Sendable {
-        var logs: OwnedDayLogs
+        /// Logs written at `output`, also when decoding failed.
+        var count: Int
+        var inOrder: Bool
+        var error: ScanError?
         var issues: [ValidationIssue]
         /// Where the scanner is after the object's `}`, and its depth there.
         var position: Int
         var depth: Int
     }
 
-    func decode() -> Result<Decoded, ScanError> {
+    func decode() -> Decoded {
         let scanner = JSONScanner(base: input.base, count: input.count, maxDepth: maxDepth)
         scanner.position = start
         scanner.depth = depth
         let decoder = DocumentDecoder(scanner: scanner, maxIssues: maxIssues, path: path)
-        let logs = OwnedDayLogs(capacity: DayLogRun.capacity(forBytes: input.count - start))
-        return Result { () throws(ScanError) in
-            _ = try decoder.dayLogMembers(into: &logs.run, stoppingAt: nil)
-            return Decoded(
-                logs: logs, issues: decoder.issues.issues, position: scanner.position,
-                depth: scanner.depth)
+        var run = DayLogRun(storage: output.start, capacity: capacity)
+        var error: ScanError?
+        do throws(ScanError) {
+            _ = try decoder.dayLogMembers(into: &run, stoppingAt: nil)
+        } catch let failure {
+            error = failure
         }
+        return Decoded(
+            count: run.count, inOrder: run.inOrder, error: error, issues: decoder.issues.issues,
+            position: scanner.position, depth: scanner.depth)
     }
 }

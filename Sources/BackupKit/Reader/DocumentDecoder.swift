@@ -24,6 +24,8 @@ final class DocumentDecoder {
     @exclusivity(unchecked) private(set) var path: [Component]
     /// Inputs with at least this many bytes of day logs have them decoded on two cores.
     let splitFromBytes: Int
+    /// How much of the first half's day logs `expectedLogs` samples.
+    let densitySampleBytes: Int
     /// Scratch for a day log's values (see `values()`).
     @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
     /// The last few task ids read, with where their bytes are in the input (see
@@ -34,12 +36,14 @@ final class DocumentDecoder {
     private static let recentCapacity = 8
 
     init(
-        scanner: JSONScanner, maxIssues: Int, path: [Component] = [], splitFromBytes: Int = .max
+        scanner: JSONScanner, maxIssues: Int, path: [Component] = [], splitFromBytes: Int = .max,
+        densitySampleBytes: Int = 1 << 18
     ) {
         self.scanner = scanner
         self.issues = IssueList(limit: maxIssues)
         self.path = path
         self.splitFromBytes = splitFromBytes
+        self.densitySampleBytes = densitySampleBytes
         self.path.reserveCapacity(16)
     }
 
