@@ -43,13 +43,12 @@ public enum BackupReader {
             var issues = decoder.issues
             // The passes over the day logs go on two cores exactly when their decoding did.
             let twoCoresFrom = bytes.count >= options.twoCoresFromBytes ? 0 : Int.max
-            let document = migrate(
-                parts, version: version, twoCoresFrom: twoCoresFrom, issues: &issues)
-            guard issues.isEmpty, let document else { throw .invalid(issues.issues) }
+            let migrated = migrate(
+                parts, version: version, twoCoresFrom: twoCoresFrom,
+                collectsNotes: options.collectsNotes, issues: &issues)
+            guard issues.isEmpty, let migrated else { throw .invalid(issues.issues) }
             return ReadResult(
-                document: document, sourceVersion: version,
-                notes: options.collectsNotes
-                    ? BackupValidator.notes(document, twoCoresFrom: twoCoresFrom) : [])
+                document: migrated.document, sourceVersion: version, notes: migrated.notes)
         }
     }
 
@@ -77,11 +76,16 @@ public enum BackupReader {
         return nil
     }
 
-    /// Validates the decoded parts of `version` and migrates them to schema 3; nil when
-    /// anything was reported (here or while decoding).
+    /// Validates the decoded parts of `version` and migrates them to schema 3, with the notes
+    /// when `collectsNotes`; nil when anything was reported (here or while decoding).
     private static func migrate(
-        _ parts: TopLevel.Parts, version: Int, twoCoresFrom: Int, issues: inout IssueList
-    ) -> BackupDocument? {
+        _ parts: TopLevel.Parts, version: Int, twoCoresFrom: Int, collectsNotes: Bool,
+        issues: inout IssueList
+    ) -> (document: BackupDocument, notes: [ValidationIssue])? {
+        // Old files are small: their notes take a walk of their own.
+        func withNotes(_ document: BackupDocument?) -> (BackupDocument, [ValidationIssue])? {
+            document.map { ($0, collectsNotes ? BackupValidator.notes($0) : []) }
+        }
         switch version {
         case 1:
             let settings = parts.settings.map {
@@ -101,7 +105,8 @@ public enum BackupReader {
                 logs: logs.map(\.log), deleted: deleted.map(\.tombstone))
             let next = Migration.migrate(document)
             LegacyValidator.check(next, into: &issues)
-            return issues.isEmpty ? checked(Migration.migrate(next), issues: &issues) : nil
+            return issues.isEmpty
+                ? withNotes(checked(Migration.migrate(next), issues: &issues)) : nil
         case 2:
             let placeholder = SchemaV2.Document(
                 exportedAt: parts.exportedAt ?? Migration.undatedExport,
@@ -116,7 +121,7 @@ public enum BackupReader {
                 parts.settings != nil,
                 parts.challengesV2 != nil, parts.dayLogs != nil, parts.tombstones != nil
             else { return nil }
-            return checked(Migration.migrate(placeholder), issues: &issues)
+            return withNotes(checked(Migration.migrate(placeholder), issues: &issues))
         default:
             let settings = parts.settings.flatMap(\.current)
             if let settings { BackupValidator.check(settings, into: &issues) }
@@ -127,10 +132,15 @@ public enum BackupReader {
             let exists = { @Sendable (id: ChallengeID) in
                 lookup.find(id) != nil || broken.contains(id)
             }
+            // The day logs' rules and notes in one walk: a million logs are read once.
+            var notes: [ValidationIssue] = []
             if let dayLogs = parts.dayLogs {
-                BackupValidator.check(
-                    dayLogs, challengeExists: exists, sorted: true, twoCoresFrom: twoCoresFrom,
-                    into: &issues)
+                let passes = BackupValidator.DayLogPasses(
+                    exists: exists, notesAgainst: collectsNotes ? lookup : nil, sorted: true)
+                let found = BackupValidator.walk(
+                    dayLogs, passes, limit: issues.limit, twoCoresFrom: twoCoresFrom)
+                for issue in found.issues { issues.add(issue.pointer, issue.message) }
+                notes = found.notes
             }
             if let tombstones = parts.tombstones {
                 BackupValidator.check(tombstones, isLive: exists, into: &issues)
@@ -140,10 +150,11 @@ public enum BackupReader {
                 let challenges = parts.challenges, let dayLogs = parts.dayLogs,
                 let tombstones = parts.tombstones
             else { return nil }
-            return BackupDocument(
+            let document = BackupDocument(
                 exportedAt: exportedAt, deviceId: deviceId, settings: settings,
                 challenges: challenges,
                 dayLogs: dayLogs, tombstones: tombstones)
+            return (document, notes)
         }
     }
 

@@ -623,7 +623,7 @@ struct DayLogRun {
     /// Logs in `storage` and in the overflow.
     var total: Int { count + (overflow?.run.count ?? 0) }
 
-    mutating func append(_ log: DayLog) {
+    mutating func append(_ log: consuming DayLog) {
         if let lastKey, !(lastKey < log.key) { inOrder = false }
         lastKey = log.key
         if count < capacity {

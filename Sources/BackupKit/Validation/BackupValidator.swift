@@ -112,59 +112,92 @@ public enum BackupValidator {
 
     /// `sorted`: the logs and each log's values are already known to be sorted and unique
     /// (the reader sorts them and reports duplicates), so their order is not walked again.
-    /// From `twoCoresFrom` logs on, each half of the logs is checked on a core of its own.
     static func check(
         _ dayLogs: [DayLog], challengeExists: @escaping @Sendable (ChallengeID) -> Bool,
-        sorted: Bool = false, twoCoresFrom: Int = twoCoresFromLogs, into issues: inout IssueList
+        sorted: Bool = false, into issues: inout IssueList
     ) {
         if !sorted {
             Rules.checkOrder(dayLogs, key: \.key, at: { Pointer.dayLog($0.key) }, into: &issues)
         }
-        let limit = issues.limit
-        let halves = inHalves(dayLogs.indices, minimum: twoCoresFrom) { range in
-            var found = IssueList(limit: limit)
-            // Day logs come grouped by challenge, so one lookup serves a whole run of them.
-            // Indices rather than `for log in`, so a log is read in place, not copied.
-            var lastID: ChallengeID?
-            var lastExists = false
-            for index in range {
-                let id = dayLogs[index].key.challengeID
-                if id != lastID {
-                    lastID = id
-                    lastExists = challengeExists(id)
-                }
-                if !lastExists {
-                    found.add(
-                        Pointer.dayLog(dayLogs[index].key),
-                        "challenge \(id) is not in this file (a day log needs its challenge)")
-                }
-                check(dayLogs[index], sorted: sorted, into: &found)
-            }
-            return found.issues
-        }
-        for issue in halves.joined() { issues.add(issue.pointer, issue.message) }
+        let found = walk(
+            dayLogs, DayLogPasses(exists: challengeExists, notesAgainst: nil, sorted: sorted),
+            limit: issues.limit, twoCoresFrom: twoCoresFromLogs
+        ).issues
+        for issue in found { issues.add(issue.pointer, issue.message) }
     }
 
     /// Below this many day logs a second thread costs more than it saves.
     static let twoCoresFromLogs = 8192
 
-    /// A day log's own values, whatever its challenge.
-    static func check(_ log: DayLog, sorted: Bool = false, into issues: inout IssueList) {
+    /// What a walk over the day logs looks for: the rules, when `exists` says whether a
+    /// log's challenge is in the file, and the notes, when there are challenges to hold the
+    /// logs against.
+    struct DayLogPasses: Sendable {
+        var exists: (@Sendable (ChallengeID) -> Bool)?
+        var notesAgainst: ChallengeLookup?
+        var sorted: Bool
+    }
+
+    /// One walk over the day logs for the rules and the notes together, each half of the logs
+    /// on a core of its own from `twoCoresFrom` logs on: the issues (at most `limit`) and the
+    /// notes, in log order. Day logs come grouped by challenge, so one lookup serves a whole
+    /// run of them; indices rather than `for log in`, so a log is read in place, not copied.
+    static func walk(
+        _ dayLogs: [DayLog], _ passes: DayLogPasses, limit: Int, twoCoresFrom: Int
+    ) -> (issues: [ValidationIssue], notes: [ValidationIssue]) {
+        let halves = inHalves(dayLogs.indices, minimum: twoCoresFrom) { range in
+            var found = IssueList(limit: limit)
+            var notes: [ValidationIssue] = []
+            var lastID: ChallengeID?
+            var lastExists = false
+            var run = NoteRun(nil)
+            // The calls below take a log's parts, not the log: passing a log copied it.
+            dayLogs.withUnsafeBufferPointer { logs in
+                for index in range {
+                    let id = logs[index].key.challengeID
+                    if id != lastID {
+                        lastID = id
+                        lastExists = passes.exists?(id) ?? false
+                        if let challenges = passes.notesAgainst {
+                            run = NoteRun(challenges.find(id))
+                        }
+                    }
+                    if passes.exists != nil {
+                        if !lastExists {
+                            found.add(
+                                Pointer.dayLog(logs[index].key),
+                                "challenge \(id) is not in this file (a day log needs its challenge)"
+                            )
+                        }
+                        check(
+                            logs[index].key, logs[index].values, note: logs[index].note,
+                            mood: logs[index].mood, sorted: passes.sorted, into: &found)
+                    }
+                    run.note(logs[index].key, logs[index].values, into: &notes)
+                }
+            }
+            return (found.issues, notes)
+        }
+        return (halves.flatMap(\.0), halves.flatMap(\.1))
+    }
+
+    /// A day log's own values, whatever its challenge, from its parts.
+    static func check(
+        _ key: DayLogKey, _ values: [TaskValue], note: String, mood: Int?, sorted: Bool = false,
+        into issues: inout IssueList
+    ) {
         if !sorted {
             Rules.checkOrder(
-                log.values, key: \.taskID,
-                at: { Pointer.dayLog(log.key) + "/values/" + $0.taskID.rawValue },
-                into: &issues)
+                values, key: \.taskID,
+                at: { Pointer.dayLog(key) + "/values/" + $0.taskID.rawValue }, into: &issues)
         }
-        for value in log.values {
+        for value in values {
             Rules.checkInteger(
                 value.value, Rules.value,
-                at: Pointer.dayLog(log.key) + "/values/" + value.taskID.rawValue,
-                into: &issues)
+                at: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue, into: &issues)
         }
-        Rules.checkLength(
-            log.note, Rules.noteLength, at: Pointer.dayLog(log.key) + "/note", into: &issues)
-        Rules.checkMood(log.mood, at: Pointer.dayLog(log.key) + "/mood", into: &issues)
+        Rules.checkLength(note, Rules.noteLength, at: Pointer.dayLog(key) + "/note", into: &issues)
+        Rules.checkMood(mood, at: Pointer.dayLog(key) + "/mood", into: &issues)
     }
 
     static func check(
@@ -182,81 +215,71 @@ public enum BackupValidator {
     /// Day logs that do not fit their challenge (SPEC §2): valid and kept, but what does not
     /// fit does not count for streaks. For `validate --verbose`; never errors.
     public static func notes(_ document: BackupDocument) -> [ValidationIssue] {
-        notes(document, twoCoresFrom: twoCoresFromLogs)
+        walk(
+            document.dayLogs,
+            DayLogPasses(
+                exists: nil, notesAgainst: ChallengeLookup(document.challenges), sorted: true),
+            limit: 0, twoCoresFrom: twoCoresFromLogs
+        ).notes
+    }
+}
+
+/// What a run of logs of one challenge needs for the notes, looked up once per run; no
+/// Challenge is copied per log.
+private struct NoteRun {
+    let found: Bool
+    let startDate: DayKey
+    let endDate: DayKey
+    let tasks: [HabitTask]
+    /// Whether a task ever has a `check` rule: most never do, and then a count above 1 needs
+    /// no look for the rule in force.
+    let everCheck: [Bool]
+
+    /// Nil: no challenge, so no notes.
+    init(_ challenge: Challenge?) {
+        found = challenge != nil
+        startDate = challenge?.startDate ?? DayKey(dayNumber: 0)
+        endDate = challenge?.endDate ?? DayKey(dayNumber: 0)
+        tasks = challenge?.tasks ?? []
+        everCheck = tasks.map { $0.rules.contains { $0.type == .check } }
     }
 
-    /// From `twoCoresFrom` logs on, each half of the logs is walked on a core of its own.
-    static func notes(_ document: BackupDocument, twoCoresFrom: Int) -> [ValidationIssue] {
-        let challenges = ChallengeLookup(document.challenges)
-        let logs = document.dayLogs
-        let halves = inHalves(logs.indices, minimum: twoCoresFrom) { range in
-            var notes: [ValidationIssue] = []
-            // What a run of logs of one challenge needs, looked up once per run. The run is
-            // recognised by the logs' own id, which the reader shares across the run, so the
-            // comparison is usually one of identical strings; and no Challenge is copied per
-            // log.
-            var currentID: ChallengeID?
-            var found = false
-            var startDate = DayKey(dayNumber: 0)
-            var endDate = startDate
-            var tasks: [HabitTask] = []
-            // Whether a task ever has a `check` rule: most never do, and then a count above 1
-            // needs no look for the rule in force.
-            var everCheck: [Bool] = []
-            // Indices, not `for log in`: a million logs are read in place, not copied.
-            for index in range {
-                let key = logs[index].key
-                if currentID != key.challengeID {
-                    currentID = key.challengeID
-                    let challenge = challenges.find(key.challengeID)
-                    found = challenge != nil
-                    startDate = challenge?.startDate ?? startDate
-                    endDate = challenge?.endDate ?? endDate
-                    tasks = challenge?.tasks ?? []
-                    everCheck = tasks.map { $0.rules.contains { $0.type == .check } }
-                }
-                guard found else { continue }
-                if key.day < startDate || key.day > endDate {
-                    notes.append(
-                        ValidationIssue(
-                            pointer: Pointer.dayLog(key),
-                            message:
-                                "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted"
-                        ))
-                }
-                for value in logs[index].values {
-                    guard let task = tasks.firstIndex(where: { $0.id == value.taskID }) else {
-                        notes.append(
-                            ValidationIssue(
-                                pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
-                                message:
-                                    "note: task \(value.taskID) is not in the challenge; kept, not counted"
-                            ))
-                        continue
-                    }
-                    guard value.value > 1, everCheck[task] else { continue }
-                    let rules = tasks[task].rules
-                    if let rule = rules.lastIndex(where: { $0.from <= key.day }),
-                        rules[rule].type == .check
-                    {
-                        notes.append(
-                            ValidationIssue(
-                                pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
-                                message:
-                                    "note: a count of \(value.value) for a check task; counted as done"
-                            )
-                        )
-                    }
-                }
-            }
-            return notes
+    func note(_ key: DayLogKey, _ values: [TaskValue], into notes: inout [ValidationIssue]) {
+        guard found else { return }
+        if key.day < startDate || key.day > endDate {
+            notes.append(
+                ValidationIssue(
+                    pointer: Pointer.dayLog(key),
+                    message:
+                        "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted"
+                ))
         }
-        return Array(halves.joined())
+        for value in values {
+            guard let task = tasks.firstIndex(where: { $0.id == value.taskID }) else {
+                notes.append(
+                    ValidationIssue(
+                        pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
+                        message:
+                            "note: task \(value.taskID) is not in the challenge; kept, not counted"
+                    ))
+                continue
+            }
+            guard value.value > 1, everCheck[task] else { continue }
+            let rules = tasks[task].rules
+            if let rule = rules.lastIndex(where: { $0.from <= key.day }), rules[rule].type == .check
+            {
+                notes.append(
+                    ValidationIssue(
+                        pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
+                        message: "note: a count of \(value.value) for a check task; counted as done"
+                    ))
+            }
+        }
     }
 }
 
 /// Finds a challenge by id in the sorted array (binary search).
-struct ChallengeLookup {
+struct ChallengeLookup: Sendable {
     let challenges: [Challenge]
 
     init(_ challenges: [Challenge]) {
