@@ -10,8 +10,8 @@ import LocalFiles
 // peers' do, except `merge`, which times the whole job a user waits for.
 //
 //     backup-bench generate --seed 42 --day-logs 20000 -o DIR   DIR/phone.json, DIR/laptop.json
-//     backup-bench read FILE [--runs N]          BackupReader.read (parse + validate)
-//     backup-bench write FILE [--runs N]         BackupWriter.write of FILE's document
+//     backup-bench read FILE [--runs N] [--budget-ms MS]   BackupReader.read (parse + validate)
+//     backup-bench write FILE [--runs N] [--budget-ms MS]  BackupWriter.write of FILE's document
 //     backup-bench merge LOCAL INCOMING -o OUT   read both, validate, merge, write OUT: once
 //     backup-bench foundation FILE [--runs N]    JSONDecoder into a Codable model
 
@@ -75,15 +75,33 @@ func inSeconds(_ duration: Duration) -> Double {
     return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
 }
 
-/// Wall-clock seconds of each of `runs` calls of `body`, and the last call's result. Each
-/// result is freed after its clock stops, as the Python peers' are (`del` after timing).
+/// How many times a measurement runs: at least `runs`, and on until `budget` seconds have
+/// gone (`--runs N --budget-ms MS`), so a fast step is timed as many times as a slow one has
+/// time for, the way hyperfine and criterion do.
+struct Runs {
+    var runs: Int
+    /// Seconds.
+    var budget: Double
+
+    init(_ options: Options) throws(BenchError) {
+        runs = try options.integer("--runs", default: 1)
+        budget = Double(try options.integer("--budget-ms", default: 1)) / 1000
+    }
+}
+
+/// Wall-clock seconds of each timed call of `body`, after one untimed call, and the last
+/// call's result. The untimed call takes what only a first call pays (code paged in, the
+/// allocator getting memory from the system), as the Python peers' first call does
+/// (bench.py), so no size's figure carries it. Each result is freed after its clock stops,
+/// as the Python peers' are (`del` after timing).
 func time<Value, Failure: Error>(
-    runs: Int, _ body: () throws(Failure) -> Value
+    _ runs: Runs, _ body: () throws(Failure) -> Value
 ) throws(Failure) -> (seconds: [Double], last: Value?) {
     let clock = ContinuousClock()
     var seconds: [Double] = []
-    var last: Value?
-    for _ in 0..<runs {
+    var last: Value? = try body()
+    let begin = clock.now
+    while seconds.count < runs.runs || inSeconds(clock.now - begin) < runs.budget {
         let start = clock.now
         let value = try body()
         seconds.append(inSeconds(clock.now - start))
@@ -150,7 +168,7 @@ func generate(_ options: Options) throws(BenchError) {
 func read(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
-    let (seconds, document) = try time(runs: try options.integer("--runs", default: 1)) {
+    let (seconds, document) = try time(try Runs(options)) {
         () throws(BenchError) in
         try readDocument(bytes, path: path)
     }
@@ -161,7 +179,7 @@ func write(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
     let document = try readDocument(bytes, path: path)
-    let (seconds, written) = time(runs: try options.integer("--runs", default: 1)) {
+    let (seconds, written) = time(try Runs(options)) {
         BackupWriter.write(document)
     }
     // The generator writes canonical bytes, so writing its files back must change nothing.
@@ -219,7 +237,7 @@ func foundation(_ options: Options) throws(BenchError) {
     } catch {
         throw BenchError(message: "\(path): \(error.localizedDescription)")
     }
-    let (seconds, decoded) = try time(runs: try options.integer("--runs", default: 1)) {
+    let (seconds, decoded) = try time(try Runs(options)) {
         () throws(BenchError) in
         do {
             return try JSONDecoder().decode(CodableBackup.self, from: data)
