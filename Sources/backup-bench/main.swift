@@ -197,13 +197,12 @@ func fullMerge(_ options: Options) throws(BenchError) {
     let clock = ContinuousClock()
     let start = clock.now
     // As `cloudbackup merge` reads: both files loaded at once, then decoded one after the
-    // other (each decode uses both cores) without the notes a merge never shows, each file's
-    // bytes freed once decoded.
+    // other (each decode uses both cores), each file's bytes freed once decoded.
     let (localPath, incomingPath) = (options.positional[0], options.positional[1])
     let (localBytes, incomingBytes) = concurrently(
         { Result { () throws(BenchError) in try load(localPath) } },
         { Result { () throws(BenchError) in try load(incomingPath) } })
-    let readOptions = ReadOptions(collectsNotes: false)
+    let readOptions = ReadOptions()
     let local = try readDocument(
         (consume localBytes).get(), path: localPath, options: readOptions)
     let incoming = try readDocument(

@@ -16,7 +16,7 @@ import Testing
 
     static func outcome(_ bytes: [UInt8]) -> Outcome {
         do {
-            return .read(try BackupReader.read(bytes))
+            return .read(try BackupReader.read(bytes, options: ReadOptions(collectsNotes: true)))
         } catch {
             if case .syntax(let line, _, let message) = error {
                 return .syntax(line: line, message: message)
@@ -66,6 +66,12 @@ import Testing
         (#""updatedAt":"2"#, #""updatedAt":"1"#),
         (#","updatedAt""#, #","updatedAt":"2026-03-01T00:00:00Z","updatedAt""#),
         (#"}}"#, #"},"more":1}"#),
+        (#""values":{"#, #""values":{"a":10000,"#),
+        (#""values":{"#, #""values":{"a":-1,"#),
+        (#""mood":null"#, #""mood":0"#),
+        // Over 2,000 bytes yet 1,500 characters: valid, though the shortcut does not count.
+        (#""note":""#, #""note":""# + String(repeating: "é", count: 1_500)),
+        (#""note":""#, #""note":""# + String(repeating: "a", count: 2_001)),
     ]
 
     /// Edits of the last day log, whose stamp and task ids the shortcut reads without

@@ -29,14 +29,14 @@ import Testing
         #expect(result.notes.isEmpty)
     }
 
-    /// A day log past the challenge's 30 days is kept with a note; a reader that asked for
-    /// no notes gets the same document and none.
+    /// A day log past the challenge's 30 days is kept with a note; a reader that did not ask
+    /// for notes (the default) gets the same document and none.
     @Test func notesAreCollectedOnlyWhenAskedFor() throws {
         let text = String(decoding: try fixture("v3-example.json"), as: UTF8.self)
         let bytes = Array(
             text.replacingOccurrences(of: "0001/2026-03-08", with: "0001/2026-05-08").utf8)
-        let withNotes = try BackupReader.read(bytes)
-        let withoutNotes = try BackupReader.read(bytes, options: ReadOptions(collectsNotes: false))
+        let withNotes = try BackupReader.read(bytes, options: ReadOptions(collectsNotes: true))
+        let withoutNotes = try BackupReader.read(bytes)
         #expect(
             withNotes.notes.map(\.pointer) == [
                 "/dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-05-08"

@@ -32,8 +32,8 @@ public struct ReadOptions: Sendable {
     public var maxBytes: Int
     public var maxIssues: Int
     public var maxDepth: Int
-    /// Whether to collect `ReadResult.notes` (a walk over every day log); a caller that
-    /// never shows them, like a merge, saves that walk.
+    /// Whether to collect `ReadResult.notes`, which look into every day log's values; only a
+    /// caller that shows them (`validate --verbose`) should pay for that.
     public var collectsNotes: Bool
     /// From this many bytes on, the day logs are decoded and checked on two cores; below it a
     /// second thread costs more than it saves. The result is the same either way.
@@ -44,7 +44,7 @@ public struct ReadOptions: Sendable {
 
     public init(
         maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32,
-        collectsNotes: Bool = true, twoCoresFromBytes: Int = 1 << 20
+        collectsNotes: Bool = false, twoCoresFromBytes: Int = 1 << 20
     ) {
         self.maxBytes = maxBytes
         self.maxIssues = maxIssues

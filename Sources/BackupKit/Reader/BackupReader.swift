@@ -45,7 +45,8 @@ public enum BackupReader {
             let twoCoresFrom = bytes.count >= options.twoCoresFromBytes ? 0 : Int.max
             let migrated = migrate(
                 parts, version: version, twoCoresFrom: twoCoresFrom,
-                collectsNotes: options.collectsNotes, issues: &issues)
+                collectsNotes: options.collectsNotes,
+                ownRulesHeld: decoder.dayLogsHoldOwnRules, issues: &issues)
             guard issues.isEmpty, let migrated else { throw .invalid(issues.issues) }
             return ReadResult(
                 document: migrated.document, sourceVersion: version, notes: migrated.notes)
@@ -80,7 +81,7 @@ public enum BackupReader {
     /// when `collectsNotes`; nil when anything was reported (here or while decoding).
     private static func migrate(
         _ parts: TopLevel.Parts, version: Int, twoCoresFrom: Int, collectsNotes: Bool,
-        issues: inout IssueList
+        ownRulesHeld: Bool, issues: inout IssueList
     ) -> (document: BackupDocument, notes: [ValidationIssue])? {
         // Old files are small: their notes take a walk of their own.
         func withNotes(_ document: BackupDocument?) -> (BackupDocument, [ValidationIssue])? {
@@ -136,7 +137,8 @@ public enum BackupReader {
             var notes: [ValidationIssue] = []
             if let dayLogs = parts.dayLogs {
                 let passes = BackupValidator.DayLogPasses(
-                    exists: exists, notesAgainst: collectsNotes ? lookup : nil, sorted: true)
+                    exists: exists, notesAgainst: collectsNotes ? lookup : nil, sorted: true,
+                    ownRulesHeld: ownRulesHeld)
                 let found = BackupValidator.walk(
                     dayLogs, passes, limit: issues.limit, twoCoresFrom: twoCoresFrom)
                 for issue in found.issues { issues.add(issue.pointer, issue.message) }

@@ -245,6 +245,7 @@ extension DocumentDecoder {
         // logs the rest of the input can hold: only address space pays for the excess, as
         // pages are touched when filled, and the array is never copied while it grows.
         var inOrder = true
+        var canonical = true
         var failure: ScanError?
         var logs = [DayLog](
             unsafeUninitializedCapacity: DayLogRun.capacity(
@@ -257,7 +258,7 @@ extension DocumentDecoder {
                 if let split = Self.splitPoint(
                     in: input, after: scanner.position, minimum: splitFromBytes)
                 {
-                    inOrder = try decodeInHalves(
+                    (inOrder, canonical) = try decodeInHalves(
                         into: storage, capacity: buffer.count, split: split,
                         initialized: &initialized)
                 } else {
@@ -265,6 +266,7 @@ extension DocumentDecoder {
                     defer {
                         initialized = run.count
                         inOrder = run.inOrder
+                        canonical = run.canonical
                     }
                     _ = try dayLogMembers(into: &run, stoppingAt: nil)
                 }
@@ -277,6 +279,7 @@ extension DocumentDecoder {
             sortAndDropDuplicates(
                 &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
         }
+        dayLogsHoldOwnRules = canonical
         return logs
     }
 
@@ -315,12 +318,12 @@ extension DocumentDecoder {
     /// logs move to follow the first's, a short way when the guess was good; logs the first
     /// half had no room for wait in an overflow run and fill the gap after that move. Only
     /// address space pays for a guess too large, so the guess is generous. Returns whether
-    /// the logs are in key order; `initialized` always counts the logs at the start of
-    /// `storage`, and nothing is left elsewhere, error or not.
+    /// the logs are in key order and all came the canonical way; `initialized` always counts
+    /// the logs at the start of `storage`, and nothing is left elsewhere, error or not.
     private func decodeInHalves(
         into storage: UnsafeMutablePointer<DayLog>, capacity: Int, split: Int,
         initialized: inout Int
-    ) throws(ScanError) -> Bool {
+    ) throws(ScanError) -> (inOrder: Bool, canonical: Bool) {
         let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
         let start = scanner.position
         let secondBound = DayLogRun.capacity(forBytes: scanner.count - split)
@@ -351,7 +354,7 @@ extension DocumentDecoder {
         }
         first.moveOverflow(to: storage + first.count)
         initialized = firstCount + (kept ? rest.count : 0)
-        guard try stopped.get() else { return first.inOrder }
+        guard try stopped.get() else { return (first.inOrder, first.canonical) }
         if let error = rest.error { throw error }
         for issue in rest.issues { issues.add(issue.pointer, issue.message) }
         scanner.position = rest.position
@@ -359,7 +362,7 @@ extension DocumentDecoder {
         let joinInOrder =
             firstCount == 0 || rest.count == 0
             || storage[firstCount - 1].key < storage[firstCount].key
-        return first.inOrder && rest.inOrder && joinInOrder
+        return (first.inOrder && rest.inOrder && joinInOrder, first.canonical && rest.canonical)
     }
 
     /// How many day logs `start..<split` likely holds, from the density of its first `sample`
@@ -424,10 +427,12 @@ extension DocumentDecoder {
         }
         run.lastID = id
         let key = DayLogKey(challengeID: id, day: day)
-        let decoded: DayLog? =
-            if let log = canonicalDayLog(key: key) { log } else { try dayLog(key: key) }
-        guard let log = decoded else { return }
-        run.append(log)
+        if let log = canonicalDayLog(key: key) {
+            run.append(log)
+        } else if let log = try dayLog(key: key) {
+            run.canonical = false
+            run.append(log)
+        }
     }
 
     /// A day log spelled exactly as the canonical writer spells it, read without the
@@ -450,15 +455,22 @@ extension DocumentDecoder {
 
     private func canonicalDayLogBody(key: DayLogKey) throws(ScanError) -> DayLog? {
         guard scanner.consume(#"{"mood":"#) else { return nil }
+        // Values, the mood and the note are held to their rules here as well, so that a
+        // canonical log needs no second look at them (`dayLogsHoldOwnRules`); one that breaks
+        // a rule goes the general way and is reported from there.
         var mood: Int?
         if !scanner.consume("null") {
-            guard let value = scanner.plainInteger() else { return nil }
+            guard let value = scanner.plainInteger(), Rules.mood.contains(value) else {
+                return nil
+            }
             mood = value
         }
         guard scanner.consume(#","note":"#), scanner.byte(at: scanner.position) == 0x22 else {
             return nil
         }
         let note = scanner.makeString(try scanner.string())
+        // Within the bound in bytes is within it in characters; past it, the general way counts.
+        guard note.utf8.count <= Rules.noteLength.upperBound else { return nil }
         // The writer's stamps have exactly three fraction digits: 24 bytes the timestamp
         // parser checks one by one (all ASCII, none a quote or a backslash), then the quote,
         // so the string needs no scan of its own.
@@ -486,7 +498,7 @@ extension DocumentDecoder {
                 }
                 // Unescaped, valid, in order (so unique), with a plain integer value.
                 guard previous.map({ scanner.precedes($0, name) }) ?? true, scanner.consume(":"),
-                    let value = scanner.plainInteger()
+                    let value = scanner.plainInteger(), Rules.value.contains(value)
                 else { return nil }
                 previous = name
                 valueBuffer.append(TaskValue(taskID: id, value: value))
@@ -599,6 +611,8 @@ struct DayLogRun {
     /// its (large) logs a second time.
     private(set) var lastKey: DayLogKey?
     private(set) var inOrder = true
+    /// Whether every log so far came the canonical way (see `DocumentDecoder.dayLogsHoldOwnRules`).
+    var canonical = true
     /// The challenge id of the previous key and where its bytes are in the input (count -1:
     /// nothing to compare with, as for an escaped key).
     var lastID: ChallengeID?
@@ -691,6 +705,7 @@ private struct DayLogsFrom: Sendable {
         /// Logs written at `output`, also when decoding failed.
         var count: Int
         var inOrder: Bool
+        var canonical: Bool
         var error: ScanError?
         var issues: [ValidationIssue]
         /// Where the scanner is after the object's `}`, and its depth there.
@@ -711,7 +726,8 @@ private struct DayLogsFrom: Sendable {
             error = failure
         }
         return Decoded(
-            count: run.count, inOrder: run.inOrder, error: error, issues: decoder.issues.issues,
+            count: run.count, inOrder: run.inOrder, canonical: run.canonical, error: error,
+            issues: decoder.issues.issues,
             position: scanner.position, depth: scanner.depth)
     }
 }

@@ -26,6 +26,10 @@ final class DocumentDecoder {
     let splitFromBytes: Int
     /// How much of the first half's day logs `expectedLogs` samples.
     let densitySampleBytes: Int
+    /// Whether every day log `dayLogs()` kept came the canonical way, which admits only
+    /// values, moods and notes within their ranges: then their own rules need no second look
+    /// (`BackupValidator.DayLogPasses.ownRulesHeld`).
+    @exclusivity(unchecked) var dayLogsHoldOwnRules = false
     /// Scratch for a day log's values (see `values()`).
     @exclusivity(unchecked) var valueBuffer: [TaskValue] = []
     /// The last few task ids read, with where their bytes are in the input (see

@@ -73,11 +73,9 @@ struct MergeCommand: Command {
 
     func run(in context: Context) throws {
         // Both files are loaded at once, then decoded one after the other, each decode on
-        // both cores and without the notes a merge never shows. One at a time, each file's
-        // bytes are let go once decoded, so the two inputs are never held beside both
-        // documents.
-        var fileOptions = readOptions
-        fileOptions.collectsNotes = false
+        // both cores. One at a time, each file's bytes are let go once decoded, so the two
+        // inputs are never held beside both documents.
+        let fileOptions = readOptions
         let load = { @Sendable [fileOptions] (path: String) in
             Result { () throws(CLIError) in try BackupFile.loadBytes(path, options: fileOptions) }
         }

@@ -33,7 +33,10 @@ struct MigrateCommand: Command {
     init(arguments: inout Arguments) throws(CLIError) {
         pretty = arguments.flag("--pretty")
         verbose = arguments.flag("--verbose")
-        options = try BackupFile.readOptions(&arguments)
+        var options = try BackupFile.readOptions(&arguments)
+        // The notes look into every day log; only --verbose shows them.
+        options.collectsNotes = verbose
+        self.options = options
         let short = try arguments.option("-o")
         let long = try arguments.option("--output")
         guard let output = long ?? short else { throw .usage("missing -o OUT", Self.usage) }

@@ -30,7 +30,10 @@ struct ValidateCommand: Command {
 
     init(arguments: inout Arguments) throws(CLIError) {
         verbose = arguments.flag("--verbose")
-        options = try BackupFile.readOptions(&arguments)
+        var options = try BackupFile.readOptions(&arguments)
+        // The notes look into every day log; only --verbose shows them.
+        options.collectsNotes = verbose
+        self.options = options
         files = try arguments.positionals()
         guard !files.isEmpty else { throw .usage("missing <FILE>", Self.usage) }
     }
