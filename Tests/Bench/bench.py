@@ -155,7 +155,7 @@ def measure(binary, files, runs, slow_runs, out_folder):
     phone_mb = len(phone_bytes) / 1e6
     pair_mb = (len(phone_bytes) + len(laptop_bytes)) / 1e6
     rows, results = [], {}
-    budget = ["--budget-ms", str(int(BUDGET * 1000))]
+    budget = ["--budget-ms", str(max(1, int(BUDGET * 1000)))]
 
     def ours(key, label, megabytes, step):
         row = Row(label, megabytes=megabytes)
