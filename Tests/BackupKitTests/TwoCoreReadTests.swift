@@ -125,6 +125,8 @@ import Testing
             ("a syntax error after the split", #","updatedAt""#, #",,"updatedAt""#, false, true),
             ("a syntax error before the split", #","updatedAt""#, #",,"updatedAt""#, true, true),
             ("the file cut short after the split", #""values":"#, #""values""#, false, true),
+            // The logs before the split are all canonical: the rule is checked after the split.
+            ("a mood out of range after the split", #"{"mood":null,"#, #"{"mood":9,"#, false, true),
             (
                 "a log too deep after the split", #""values":{"#,
                 #""values":{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"#,
@@ -230,15 +232,48 @@ import Testing
         let boundary = Array(#"}},""#.utf8)
         let inFirstHalf = (from..<split).count { bytes[$0...].starts(with: boundary) }
         #expect(expected < inFirstHalf)
-        let two = Self.outcome(bytes, twoCores: true, sample: 2_000)
-        #expect(two == Self.outcome(bytes, twoCores: false))
-        #expect(two == Self.outcome(bytes, twoCores: false))
-        // And with an error after the split, the spilled logs are released, not leaked into
-        // the result.
-        let broken = try Self.edit(bytes, #","updatedAt""#, #",,"updatedAt""#, near: split)
         #expect(
-            Self.outcome(broken, twoCores: true, sample: 2_000)
-                == Self.outcome(broken, twoCores: false))
+            Self.outcome(bytes, twoCores: true, sample: 2_000)
+                == Self.outcome(bytes, twoCores: false))
+        // And with an error after the split, or before it once the first half has spilled,
+        // the error is one pass's and nothing spilled ends up in a result.
+        for before in [false, true] {
+            let broken = try Self.edit(
+                bytes, #","updatedAt""#, #",,"updatedAt""#, near: split, before: before)
+            #expect(
+                Self.outcome(broken, twoCores: true, sample: 2_000)
+                    == Self.outcome(broken, twoCores: false))
+        }
+    }
+
+    /// Logs at the fewest bytes a decoded log can take (the bound the storage is sized by):
+    /// every one must fit, on one core and on two, whatever the guess.
+    @Test(arguments: [nil, 90])
+    func logsAtTheSmallestSizeAllFit(sample: Int?) throws {
+        let count = 3_000
+        let members = (0..<count).map { index in
+            let day = try? #require(DayKey(dayNumber: Int32(10_957 + index)))
+            return "\"a/\(day?.description ?? "")\":"
+                + #"{"mood":1,"note":"","updatedAt":"2000-01-01T00:00:00Z","values":{}}"#
+        }
+        let text =
+            #"{"challenges":{"a":{"createdAt":"2000-01-01T00:00:00.000Z","durationDays":365,"#
+            + #""pausedDays":[],"startDate":"2000-01-01","tasks":{"t":{"archivedFrom":null,"#
+            + #""rules":[{"from":"2000-01-01","target":1,"type":"check"}],"title":"T"}},"#
+            + #""title":"A","updatedAt":"2000-01-01T00:00:00.000Z"}},"dayLogs":{"#
+            + members.joined(separator: ",")
+            + #"},"deviceId":"d","exportedAt":"2000-01-02T00:00:00.000Z","format":"habit-backup","#
+            + #""schemaVersion":3,"settings":{"dayStartHour":0,"reminderTime":null,"#
+            + #""theme":"system","weekStartsOn":"monday"},"tombstones":{}}"#
+        let bytes = Array(text.utf8)
+        #expect(members.allSatisfy { $0.utf8.count == 82 })
+        let two = Self.outcome(bytes, twoCores: true, sample: sample)
+        #expect(two == Self.outcome(bytes, twoCores: false))
+        guard case .read(let result) = two else {
+            Issue.record("\(two)")
+            return
+        }
+        #expect(result.document.dayLogs.count == count)
     }
 
     @Test func theIssueLimitCountsBothHalvesInOrder() throws {

@@ -290,11 +290,12 @@ private struct Merger {
 
     /// Rules 2 and 5 for day logs, with the incoming ones the guards hold back.
     ///
-    /// Many day logs are merged in two halves of the keys on two cores: local logs split at
-    /// their middle key, incoming ones where that key would go, so every key falls in one
-    /// half with both its copies. Each half is merged by a copy of this merger with empty
-    /// lists and counts, which are then put after and added to this one's: the decisions stay
-    /// in key order and the outcome is the one a single walk gives. Both halves write into
+    /// Many day logs are merged in two halves of the keys on two cores: the larger side's
+    /// logs split at their middle key, the other side's where that key would go, so every key
+    /// falls in one half with both its copies. The first half is merged by this merger, the
+    /// second by a fresh one whose lists and counts are then put after and added to this
+    /// one's: the decisions stay in key order and the outcome is the one a single walk
+    /// gives. Both halves write into
     /// the result's storage, the second at an offset the first cannot reach (it has at most
     /// one log per key it was given), and is then moved down behind the first.
     mutating func mergeDayLogs(
@@ -306,15 +307,21 @@ private struct Merger {
         let capacity = local.count + incoming.count
         return [DayLog](unsafeUninitializedCapacity: capacity) { buffer, count in
             guard let output = buffer.baseAddress else { return }
-            guard capacity >= max(options.twoCoresFromLogs, 2), local.count >= 2 else {
+            guard capacity >= max(options.twoCoresFromLogs, 2) else {
                 count = mergeDayLogs(
                     local: local, incoming: incoming, localRange: local.indices,
                     incomingRange: incoming.indices, survivors: survivors, heldBack: heldBack,
                     into: output)
                 return
             }
-            let localMiddle = local.count / 2
-            let incomingMiddle = Self.lowerBound(of: local[localMiddle].key, in: incoming)
+            // A first sync or a restore has one side (nearly) empty: split the other.
+            let (localMiddle, incomingMiddle) =
+                local.count >= incoming.count
+                ? (local.count / 2, Self.lowerBound(of: local[local.count / 2].key, in: incoming))
+                : (
+                    Self.lowerBound(of: incoming[incoming.count / 2].key, in: local),
+                    incoming.count / 2
+                )
             let secondStart = localMiddle + incomingMiddle
             let options = options
             let shared = SharedOutput(start: output + secondStart)

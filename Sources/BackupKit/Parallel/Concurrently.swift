@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// Runs two independent jobs at the same time, `first` on the calling thread and `second` on

@@ -35,8 +35,9 @@ public struct ReadOptions: Sendable {
     /// Whether to collect `ReadResult.notes`, which look into every day log's values; only a
     /// caller that shows them (`validate --verbose`) should pay for that.
     public var collectsNotes: Bool
-    /// From this many bytes on, the day logs are decoded and checked on two cores; below it a
-    /// second thread costs more than it saves. The result is the same either way.
+    /// From this many bytes on, the day logs are checked on two cores, and decoded on two
+    /// where the file is spelled canonically; below it a second thread costs more than it
+    /// saves. The result is the same either way.
     public var twoCoresFromBytes: Int
     /// How much of the first half's day logs is sampled to guess how many it holds. Internal:
     /// tests make the guess wrong on purpose.

@@ -41,7 +41,8 @@ public enum BackupReader {
         case .newerSchema(let version): throw .newerSchema(version)
         case .decoded(let parts, let version):
             var issues = decoder.issues
-            // The passes over the day logs go on two cores exactly when their decoding did.
+            // The walk over the day logs goes on two cores for the same files as their
+            // decoding may (it splits only where it finds a canonical boundary).
             let twoCoresFrom = bytes.count >= options.twoCoresFromBytes ? 0 : Int.max
             let migrated = migrate(
                 parts, version: version, twoCoresFrom: twoCoresFrom,

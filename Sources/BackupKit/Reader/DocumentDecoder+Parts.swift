@@ -251,7 +251,9 @@ extension DocumentDecoder {
             unsafeUninitializedCapacity: DayLogRun.capacity(
                 forBytes: scanner.count - scanner.position)
         ) { buffer, initialized in
-            guard let storage = buffer.baseAddress else { return }
+            guard let storage = buffer.baseAddress else {
+                preconditionFailure("room for at least one day log was asked for")
+            }
             do throws(ScanError) {
                 guard try scanner.openObject() else { return }
                 let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)

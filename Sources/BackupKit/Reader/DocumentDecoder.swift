@@ -22,7 +22,8 @@ final class DocumentDecoder {
     let scanner: JSONScanner
     @exclusivity(unchecked) var issues: IssueList
     @exclusivity(unchecked) private(set) var path: [Component]
-    /// Inputs with at least this many bytes of day logs have them decoded on two cores.
+    /// Inputs with at least this many bytes from the day logs on may have them decoded on
+    /// two cores (when a canonical boundary is found past the middle).
     let splitFromBytes: Int
     /// How much of the first half's day logs `expectedLogs` samples.
     let densitySampleBytes: Int

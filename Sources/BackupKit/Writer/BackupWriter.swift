@@ -33,8 +33,9 @@ public enum BackupWriter {
     }
 
     /// The bytes of `write(_:pretty:)`, handed to `sink` part by part in order (each part
-    /// valid only during its call), holding at most two slices of a few MB at once. An
-    /// error from `sink` stops the write and comes out here.
+    /// valid only during its call), holding at most two slices at once: a few MB for usual
+    /// documents (slices count members, so logs with long notes make larger ones). An error
+    /// from `sink` stops the write and comes out here.
     public static func write<Failure: Error>(
         _ document: BackupDocument, pretty: Bool = false,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
@@ -44,7 +45,8 @@ public enum BackupWriter {
 
     /// How many members of each collection one slice holds: about 3 MB of compact output
     /// each, as a usual day log takes 150–200 bytes, a challenge about 1 KB and a tombstone
-    /// about 70 bytes. A collection of at most that many is written without a second thread.
+    /// about 70 bytes (a slice of logs with 2,000-character notes is far larger). A collection
+    /// of at most that many is written without a second thread.
     struct Slicing: Sendable {
         var challenges = 2_048
         var dayLogs = 16_384

@@ -186,8 +186,6 @@ struct MergeCommand: Command {
         return lines
     }
 
-    /// One JSON line for `--log`: when, which inputs (device, size, SHA-256), the counts and
-    /// every non-trivial decision with both sides' stamps.
     /// A decoded input, with what the `--log` line says of its bytes.
     struct Input {
         var result: ReadResult
@@ -204,6 +202,8 @@ struct MergeCommand: Command {
             sha256: logPath == nil ? nil : Digest.hex(Digest.sha256(bytes)))
     }
 
+    /// One JSON line for `--log`: when, which inputs (device, size, SHA-256), the counts and
+    /// every non-trivial decision with both sides' stamps.
     func logLine(
         _ outcome: MergeOutcome, local: Input, incoming: Input
     ) -> [UInt8] {
