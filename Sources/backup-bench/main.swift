@@ -12,8 +12,7 @@ import LocalFiles
 //     backup-bench generate --seed 42 --day-logs 20000 -o DIR   DIR/phone.json, DIR/laptop.json
 //     backup-bench read FILE [--runs N] [--budget-ms MS]   BackupReader.read (parse + validate)
 //     backup-bench write FILE [--runs N] [--budget-ms MS]  BackupWriter.write of FILE's document
-//     backup-bench merge LOCAL INCOMING -o OUT [--runs N] [--budget-ms MS] [--cold 1]
-//                                                read both, validate, merge, write OUT
+//     backup-bench merge LOCAL INCOMING -o OUT   read both, validate, merge, write OUT: once
 //     backup-bench foundation FILE [--runs N]    JSONDecoder into a Codable model
 
 struct BenchError: Error {
@@ -79,18 +78,14 @@ func inSeconds(_ duration: Duration) -> Double {
 /// How many times a measurement runs: at least `runs`, and on until `budget` seconds have
 /// gone (`--runs N --budget-ms MS`), so a fast step is timed as many times as a slow one has
 /// time for, the way hyperfine and criterion do.
-/// `--cold 1`: no untimed call first, for what one run in a fresh process costs (the peak
-/// memory of a single merge).
 struct Runs {
     var runs: Int
     /// Seconds.
     var budget: Double
-    var warmUp: Bool
 
     init(_ options: Options) throws(BenchError) {
         runs = try options.integer("--runs", default: 1)
         budget = Double(try options.integer("--budget-ms", default: 1)) / 1000
-        warmUp = !options.has("--cold")
     }
 }
 
@@ -104,7 +99,7 @@ func time<Value, Failure: Error>(
 ) throws(Failure) -> (seconds: [Double], last: Value?) {
     let clock = ContinuousClock()
     var seconds: [Double] = []
-    if runs.warmUp { _ = try body() }
+    _ = try body()
     var last: Value?
     let begin = clock.now
     while seconds.count < runs.runs || inSeconds(clock.now - begin) < runs.budget {
@@ -202,22 +197,11 @@ func fullMerge(_ options: Options) throws(BenchError) {
         throw BenchError(message: "expected LOCAL INCOMING", isUsage: true)
     }
     let output = try options.string("-o")
-    let (localPath, incomingPath) = (options.positional[0], options.positional[1])
-    let (seconds, written) = try time(try Runs(options)) { () throws(BenchError) in
-        try mergeJob(localPath, incomingPath, output: output)
-    }
-    report([
-        "seconds": seconds, "bytes": written?.bytes ?? 0, "dayLogs": written?.dayLogs ?? 0,
-    ])
-}
-
-/// One whole `cloudbackup merge`: both files read and validated, merged, the result written
-/// to `output`; its size and day-log count.
-func mergeJob(_ localPath: String, _ incomingPath: String, output: String) throws(BenchError)
-    -> (bytes: Int, dayLogs: Int)
-{
+    let clock = ContinuousClock()
+    let start = clock.now
     // As `cloudbackup merge` reads: both files loaded at once, then decoded one after the
     // other (each decode uses both cores), each file's bytes freed once decoded.
+    let (localPath, incomingPath) = (options.positional[0], options.positional[1])
     let (localBytes, incomingBytes) = concurrently(
         { Result { () throws(BenchError) in try load(localPath) } },
         { Result { () throws(BenchError) in try load(incomingPath) } })
@@ -241,7 +225,10 @@ func mergeJob(_ localPath: String, _ incomingPath: String, output: String) throw
         }
         count += part.count
     }
-    return (count, merged.dayLogs.count)
+    report([
+        "seconds": inSeconds(clock.now - start),
+        "bytes": count, "dayLogs": merged.dayLogs.count,
+    ])
 }
 
 func foundation(_ options: Options) throws(BenchError) {

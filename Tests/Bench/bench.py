@@ -3,8 +3,8 @@
 For each size it makes (or reuses) a seeded two-device pair with `backup-bench generate`,
 then times, on those same files:
   ours   BackupReader.read (parse + validate), BackupWriter.write, and the full merge
-         (read both files from disk, validate, merge, write the result), each in a child
-         process whose peak resident memory GNU time reports;
+         (read both files, validate, merge, write the result) in a child process whose peak
+         resident memory GNU time reports;
   peers  Python json.loads and orjson.loads (parse only, from bytes in memory), `jq -S -c .`
          (a whole process: parse + sorted write to /dev/null), Foundation's JSONDecoder into
          an equivalent Codable model (in backup-bench).
@@ -12,9 +12,9 @@ Every figure is the median of several runs; the ratio column is ours / peer (bel
 BackupKit is faster). What runs inside one process (ours, the Python peers, Foundation) is
 called once untimed first, so no size's figure carries what only a first call pays, then
 timed at least BENCH_RUNS times and on until BENCH_BUDGET seconds have gone (Foundation:
-its runs only), so a fast step is timed as often as a slow one has time for. The merge's
-peak memory comes from a process of its own that merges once. jq is a whole process, timed
-every run. Timing happens here only, never in `make test`.
+its runs only), so a fast step is timed as often as a slow one has time for. What runs as
+a whole process (the full merge, jq) is timed cold, every run. Timing happens here only,
+never in `make test`.
 
 Environment: BENCH_SIZES (day logs per file, comma-separated; default 20000,200000,1000000),
 BENCH_SEED (default 42), BENCH_RUNS (least runs per measurement; default 9, 5 and 3 by size),
@@ -177,15 +177,14 @@ def measure(binary, files, runs, slow_runs, out_folder):
         return median_of(report["seconds"]), None, "" if report["identical"] else "NOT canonical"
 
     def merge_step():
+        seconds, peak = [], 0
         output = out_folder / "merged.json"
-        merge = ["merge", str(phone), str(laptop), "-o", str(output)]
-        report, _ = bench_json(binary, *merge, "--runs", str(runs), *budget)
-        # Peak memory from a process of its own that merges once, as `cloudbackup merge`
-        # does: runs after the first would count what the allocator kept from before.
-        _, peak = bench_json(binary, *merge, "--cold", "1")
-        peak = peak or 0
+        for _ in range(runs):
+            report, rss = bench_json(binary, "merge", str(phone), str(laptop), "-o", str(output))
+            seconds.append(report["seconds"])
+            peak = max(peak, rss or 0)
         results["mergePeak"] = peak
-        return median_of(report["seconds"]), peak, f"peak {peak / 1e6 / pair_mb:.2f}× inputs"
+        return median_of(seconds), peak, f"peak {peak / 1e6 / pair_mb:.2f}× inputs"
 
     ours("read", "BackupKit read + validate (phone)", phone_mb, read_step)
     ours("write", "BackupKit canonical write (phone)", phone_mb, write_step)
@@ -233,7 +232,7 @@ def duration(seconds):
 
 def print_table(size, files, rows, runs, slow_runs):
     print(f"\n{size:,} day logs: medians of at least {runs} runs and of {BUDGET:g} s in one process,"
-          f" after an untimed run; jq (whole processes), Foundation: {slow_runs} runs")
+          f" after an untimed run; full merge: {runs} fresh processes; jq, Foundation: {slow_runs}")
     print(f"  {contents(files[0].parent)}")
     print(f"  {'':40} {'median':>11} {'MB/s':>8} {'peak RSS':>10}  ours / peer")
     for row in rows:
