@@ -58,7 +58,7 @@ extension Challenge {
     /// copy does not have are ignored (another device may have added them, SPEC §2).
     public func score(_ day: DayKey, log: DayLog?, skippedDays: Set<DayKey> = []) -> DayScore {
         guard contains(day), !skippedDays.contains(day),
-            pausedDays.binarySearch(day) == nil
+            pausedDays.sortedIndex(of: day, by: { $0 }) == nil
         else { return .notScored }
         var anyLive = false
         for task in tasks {
@@ -184,18 +184,5 @@ public enum Streaks {
                 for: challenge, logs: logsByChallenge[challenge.id] ?? [], today: today,
                 skippedDays: skippedDays)
         }
-    }
-}
-
-extension Array where Element == DayKey {
-    /// The index of `day` in this sorted array, or nil.
-    fileprivate func binarySearch(_ day: DayKey) -> Int? {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle] < day { low = middle + 1 } else { high = middle }
-        }
-        return low < count && self[low] == day ? low : nil
     }
 }

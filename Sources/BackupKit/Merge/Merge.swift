@@ -317,9 +317,9 @@ private struct Merger {
             // A first sync or a restore has one side (nearly) empty: split the other.
             let (localMiddle, incomingMiddle) =
                 local.count >= incoming.count
-                ? (local.count / 2, Self.lowerBound(of: local[local.count / 2].key, in: incoming))
+                ? (local.count / 2, incoming.lowerBound(of: local[local.count / 2].key, by: \.key))
                 : (
-                    Self.lowerBound(of: incoming[incoming.count / 2].key, in: local),
+                    local.lowerBound(of: incoming[incoming.count / 2].key, by: \.key),
                     incoming.count / 2
                 )
             let secondStart = localMiddle + incomingMiddle
@@ -348,17 +348,6 @@ private struct Merger {
             decisions += secondHalf.0.decisions
             futureStamped += secondHalf.0.futureStamped
         }
-    }
-
-    /// The first index in `logs` whose key is not below `key`.
-    static func lowerBound(of key: DayLogKey, in logs: [DayLog]) -> Int {
-        var low = 0
-        var high = logs.count
-        while low < high {
-            let middle = (low + high) / 2
-            if logs[middle].key < key { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// One walk over the keys of the two ranges, writing the surviving logs from `output`
@@ -638,25 +627,19 @@ private struct KeyWalk {
     }
 }
 
-/// Whether a challenge id survived, by binary search over the sorted result; day logs come
-/// grouped by challenge, so the last answer is kept.
+/// Whether a challenge id survived, in the sorted result; day logs come grouped by challenge,
+/// so the last answer is kept.
 private struct SurvivorLookup {
-    let survivors: [Challenge]
+    let survivors: ChallengeLookup
     var last: (ChallengeID, Bool)?
 
     init(survivors: [Challenge]) {
-        self.survivors = survivors
+        self.survivors = ChallengeLookup(survivors)
     }
 
     mutating func contains(_ id: ChallengeID) -> Bool {
         if let (lastID, answer) = last, lastID == id { return answer }
-        var low = 0
-        var high = survivors.count
-        while low < high {
-            let middle = (low + high) / 2
-            if survivors[middle].id < id { low = middle + 1 } else { high = middle }
-        }
-        let answer = low < survivors.count && survivors[low].id == id
+        let answer = survivors.find(id) != nil
         last = (id, answer)
         return answer
     }

@@ -292,12 +292,6 @@ struct ChallengeLookup: Sendable {
     }
 
     func find(_ id: ChallengeID) -> Challenge? {
-        var low = 0
-        var high = challenges.count
-        while low < high {
-            let middle = (low + high) / 2
-            if challenges[middle].id < id { low = middle + 1 } else { high = middle }
-        }
-        return low < challenges.count && challenges[low].id == id ? challenges[low] : nil
+        challenges.sortedIndex(of: id, by: \.id).map { challenges[$0] }
     }
 }
