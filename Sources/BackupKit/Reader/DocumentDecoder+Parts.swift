@@ -297,14 +297,18 @@ extension DocumentDecoder {
         guard remaining >= max(minimum, 8) else { return nil }
         var index = position + remaining / 2
         while index + 3 < input.count {
-            if input[index] == UInt8(ascii: "}"), input[index + 1] == UInt8(ascii: "}"),
-                input[index + 2] == UInt8(ascii: ","), input[index + 3] == UInt8(ascii: "\"")
-            {
-                return index + 3
-            }
+            if isBoundary(in: input, at: index) { return index + 3 }
             index += 1
         }
         return nil
+    }
+
+    /// Whether `input` holds, at `index`, the bytes the canonical writer puts between two day
+    /// logs: `}},"` (the end of a log's values and of the log, the comma, the next key's quote).
+    @inline(__always)
+    static func isBoundary(in input: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        input[index] == UInt8(ascii: "}") && input[index + 1] == UInt8(ascii: "}")
+            && input[index + 2] == UInt8(ascii: ",") && input[index + 3] == UInt8(ascii: "\"")
     }
 
     /// The day logs on two cores: this thread decodes from the start and stops when it reaches
@@ -377,11 +381,7 @@ extension DocumentDecoder {
         var logs = 0
         var index = start
         while index + 3 < end {
-            if input[index] == UInt8(ascii: "}"), input[index + 1] == UInt8(ascii: "}"),
-                input[index + 2] == UInt8(ascii: ","), input[index + 3] == UInt8(ascii: "\"")
-            {
-                logs += 1
-            }
+            if isBoundary(in: input, at: index) { logs += 1 }
             index += 1
         }
         guard logs > 0 else { return DayLogRun.capacity(forBytes: split - start) }
