@@ -52,7 +52,7 @@ import Testing
     func statuses(_ log: BrowserLog) -> [Int?] { log.all.map { try? $0.get() } }
 
     @Test func aMismatchedStateIsRefusedAndTheListenerWaitsForTheRightOne() throws {
-        let transport = ScriptedTransport([Self.grant])
+        let transport = ScriptedTransport(answers: [Self.grant])
         let log = BrowserLog()
         let grant = try Login(client: testClient, transport: transport, timeoutSeconds: 20).run(
             openBrowser: browser(log) { state in
@@ -60,25 +60,27 @@ import Testing
             })
         #expect(statuses(log) == [400, 404, 200])
         #expect(grant.refreshToken == "rt-1")
-        #expect(transport.requests.count == 1)
-        #expect(transport.requests.first.map(formFields)?["code"] == "good-code")
+        #expect(transport.sent.count == 1)
+        #expect(transport.sent.first.map(formFields)?["code"] == "good-code")
     }
 
     @Test func denialEndsTheLoginWithDenied() throws {
-        let transport = ScriptedTransport([])
+        let transport = ScriptedTransport(answers: [])
         let log = BrowserLog()
         #expect(throws: OAuthError.denied) {
             try Login(client: testClient, transport: transport, timeoutSeconds: 20).run(
                 openBrowser: browser(log) { ["/?state=\($0)&error=access_denied"] })
         }
         #expect(statuses(log) == [200])
-        #expect(transport.requests.isEmpty)
+        #expect(transport.sent.isEmpty)
     }
 
     @Test func noAnswerTimesOut() throws {
         let started = ContinuousClock.now
         #expect(throws: OAuthError.timedOut(seconds: 1)) {
-            try Login(client: testClient, transport: ScriptedTransport([]), timeoutSeconds: 1).run {
+            try Login(
+                client: testClient, transport: ScriptedTransport(answers: []), timeoutSeconds: 1
+            ).run {
                 _, _ in
             }
         }
@@ -86,7 +88,7 @@ import Testing
     }
 
     @Test func aSecondRequestAfterSuccessIsNotAnswered() throws {
-        let transport = ScriptedTransport([Self.grant])
+        let transport = ScriptedTransport(answers: [Self.grant])
         let log = BrowserLog()
         var port: UInt16 = 0
         _ = try Login(client: testClient, transport: transport, timeoutSeconds: 20).run {
@@ -98,7 +100,7 @@ import Testing
         #expect(results.count == 2)
         #expect((try? results.first?.get()) == 200)
         #expect((try? results.last?.get()) == nil)
-        #expect(transport.requests.count == 1)
+        #expect(transport.sent.count == 1)
         // And once the login is over, nothing listens there any more.
         let late = #expect(throws: TransportError.self) {
             try CurlTransport().send(
@@ -108,7 +110,7 @@ import Testing
     }
 
     @Test func anIdleConnectionDoesNotBlockTheRedirect() throws {
-        let transport = ScriptedTransport([Self.grant])
+        let transport = ScriptedTransport(answers: [Self.grant])
         let log = BrowserLog()
         var idle: Int32 = -1
         defer { if idle >= 0 { close(idle) } }

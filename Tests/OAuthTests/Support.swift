@@ -3,30 +3,6 @@ import Networking
 
 @testable import OAuth
 
-/// A transport that answers from a script and records what it was asked.
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var answers: [Result<HTTPResponse, TransportError>]
-    private var sent: [HTTPRequest] = []
-
-    init(_ answers: [Result<HTTPResponse, TransportError>]) {
-        self.answers = answers
-    }
-
-    var requests: [HTTPRequest] { lock.withLock { sent } }
-
-    func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        let answer = lock.withLock { () -> Result<HTTPResponse, TransportError> in
-            sent.append(request)
-            guard !answers.isEmpty else {
-                return .failure(TransportError(kind: .other, message: "no scripted answer left"))
-            }
-            return answers.removeFirst()
-        }
-        return try answer.get()
-    }
-}
-
 /// The form fields of a request body, decoded.
 func formFields(_ request: HTTPRequest) -> [String: String] {
     var fields: [String: String] = [:]

@@ -77,20 +77,20 @@ import Testing
     @Test func aLiveTokenIsUsedWithoutAsking() throws {
         let fixture = try Fixture(accessExpiresIn: 600)
         defer { fixture.remove() }
-        let transport = ScriptedTransport([])
+        let transport = ScriptedTransport(answers: [])
         #expect(try fixture.provider(transport).accessToken(refreshing: false) == "at-old")
-        #expect(transport.requests.isEmpty)
+        #expect(transport.sent.isEmpty)
     }
 
     @Test(arguments: [-10.0, 30.0])
     func anExpiredOrExpiringTokenIsRefreshedAndTheRefreshTokenKept(expiresIn: Double) throws {
         let fixture = try Fixture(accessExpiresIn: expiresIn)
         defer { fixture.remove() }
-        let transport = ScriptedTransport([
+        let transport = ScriptedTransport(answers: [
             json(200, #"{"access_token":"at-new","expires_in":3599}"#)
         ])
         #expect(try fixture.provider(transport).accessToken(refreshing: false) == "at-new")
-        let request = try #require(transport.requests.first)
+        let request = try #require(transport.sent.first)
         #expect(
             formFields(request) == [
                 "client_id": testClient.clientID, "client_secret": testClient.clientSecret,
@@ -106,7 +106,7 @@ import Testing
     @Test func aNewRefreshTokenInTheAnswerReplacesTheOldOne() throws {
         let fixture = try Fixture(accessExpiresIn: -1)
         defer { fixture.remove() }
-        let transport = ScriptedTransport([
+        let transport = ScriptedTransport(answers: [
             json(200, #"{"access_token":"at-new","expires_in":3599,"refresh_token":"rt-new"}"#)
         ])
         _ = try fixture.provider(transport).accessToken(refreshing: false)
@@ -116,20 +116,20 @@ import Testing
     @Test func a401ForcesOneRefresh() throws {
         let fixture = try Fixture(accessExpiresIn: 600)
         defer { fixture.remove() }
-        let transport = ScriptedTransport([
+        let transport = ScriptedTransport(answers: [
             json(200, #"{"access_token":"at-new","expires_in":3599}"#)
         ])
         let provider = fixture.provider(transport)
         #expect(try provider.accessToken(refreshing: false) == "at-old")
         #expect(try provider.accessToken(refreshing: true) == "at-new")
         #expect(try provider.accessToken(refreshing: false) == "at-new")
-        #expect(transport.requests.count == 1)
+        #expect(transport.sent.count == 1)
     }
 
     @Test func invalidGrantMeansRevoked() throws {
         let fixture = try Fixture(accessExpiresIn: -1)
         defer { fixture.remove() }
-        let transport = ScriptedTransport([
+        let transport = ScriptedTransport(answers: [
             json(
                 400,
                 #"{"error":"invalid_grant","error_description":"Token has been expired or revoked."}"#
@@ -147,7 +147,8 @@ import Testing
         defer { fixture.remove() }
         let failure = TransportError(kind: .couldNotConnect, message: "refused")
         #expect(throws: OAuthError.transport(failure)) {
-            try fixture.provider(ScriptedTransport([.failure(failure)])).token(refreshing: false)
+            try fixture.provider(ScriptedTransport(answers: [.failure(failure)])).token(
+                refreshing: false)
         }
     }
 
@@ -156,7 +157,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = TokenStore(path: folder.path + "/token.json")
         let provider = TokenProvider(
-            client: testClient, store: store, transport: ScriptedTransport([]))
+            client: testClient, store: store, transport: ScriptedTransport(answers: []))
         #expect(throws: OAuthError.notLoggedIn(tokenFile: store.path)) {
             try provider.token(refreshing: false)
         }
@@ -167,7 +168,7 @@ import Testing
     @Test func twoProcessesRefreshingAtOnceSpendOneRefresh() throws {
         let fixture = try Fixture(accessExpiresIn: -1)
         defer { fixture.remove() }
-        let transport = ScriptedTransport([
+        let transport = ScriptedTransport(answers: [
             json(200, #"{"access_token":"at-new","expires_in":3599}"#),
             json(400, #"{"error":"invalid_grant"}"#),
         ])
@@ -177,7 +178,7 @@ import Testing
             tokens.append((try? providers[index].token(refreshing: false)) ?? "failed")
         }
         #expect(tokens.all == ["at-new", "at-new"])
-        #expect(transport.requests.count == 1)
+        #expect(transport.sent.count == 1)
         #expect(try fixture.store.load()?.accessToken == "at-new")
     }
 }
@@ -211,10 +212,10 @@ final class LockedArray: @unchecked Sendable {
         try store.save(
             StoredLogin(
                 refreshToken: "rt", accessToken: "at", accessTokenExpiresAt: nil, scope: nil))
-        let transport = ScriptedTransport([answer])
+        let transport = ScriptedTransport(answers: [answer])
         #expect(try Logout.run(store: store, client: testClient, transport: transport) == expected)
         #expect(!LocalFile.exists(store.path))
-        let request = try #require(transport.requests.first)
+        let request = try #require(transport.sent.first)
         #expect(request.url == testClient.revocationEndpoint)
         #expect(formFields(request) == ["token": "rt"])
         #expect(

@@ -13,6 +13,11 @@ public final class ScriptedTransport: HTTPTransport, Sendable {
         state = Mutex((steps, []))
     }
 
+    /// Fixed answers, one per request, whatever is asked.
+    public convenience init(answers: [Result<HTTPResponse, TransportError>]) {
+        self.init(answers.map { answer in { _ in answer } })
+    }
+
     public var sent: [HTTPRequest] { state.withLock { $0.sent } }
     public var remaining: Int { state.withLock { $0.steps.count } }
 
