@@ -1,6 +1,8 @@
-import BackupKit
 import Dispatch
+import Foundation
 import Testing
+
+@testable import BackupKit
 
 @Suite struct ConcurrentlyTests {
     @Test func returnsEachJobsResultInItsPlace() {
@@ -26,4 +28,40 @@ import Testing
         #expect(first)
         #expect(second)
     }
+
+    /// The second job's thread is pinned to another core only to start: by the time the job
+    /// runs, it may use every core its caller may.
+    @Test func theSecondJobMayUseEveryCoreOfItsCaller() throws {
+        let callerCores = OtherCore.numbers(of: try #require(OtherCore.cores()))
+        let (_, jobCores) = concurrently({ () }, { OtherCore.cores().map(OtherCore.numbers) })
+        #expect(jobCores == callerCores)
+    }
+
+    /// A caller limited to one core (`taskset -c N`) keeps its second job on that core.
+    @Test func aCallerOnOneCoreKeepsTheSecondJobThere() throws {
+        let core = try #require(OtherCore.cores().map(OtherCore.numbers)?.last)
+        let jobCores = onThread {
+            OtherCore.allow(OtherCore.set(of: [core]))
+            return concurrently({ () }, { OtherCore.cores().map(OtherCore.numbers) }).1
+        }
+        #expect(jobCores == [core])
+    }
+
+    /// `body`'s result, run on a thread of its own, so that limiting that thread's cores
+    /// leaves the test runner's threads alone.
+    private func onThread(_ body: @escaping @Sendable () -> [Int]?) -> [Int]? {
+        let box = CoresBox()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            box.value = body()
+            done.signal()
+        }.start()
+        done.wait()
+        return box.value
+    }
+}
+
+/// A result handed from a test's own thread to the test, after a semaphore.
+private final class CoresBox: @unchecked Sendable {
+    var value: [Int]?
 }
