@@ -93,6 +93,9 @@ struct StreamedWriteTests {
         #expect(Self.firstDifference(parts.joined(), oracle) == nil)
         #expect(
             Self.firstDifference(BackupWriter.write(document, pretty: size.pretty), oracle) == nil)
+        // The whole write appends each pair's second slice to the first.
+        let kept = BackupWriter.write(document, pretty: size.pretty, slicing: Self.small)
+        #expect(Self.firstDifference(kept, oracle) == nil)
         // Indented or not, it is JSON holding what the compact file holds (by an
         // independent parser: the cut documents are not all valid backups).
         let compact = BackupWriter.write(document)
@@ -120,6 +123,18 @@ struct StreamedWriteTests {
         #expect(parts.count > document.dayLogs.count / 100)
     }
 
+    /// A last pair shorter than two slices is shared out evenly between the two cores, not
+    /// as a full slice beside a short rest.
+    @Test func theLastPairIsSharedOutEvenly() throws {
+        let document = try Self.document(
+            Size(challenges: 0, dayLogs: 150, tombstones: 0, pretty: false))
+        let parts = Self.parts(of: document, pretty: false, slicing: Self.small)
+        // The opening and the first 75 logs, the other 75, the closing.
+        try #require(parts.count == 3)
+        let (first, second) = (parts[0].count, parts[1].count)
+        #expect(Double(max(first, second)) / Double(min(first, second)) < 1.25)
+    }
+
     /// The slicing in use, on and either side of one and two day-log slices.
     @Test(arguments: [16_383, 16_384, 16_385, 32_768, 32_769])
     func defaultSlicingMatchesTheWholeWrite(dayLogs: Int) throws {
@@ -132,6 +147,8 @@ struct StreamedWriteTests {
             let whole = Self.parts(of: document, pretty: pretty, slicing: Self.whole)
             #expect(whole.count == 1)
             #expect(Self.firstDifference(streamed, Array(whole.joined())) == nil)
+            let written = BackupWriter.write(document, pretty: pretty)
+            #expect(Self.firstDifference(written, Array(whole.joined())) == nil)
         }
     }
 

@@ -22,14 +22,22 @@ public enum BackupWriter {
     /// The whole document, compact (or 2-space indented when `pretty`), with a trailing
     /// newline. The collections must be sorted as `BackupDocument` documents them.
     public static func write(_ document: BackupDocument, pretty: Bool = false) -> [UInt8] {
+        write(document, pretty: pretty, slicing: Slicing())
+    }
+
+    static func write(_ document: BackupDocument, pretty: Bool, slicing: Slicing) -> [UInt8] {
         // A generous size guess so the result never grows for a usual document: growing
         // copies everything written so far and, at a million day logs, doubles a buffer of
         // hundreds of megabytes. Reserving too much costs only address space, as pages are
-        // touched when filled.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(estimatedSize(of: document, pretty: pretty))
-        write(document, pretty: pretty) { part in bytes.append(contentsOf: part) }
-        return bytes
+        // touched when filled. The first slice of each pair is written straight into the
+        // result and the second appended to it, so most bytes are written once, not copied.
+        var slices = Slices(
+            pretty: pretty, capacity: estimatedSize(of: document, pretty: pretty),
+            sliceCapacity: sliceCapacity(of: document, pretty: pretty), keepsWhole: true)
+        walk(document, slicing: slicing, slices: &slices) { (_: UnsafeRawBufferPointer) in
+            preconditionFailure("a whole write hands nothing over before it ends")
+        }
+        return slices.out.bytes
     }
 
     /// The bytes of `write(_:pretty:)`, handed to `sink` part by part in order (each part
@@ -57,9 +65,24 @@ public enum BackupWriter {
         _ document: BackupDocument, pretty: Bool, slicing: Slicing,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) {
-        // One slice's worth, or the whole document when it is smaller.
-        let capacity = min(estimatedSize(of: document, pretty: pretty), pretty ? 8 << 20 : 4 << 20)
-        var slices = Slices(pretty: pretty, capacity: capacity)
+        let capacity = sliceCapacity(of: document, pretty: pretty)
+        var slices = Slices(
+            pretty: pretty, capacity: capacity, sliceCapacity: capacity, keepsWhole: false)
+        try walk(document, slicing: slicing, slices: &slices, to: sink)
+        try slices.hand(slices.out, to: sink)
+    }
+
+    /// One slice's worth, or the whole document when it is smaller.
+    private static func sliceCapacity(of document: BackupDocument, pretty: Bool) -> Int {
+        min(estimatedSize(of: document, pretty: pretty), pretty ? 8 << 20 : 4 << 20)
+    }
+
+    /// The document from its opening to its last newline, into `slices`, which hands full
+    /// pairs of slices to `sink` unless it keeps the whole; the rest stays in `slices.out`.
+    private static func walk<Failure: Error>(
+        _ document: BackupDocument, slicing: Slicing, slices: inout Slices,
+        to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+    ) throws(Failure) {
         slices.out.beginObject()
         slices.out.key("challenges")
         slices.out.beginObject()
@@ -103,7 +126,6 @@ public enum BackupWriter {
         slices.out.endObject()
         slices.out.endObject()
         slices.out.endLine()
-        try slices.hand(slices.out, to: sink)
     }
 
     /// A usual day log takes 150–200 bytes, a challenge about 1 KB; indenting doubles that.
@@ -237,18 +259,24 @@ public enum BackupWriter {
 }
 
 /// The two buffers of a streamed write: `out`, written on the caller's thread (the fixed
-/// parts and every first slice of a pair), and the second core's, made on first need.
+/// parts and every first slice of a pair), and the second core's, made on first need. When
+/// it `keepsWhole`, nothing is handed over: each second slice is appended to `out`, which
+/// ends up holding the document.
 private struct Slices {
     var out: JSONOutput
     private var second: SecondBuffer?
+    private let sliceCapacity: Int
+    private let keepsWhole: Bool
 
-    init(pretty: Bool, capacity: Int) {
+    init(pretty: Bool, capacity: Int, sliceCapacity: Int, keepsWhole: Bool) {
         out = JSONOutput(pretty: pretty, capacity: capacity)
+        self.sliceCapacity = sliceCapacity
+        self.keepsWhole = keepsWhole
     }
 
     /// Writes `members` of the container `out` has just opened, `perSlice` at a time, two
-    /// slices at once, handing each full pair to `sink`. Afterwards `out` stands after the
-    /// last member, holding whatever is not handed over yet.
+    /// slices at once, handing each full pair to `sink` (or keeping it). Afterwards `out`
+    /// stands after the last member, holding whatever is not handed over yet.
     mutating func members<Member: Sendable, Failure: Error>(
         _ members: [Member], perSlice: Int,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void,
@@ -259,17 +287,24 @@ private struct Slices {
         var next = members.startIndex
         // A last lone slice goes on in `out` like the fixed parts around it.
         while members.endIndex - next > perSlice {
-            let mine = next..<(next + perSlice)
-            let theirs = mine.upperBound..<min(mine.upperBound + perSlice, members.endIndex)
+            // The last pair is shared out evenly: a full slice beside a short rest would
+            // leave one core idle most of the time (20,000 logs: 16,384 beside 3,616).
+            let pair = min(members.endIndex - next, 2 * perSlice)
+            let mine = next..<(next + (pair + 1) / 2)
+            let theirs = mine.upperBound..<(next + pair)
             next = theirs.upperBound
             let buffer = secondBuffer()
             buffer.output.resume(at: opening, afterMembers: true)
             _ = concurrently(
                 { for member in members[mine] { write(member, &out) } },
                 { for member in members[theirs] { write(member, &buffer.output) } })
-            try hand(out, to: sink)
-            try hand(buffer.output, to: sink)
-            out.resume(at: opening, afterMembers: true)
+            if keepsWhole {
+                out.append(buffer.output)
+            } else {
+                try hand(out, to: sink)
+                try hand(buffer.output, to: sink)
+                out.resume(at: opening, afterMembers: true)
+            }
         }
         for member in members[next...] { write(member, &out) }
     }
@@ -285,7 +320,7 @@ private struct Slices {
 
     private mutating func secondBuffer() -> SecondBuffer {
         if let second { return second }
-        let made = SecondBuffer(JSONOutput(pretty: out.pretty, capacity: out.bytes.capacity))
+        let made = SecondBuffer(JSONOutput(pretty: out.pretty, capacity: sliceCapacity))
         second = made
         return made
     }

@@ -53,6 +53,13 @@ public struct JSONOutput: Sendable {
         afterKey = position.afterKey
     }
 
+    /// Appends what `continuation` holds, which was written from where this output stands
+    /// (`resume(at: position, afterMembers: true)`) and ended where this one stands again:
+    /// after a member of the same container.
+    mutating func append(_ continuation: JSONOutput) {
+        bytes.append(contentsOf: continuation.bytes)
+    }
+
     // MARK: Containers
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
