@@ -12,7 +12,8 @@
 /// and reused for the next pair. The fixed parts (the opening, settings, closings) go into
 /// the first buffer between collections. So a write holds two slices at most, whatever the
 /// document's size, and a document whose collections each fit in one slice is written on
-/// the caller's thread alone, into one buffer handed over once.
+/// the caller's thread alone, into one buffer handed over once. Writing the whole document
+/// into one array walks the same way, the first buffer being the result itself.
 ///
 ///     try BackupWriter.write(document) { part throws(LocalFileError) in try write(part) }
 ///
