@@ -154,11 +154,13 @@ public enum BackupValidator {
             var lastID: ChallengeID?
             var lastExists = false
             var run = NoteRun(nil)
-            // The calls below take a log's parts, not the log: passing a log copied it.
+            // The calls below take a log's parts, not the log: passing a log copied it. A
+            // part is only taken when a call needs it: each take retains its storage, and the
+            // two halves' atomic counts on shared ids cost more than the rest of the walk.
             dayLogs.withUnsafeBufferPointer { logs in
                 for index in range {
-                    let id = logs[index].key.challengeID
-                    if id != lastID {
+                    if logs[index].key.challengeID != lastID {
+                        let id = logs[index].key.challengeID
                         lastID = id
                         lastExists = passes.exists?(id) ?? false
                         if let challenges = passes.notesAgainst {
@@ -169,7 +171,7 @@ public enum BackupValidator {
                         if !lastExists {
                             found.add(
                                 Pointer.dayLog(logs[index].key),
-                                "challenge \(id) is not in this file (a day log needs its challenge)"
+                                "challenge \(logs[index].key.challengeID) is not in this file (a day log needs its challenge)"
                             )
                         }
                         if !passes.ownRulesHeld {
@@ -178,7 +180,7 @@ public enum BackupValidator {
                                 mood: logs[index].mood, sorted: passes.sorted, into: &found)
                         }
                     }
-                    run.note(logs[index].key, logs[index].values, into: &notes)
+                    if run.found { run.note(logs[index].key, logs[index].values, into: &notes) }
                 }
             }
             return (found.issues, notes)
