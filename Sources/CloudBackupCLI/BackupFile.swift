@@ -99,7 +99,7 @@ enum BackupFile {
                 try BackupWriter.write(document, pretty: pretty, to: write)
             }
         } catch {
-            throw CLIError(error.description, exitCode: .failure)
+            throw CLIError("\(error.description); \(path) is unchanged", exitCode: .failure)
         }
     }
 }

@@ -93,8 +93,9 @@ public enum LocalFile {
     /// that a crash at any moment leaves either the old file or the new one, never a partial
     /// one: write a temporary file in the same folder, fsync it, rename it over the target,
     /// fsync the folder. If a chunk cannot be written or `produce` throws, the temporary file
-    /// is removed, the target is untouched and the error comes out here. `mode` applies to
-    /// the new file from its creation (so a token is never briefly readable by others).
+    /// is removed, the target is untouched and the error comes out here, naming the target
+    /// (the temporary file's name means nothing to a user, and it is gone). `mode` applies
+    /// to the new file from its creation (so a token is never briefly readable by others).
     ///
     ///     try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
     ///         try BackupWriter.write(document, to: write)
@@ -119,15 +120,15 @@ public enum LocalFile {
         do {
             defer { close(fd) }
             guard fchmod(fd, mode) == 0 else {
-                throw LocalFileError(path: temporary, operation: "chmod", errno: errno)
+                throw LocalFileError(path: path, operation: "chmod", errno: errno)
             }
             try produce { chunk throws(LocalFileError) in
                 if let code = writeAll(chunk, to: fd) {
-                    throw LocalFileError(path: temporary, operation: "write", errno: code)
+                    throw LocalFileError(path: path, operation: "write", errno: code)
                 }
             }
             guard fsync(fd) == 0 else {
-                throw LocalFileError(path: temporary, operation: "fsync", errno: errno)
+                throw LocalFileError(path: path, operation: "fsync", errno: errno)
             }
         }
         guard rename(temporary, path) == 0 else {

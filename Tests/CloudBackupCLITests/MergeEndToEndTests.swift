@@ -25,6 +25,37 @@ struct MergeEndToEndTests {
         return try BackupReader.read(bytes).document
     }
 
+    /// A write that fails part-way (the file size limit of `ulimit -f`, standing in for a
+    /// full disk) leaves the old output as it was and no temporary file beside it, prints
+    /// nothing on stdout (no report that reads like a success) and one line on stderr naming
+    /// the output, not the temporary file.
+    @Test func aWriteThatFailsPartWayLeavesTheOldOutput() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: output))
+        let example = Paths.file("Examples/phone.json").path
+        let size = try #require(
+            FileManager.default.attributesOfItem(atPath: example)[.size] as? Int)
+        try #require(size > 8 * 1024, "the merged file must pass the 4 KB limit")
+        // SIGXFSZ ignored (and still ignored after exec), so the write past the limit fails
+        // with EFBIG instead of killing the process.
+        let result = try run(
+            URL(fileURLWithPath: "/bin/bash"),
+            [
+                "-c", #"trap '' XFSZ; ulimit -f 4; exec "$0" "$@""#, Paths.binary.path,
+                "merge", example, example, "-o", output, "--now", Self.now,
+            ],
+            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr
+                == "cloudbackup: \(output): cannot write: File too large; \(output) is unchanged\n")
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "old\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.json"])
+    }
+
     @Test func mergePrintsTheCountsAndWritesTheResult() throws {
         let folder = try Paths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -94,6 +94,11 @@ struct MergeCommand: Command {
         for line in warnings(outcome, incoming: incoming.result.document) {
             context.printError(line)
         }
+        // Written before anything goes to stdout: a run whose write fails prints its error
+        // alone, not a report that reads like a success.
+        if !dryRun, let outputPath {
+            try BackupFile.save(outcome.document, to: outputPath)
+        }
         if json {
             context.print(outcome.report.json)
         } else {
@@ -104,9 +109,8 @@ struct MergeCommand: Command {
         }
         if dryRun {
             if !json { context.print("dry run: nothing written") }
-        } else if let outputPath {
-            try BackupFile.save(outcome.document, to: outputPath)
-            if !json { context.print("wrote \(outputPath)") }
+        } else if let outputPath, !json {
+            context.print("wrote \(outputPath)")
         }
         if let logPath {
             let line = logLine(outcome, local: local, incoming: incoming)
