@@ -229,7 +229,7 @@ def measure(binary, files, runs, slow_runs, out_folder):
     return rows, results, pair_mb
 
 
-def per_log_in_rounds(binary, pairs, rounds):
+def per_log_in_rounds(binary, pairs, rounds, runs_for):
     """Nanoseconds per day log of the read and of the full merge, for every size, each the
     median over `rounds` rounds that take every size in turn.
 
@@ -237,11 +237,14 @@ def per_log_in_rounds(binary, pairs, rounds):
     against its peers (timed right beside it) but not for sizes against each other: this
     host's speed drifts by a third from one minute to the next. Taken in rounds, a slow
     stretch slows every size alike. Read as in its table (in-process, after an untimed
-    run); the merge as one cold process. Both per day log of the phone file, as above."""
+    run, `runs_for(size)` runs and on for BENCH_BUDGET); the merge as one cold process. Both
+    per day log of the phone file, as above."""
     samples = {size: {"read": [], "merge": []} for size in pairs}
+    budget = ["--budget-ms", str(max(1, int(BUDGET * 1000)))]
     for _ in range(rounds):
         for size, (phone, laptop) in pairs.items():
-            report, _ = bench_json(binary, "read", str(phone), "--runs", "3", "--budget-ms", "1")
+            runs = ["--runs", str(runs_for(size))]
+            report, _ = bench_json(binary, "read", str(phone), *runs, *budget)
             day_logs = report["dayLogs"]
             samples[size]["read"].append(median_of(report["seconds"]) / day_logs * 1e9)
             output = phone.parent / "merged.json"
@@ -331,10 +334,14 @@ def main():
     seed = int(os.environ.get("BENCH_SEED", "42"))
     print(f"make bench on {machine()}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     all_results, pairs = {}, {}
+
+    def runs_for(size):
+        return int(os.environ.get("BENCH_RUNS", 9 if size <= 20000 else 5 if size <= 200000 else 3))
+
     for size in sizes:
         files = ensure_pair(binary, data_root, seed, size)
         pairs[size] = files
-        runs = int(os.environ.get("BENCH_RUNS", 9 if size <= 20000 else 5 if size <= 200000 else 3))
+        runs = runs_for(size)
         # Foundation needs ~20 s and 6 GB at the top size; one run is all it gets there.
         slow_runs = runs if size <= 200000 else 1
         rows, results, pair_mb = measure(binary, files, runs, slow_runs, files[0].parent)
@@ -343,7 +350,7 @@ def main():
         print_table(size, files, rows, runs, slow_runs)
     rounds = int(os.environ.get("BENCH_ROUNDS", "5"))
     try:
-        per_log = per_log_in_rounds(binary, pairs, rounds) if len(pairs) > 1 else {}
+        per_log = per_log_in_rounds(binary, pairs, rounds, runs_for) if len(pairs) > 1 else {}
     except Failed as failure:
         print(f"\ntime per day log in rounds: failed: {failure}")
         per_log = {}
