@@ -47,6 +47,27 @@ import Testing
         #expect(jobCores == [core])
     }
 
+    /// A thread is started away from its caller's core when the caller may use another, and
+    /// unpinned (no cores to go back to) when it may not.
+    @Test func aStartIsPinnedOnlyWhenThereIsAnotherCore() throws {
+        let cores = try #require(OtherCore.cores().map(OtherCore.numbers))
+        @Sendable func pin() -> [Int]? {
+            var attributes = pthread_attr_t()
+            guard pthread_attr_init(&attributes) == 0 else { return nil }
+            defer { pthread_attr_destroy(&attributes) }
+            return OtherCore.pin(&attributes).map(OtherCore.numbers)
+        }
+        if cores.count > 1 {
+            #expect(onThread(pin) == cores)
+        }
+        let last = try #require(cores.last)
+        let pinnedOnOneCore = onThread {
+            OtherCore.allow(OtherCore.set(of: [last]))
+            return pin()
+        }
+        #expect(pinnedOnOneCore == nil)
+    }
+
     /// `body`'s result, run on a thread of its own, so that limiting that thread's cores
     /// leaves the test runner's threads alone.
     private func onThread(_ body: @escaping @Sendable () -> [Int]?) -> [Int]? {

@@ -55,13 +55,20 @@ private final class Work: Sendable {
     }
 }
 
-/// A joinable thread with an 8 MB stack running `run`, or nil when none could be made.
+/// A joinable thread with an 8 MB stack running `run`, started away from the caller's core,
+/// or where the scheduler likes when that cannot be had (pthread_create refuses a start pin
+/// to a core that went offline meanwhile); nil when no thread could be made at all.
 private func startThread(_ run: @escaping @Sendable () -> Void) -> pthread_t? {
+    startThread(run, pinned: true) ?? startThread(run, pinned: false)
+}
+
+private func startThread(_ run: @escaping @Sendable () -> Void, pinned: Bool) -> pthread_t? {
     var attributes = pthread_attr_t()
     guard pthread_attr_init(&attributes) == 0 else { return nil }
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setstacksize(&attributes, 8 << 20)
-    let unpin = OtherCore.pin(&attributes)
+    let unpin = pinned ? OtherCore.pin(&attributes) : nil
+    guard !pinned || unpin != nil else { return nil }
     let context = Unmanaged.passRetained(Work(run, unpin: unpin)).toOpaque()
     var thread = pthread_t()
     let status = pthread_create(
@@ -85,11 +92,13 @@ private func startThread(_ run: @escaping @Sendable () -> Void) -> pthread_t? {
 /// Left to the scheduler, a new thread is now and then queued on its creator's core and does
 /// not run until the creator blocks, which is when the first job is done: measured on a
 /// 2-core VM, the second half of a cold 20,000-log merge's steps started 1–3 ms late, as long
-/// as the halves take, so two cores did the work of one. Pinned at its start, it ran within
-/// 0.1 ms. Once running it may use every core its creator may, so a busy core does not hold
-/// it back, and `taskset` or cgroup limits still hold.
+/// as the halves take, so two cores did the work of one. Started on the creator's other
+/// cores, it ran within 0.1 ms. Once running it may use every core its creator may, so a busy
+/// core does not hold it back, and `taskset` or cgroup limits still hold.
 ///
-/// The calls are GNU extensions that Swift's Glibc module does not import, so they are
+/// These and pthreads are the only calls below Foundation in BackupKit (whose rule is
+/// Foundation only, no C): Foundation's `Thread` cannot be started with a core set. The
+/// affinity calls are GNU extensions that Swift's Glibc module does not import, so they are
 /// looked up by name once; where one is missing (another C library) threads start unpinned.
 enum OtherCore {
     private typealias GetCPU = @convention(c) () -> Int32
@@ -125,18 +134,18 @@ enum OtherCore {
             setAttributeAffinity: setAttributeAffinity, setThreadAffinity: setThreadAffinity)
     }()
 
-    /// Pins a thread made with `attributes` to one of the caller's cores other than the one
-    /// it runs on; the caller's cores, for the thread to go back to, or nil when it stays
-    /// unpinned (one core only, or the calls are missing).
+    /// Starts a thread made with `attributes` on the caller's cores other than the one it
+    /// runs on (all of them, so that threads started at once from several cores spread out);
+    /// the caller's cores, for the thread to go back to, or nil when it stays unpinned (one
+    /// core only, or the calls are missing).
     static func pin(_ attributes: inout pthread_attr_t) -> cpu_set_t? {
         guard let calls, let allowed = cores() else { return nil }
         let current = Int(calls.getCPU())
-        guard current >= 0,
-            let other = numbers(of: allowed).first(where: { $0 != current })
-        else { return nil }
-        var only = set(of: [other])
+        let others = numbers(of: allowed).filter { $0 != current }
+        guard current >= 0, !others.isEmpty else { return nil }
+        var start = set(of: others)
         let size = MemoryLayout<cpu_set_t>.size
-        guard calls.setAttributeAffinity(&attributes, size, &only) == 0 else { return nil }
+        guard calls.setAttributeAffinity(&attributes, size, &start) == 0 else { return nil }
         return allowed
     }
 
