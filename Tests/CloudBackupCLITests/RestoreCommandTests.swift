@@ -96,6 +96,36 @@ import Testing
         #expect(try String(contentsOf: backup, encoding: .utf8) == laptopText)
     }
 
+    /// A write that fails (the file size limit of `ulimit -f 0`, standing in for a full
+    /// disk): with `--yes` nothing is asked, so nothing is printed on stdout either, only one
+    /// line on stderr, and STATE stays as it was with no STATE.bak and no temporary file.
+    @Test func aWriteThatFailsLeavesStateAndPrintsNoReport() throws {
+        let before = try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path)
+            .sorted()
+        var environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+        environment.merge(laptop.environment) { _, new in new }
+        // SIGXFSZ ignored (and still ignored after exec): the write fails with EFBIG instead
+        // of the signal killing the process.
+        let result = try run(
+            URL(fileURLWithPath: "/bin/bash"),
+            [
+                "-c", #"trap '' XFSZ; ulimit -f 0; exec "$0" "$@""#, Paths.binary.path,
+                "restore", "--file", laptop.state.path, "--now", BackupMachine.now, "--merge",
+                "--yes",
+            ],
+            environment: environment)
+        let state = laptop.state.path
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr
+                == "cloudbackup: \(state).bak: cannot write: File too large; \(state) is unchanged\n")
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path).sorted()
+                == before)
+    }
+
     @Test func aRestoreOntoAMissingStateCreatesIt() throws {
         try FileManager.default.removeItem(at: laptop.state)
         let result = try restore("--merge", "--yes")

@@ -87,6 +87,10 @@ struct RestoreCommand: Command {
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
         if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
 
+        // Without a question to ask, STATE is written before anything goes to stdout, so a
+        // write that fails prints its error alone, not a report that reads like a success.
+        let asks = !dryRun && !yes && context.stdinIsTerminal && context.stderrIsTerminal
+        if !dryRun, !asks { try write(outcome.document, previous: previous) }
         if json {
             context.print(outcome.report.json)
         } else {
@@ -102,7 +106,7 @@ struct RestoreCommand: Command {
             if !json { context.print("dry run: nothing written") }
             return
         }
-        if !yes, context.stdinIsTerminal, context.stderrIsTerminal {
+        if asks {
             context.writeError(
                 "write \(file)\(previous == nil ? "" : " (the current file kept as \(file).bak)")? [y/N] "
             )
@@ -110,20 +114,25 @@ struct RestoreCommand: Command {
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
             }
+            try write(outcome.document, previous: previous)
         }
-        if let previous {
-            do {
-                try LocalFile.writeAtomically(previous, to: file + ".bak", mode: 0o600)
-            } catch {
-                throw CLIError(error.description, exitCode: .failure)
-            }
-        }
-        try BackupFile.save(outcome.document, to: file)
         if !json {
             context.print(
                 "restored \(file)" + (previous == nil ? "" : " (previous file kept as \(file).bak)")
             )
         }
+    }
+
+    /// STATE.bak from the bytes STATE held (when it existed), then STATE.
+    private func write(_ document: BackupDocument, previous: [UInt8]?) throws(CLIError) {
+        if let previous {
+            do {
+                try LocalFile.writeAtomically(previous, to: file + ".bak", mode: 0o600)
+            } catch {
+                throw CLIError("\(error.description); \(file) is unchanged", exitCode: .failure)
+            }
+        }
+        try BackupFile.save(document, to: file)
     }
 
     /// What a new machine starts from: no items, default settings, a fresh device id.
