@@ -119,7 +119,8 @@ import Testing
         #expect(result.stdout == "")
         #expect(
             result.stderr
-                == "cloudbackup: \(state).bak: cannot write: File too large; \(state) is unchanged\n")
+                == "cloudbackup: \(state).bak: cannot write: File too large; \(state) is unchanged\n"
+        )
         #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
         #expect(
             try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path).sorted()
