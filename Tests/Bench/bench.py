@@ -241,11 +241,15 @@ def per_log_in_rounds(binary, pairs, rounds, runs_for):
     per day log of the phone file, as above."""
     samples = {size: {"read": [], "merge": []} for size in pairs}
     budget = ["--budget-ms", str(max(1, int(BUDGET * 1000)))]
-    for _ in range(rounds):
-        for size, (phone, laptop) in pairs.items():
+    for round in range(rounds):
+        # Every other round backwards, so no size always comes right after the same one.
+        order = list(pairs.items())
+        for size, (phone, laptop) in order if round % 2 == 0 else reversed(order):
             runs = ["--runs", str(runs_for(size))]
             report, _ = bench_json(binary, "read", str(phone), *runs, *budget)
             day_logs = report["dayLogs"]
+            if day_logs == 0:
+                raise Failed(f"{phone} holds no day logs to time per day log")
             samples[size]["read"].append(median_of(report["seconds"]) / day_logs * 1e9)
             output = phone.parent / "merged.json"
             report, _ = bench_json(binary, "merge", str(phone), str(laptop), "-o", str(output))
