@@ -241,10 +241,10 @@ def per_log_in_rounds(binary, pairs, rounds, runs_for):
     per day log of the phone file, as above."""
     samples = {size: {"read": [], "merge": []} for size in pairs}
     budget = ["--budget-ms", str(max(1, int(BUDGET * 1000)))]
-    for round in range(rounds):
+    for number in range(rounds):
         # Every other round backwards, so no size always comes right after the same one.
         order = list(pairs.items())
-        for size, (phone, laptop) in order if round % 2 == 0 else reversed(order):
+        for size, (phone, laptop) in order if number % 2 == 0 else reversed(order):
             runs = ["--runs", str(runs_for(size))]
             report, _ = bench_json(binary, "read", str(phone), *runs, *budget)
             day_logs = report["dayLogs"]
