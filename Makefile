@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 BIN := .build/release/cloudbackup
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 
-.PHONY: all build test lint bench demo deps venv clean
+.PHONY: all build test lint sanitize bench demo deps venv clean
 
 all: build
 
@@ -46,6 +46,14 @@ test: deps venv
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+# The suites that share memory across threads (two-core reads, merges and writes, and the
+# thread they run on), under ThreadSanitizer. Not part of `make test`: a second full build
+# of its own (.build/tsan, so the usual one is not rebuilt) and minutes more.
+SANITIZED := ConcurrentlyTests|StreamedWriteTests|TwoCoreReadTests|TwoCoreMergeTests
+sanitize: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(SANITIZED)'
 
 # BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
 # cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
