@@ -46,7 +46,8 @@ private final class Slot<Value>: @unchecked Sendable {
 /// What a new thread runs, handed over through `pthread_create`'s context pointer.
 private final class Work: Sendable {
     let run: @Sendable () -> Void
-    /// The cores to go back to once running, when the thread was started on one only.
+    /// The cores to go back to once running, when the thread was started away from its
+    /// caller's core.
     let unpin: cpu_set_t?
 
     init(_ run: @escaping @Sendable () -> Void, unpin: cpu_set_t?) {
