@@ -153,7 +153,7 @@ public enum BackupValidator {
             var notes: [ValidationIssue] = []
             var lastID: ChallengeID?
             var lastExists = false
-            var run = NoteRun(nil)
+            var run: NoteRun?
             // The calls below take a log's parts, not the log: passing a log copied it. A
             // part is only taken when a call needs it: each take retains its storage, and the
             // two halves' atomic counts on shared ids cost more than the rest of the walk.
@@ -164,7 +164,7 @@ public enum BackupValidator {
                         lastID = id
                         lastExists = passes.exists?(id) ?? false
                         if let challenges = passes.notesAgainst {
-                            run = NoteRun(challenges.find(id))
+                            run = challenges.find(id).map(NoteRun.init)
                         }
                     }
                     if passes.exists != nil {
@@ -180,7 +180,8 @@ public enum BackupValidator {
                                 mood: logs[index].mood, sorted: passes.sorted, into: &found)
                         }
                     }
-                    if run.found { run.note(logs[index].key, logs[index].values, into: &notes) }
+                    // Optional chaining: the parts are taken only when there is a run.
+                    run?.note(logs[index].key, logs[index].values, into: &notes)
                 }
             }
             return (found.issues, notes)
@@ -234,7 +235,6 @@ public enum BackupValidator {
 /// What a run of logs of one challenge needs for the notes, looked up once per run; no
 /// Challenge is copied per log.
 private struct NoteRun {
-    let found: Bool
     let startDate: DayKey
     let endDate: DayKey
     let tasks: [HabitTask]
@@ -242,17 +242,14 @@ private struct NoteRun {
     /// no look for the rule in force.
     let everCheck: [Bool]
 
-    /// Nil: no challenge, so no notes.
-    init(_ challenge: Challenge?) {
-        found = challenge != nil
-        startDate = challenge?.startDate ?? DayKey(dayNumber: 0)
-        endDate = challenge?.endDate ?? DayKey(dayNumber: 0)
-        tasks = challenge?.tasks ?? []
+    init(_ challenge: Challenge) {
+        startDate = challenge.startDate
+        endDate = challenge.endDate
+        tasks = challenge.tasks
         everCheck = tasks.map { $0.rules.contains { $0.type == .check } }
     }
 
     func note(_ key: DayLogKey, _ values: [TaskValue], into notes: inout [ValidationIssue]) {
-        guard found else { return }
         if key.day < startDate || key.day > endDate {
             notes.append(
                 ValidationIssue(
