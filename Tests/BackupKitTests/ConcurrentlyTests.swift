@@ -68,6 +68,25 @@ import Testing
         #expect(pinnedOnOneCore == nil)
     }
 
+    /// When pthread_create refuses the start pin (in life, a core that went offline after the
+    /// caller looked; here, one the machine does not have), the thread starts unpinned
+    /// instead of not at all.
+    @Test func aRefusedStartPinStillStartsTheThread() throws {
+        let cores = try #require(OtherCore.cores())
+        let absent = MemoryLayout<cpu_set_t>.size * 8 - 1
+        try #require(!OtherCore.numbers(of: cores).contains(absent))
+        let pinToAbsentCore = { (attributes: inout pthread_attr_t) -> cpu_set_t? in
+            OtherCore.start(on: OtherCore.set(of: [absent]), &attributes) ? cores : nil
+        }
+        let ran = CoresBox()
+        let record: @Sendable () -> Void = { ran.value = OtherCore.cores().map(OtherCore.numbers) }
+        // The pinned start alone is refused, so what follows tests the retry.
+        try #require(startThread(record, pinnedBy: pinToAbsentCore) == nil)
+        let thread = try #require(startThread(record, pin: pinToAbsentCore))
+        pthread_join(thread, nil)
+        #expect(ran.value == OtherCore.numbers(of: cores))
+    }
+
     /// `body`'s result, run on a thread of its own, so that limiting that thread's cores
     /// leaves the test runner's threads alone.
     private func onThread(_ body: @escaping @Sendable () -> [Int]?) -> [Int]? {

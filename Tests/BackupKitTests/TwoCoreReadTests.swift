@@ -252,8 +252,8 @@ import Testing
     func logsAtTheSmallestSizeAllFit(sample: Int?) throws {
         let count = 3_000
         let members = (0..<count).map { index in
-            let day = try? #require(DayKey(dayNumber: Int32(10_957 + index)))
-            return "\"a/\(day?.description ?? "")\":"
+            let day = DayKey(dayNumber: Int32(10_957 + index))
+            return "\"a/\(day)\":"
                 + #"{"mood":1,"note":"","updatedAt":"2000-01-01T00:00:00Z","values":{}}"#
         }
         let text =

@@ -56,20 +56,29 @@ private final class Work: Sendable {
     }
 }
 
-/// A joinable thread with an 8 MB stack running `run`, started away from the caller's core,
-/// or where the scheduler likes when that cannot be had (pthread_create refuses a start pin
-/// to a core that went offline meanwhile); nil when no thread could be made at all.
-private func startThread(_ run: @escaping @Sendable () -> Void) -> pthread_t? {
-    startThread(run, pinned: true) ?? startThread(run, pinned: false)
+/// A joinable thread with an 8 MB stack running `run`, started where `pin` puts it (away from
+/// the caller's core), or where the scheduler likes when that cannot be had (pthread_create
+/// refuses a start pin to a core that went offline meanwhile); nil when no thread could be
+/// made at all.
+func startThread(
+    _ run: @escaping @Sendable () -> Void,
+    pin: @escaping (inout pthread_attr_t) -> cpu_set_t? = OtherCore.pin
+) -> pthread_t? {
+    startThread(run, pinnedBy: pin) ?? startThread(run, pinnedBy: nil)
 }
 
-private func startThread(_ run: @escaping @Sendable () -> Void, pinned: Bool) -> pthread_t? {
+/// A thread started where `pin` puts it, which returns the cores to go back to once running;
+/// nil when `pin` cannot pin or the thread cannot be made so.
+func startThread(
+    _ run: @escaping @Sendable () -> Void,
+    pinnedBy pin: ((inout pthread_attr_t) -> cpu_set_t?)?
+) -> pthread_t? {
     var attributes = pthread_attr_t()
     guard pthread_attr_init(&attributes) == 0 else { return nil }
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setstacksize(&attributes, 8 << 20)
-    let unpin = pinned ? OtherCore.pin(&attributes) : nil
-    guard !pinned || unpin != nil else { return nil }
+    let unpin = pin?(&attributes)
+    guard pin == nil || unpin != nil else { return nil }
     let context = Unmanaged.passRetained(Work(run, unpin: unpin)).toOpaque()
     var thread = pthread_t()
     let status = pthread_create(
@@ -144,10 +153,15 @@ enum OtherCore {
         let current = Int(calls.getCPU())
         let others = numbers(of: allowed).filter { $0 != current }
         guard current >= 0, !others.isEmpty else { return nil }
-        var start = set(of: others)
-        let size = MemoryLayout<cpu_set_t>.size
-        guard calls.setAttributeAffinity(&attributes, size, &start) == 0 else { return nil }
-        return allowed
+        return start(on: set(of: others), &attributes) ? allowed : nil
+    }
+
+    /// Makes threads created with `attributes` start on `cores`; false when that cannot be
+    /// set.
+    static func start(on cores: cpu_set_t, _ attributes: inout pthread_attr_t) -> Bool {
+        guard let calls else { return false }
+        var cores = cores
+        return calls.setAttributeAffinity(&attributes, MemoryLayout<cpu_set_t>.size, &cores) == 0
     }
 
     /// Lets the calling thread run on `cores` (again).
