@@ -89,28 +89,40 @@ struct Runs {
     }
 }
 
-/// Wall-clock seconds of each timed call of `body`, after one untimed call, and the last
-/// call's result. The untimed call takes what only a first call pays (code paged in, the
-/// allocator getting memory from the system), as the Python peers' first call does
-/// (bench.py), so no size's figure carries it. Each result is freed after its clock stops,
-/// as the Python peers' are (`del` after timing).
+/// Wall-clock seconds of each timed call of `body`, the pages the kernel handed out during
+/// them (per call), and the last call's result. The untimed call takes what only a first
+/// call pays (code paged in, the allocator getting memory from the system), as the Python
+/// peers' first call does (bench.py), so no size's figure carries it. Each result is freed
+/// after its clock stops, as the Python peers' are (`del` after timing).
 func time<Value, Failure: Error>(
     _ runs: Runs, _ body: () throws(Failure) -> Value
-) throws(Failure) -> (seconds: [Double], last: Value?) {
+) throws(Failure) -> (seconds: [Double], freshPages: Double, last: Value?) {
     let clock = ContinuousClock()
     var seconds: [Double] = []
+    var freshPages = 0
     _ = try body()
     var last: Value?
     let begin = clock.now
     while seconds.count < runs.runs || inSeconds(clock.now - begin) < runs.budget {
         // The previous result goes before the clock starts, so no call runs beside one.
         last = nil
+        let pagesBefore = pageFaults()
         let start = clock.now
         let value = try body()
         seconds.append(inSeconds(clock.now - start))
+        freshPages += pageFaults() - pagesBefore
         last = value
     }
-    return (seconds, last)
+    return (seconds, Double(freshPages) / Double(seconds.count), last)
+}
+
+/// The process's minor page faults so far: each a page the kernel had to hand out (zeroed)
+/// on first touch. Memory the allocator kept from an earlier call costs none; an array above
+/// glibc's mmap threshold (32 MB at most) comes fresh, and is zeroed again, on every call.
+func pageFaults() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_minflt
 }
 
 func load(_ path: String) throws(BenchError) -> [UInt8] {
@@ -171,18 +183,21 @@ func generate(_ options: Options) throws(BenchError) {
 func read(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
-    let (seconds, document) = try time(try Runs(options)) {
+    let (seconds, freshPages, document) = try time(try Runs(options)) {
         () throws(BenchError) in
         try readDocument(bytes, path: path)
     }
-    report(["seconds": seconds, "bytes": bytes.count, "dayLogs": document?.dayLogs.count ?? 0])
+    report([
+        "seconds": seconds, "bytes": bytes.count, "dayLogs": document?.dayLogs.count ?? 0,
+        "freshPages": freshPages,
+    ])
 }
 
 func write(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
     let document = try readDocument(bytes, path: path)
-    let (seconds, written) = time(try Runs(options)) {
+    let (seconds, _, written) = time(try Runs(options)) {
         BackupWriter.write(document)
     }
     // The generator writes canonical bytes, so writing its files back must change nothing.
@@ -239,7 +254,7 @@ func foundation(_ options: Options) throws(BenchError) {
     } catch {
         throw BenchError(message: "\(path): \(error.localizedDescription)")
     }
-    let (seconds, decoded) = try time(try Runs(options)) {
+    let (seconds, _, decoded) = try time(try Runs(options)) {
         () throws(BenchError) in
         do {
             return try JSONDecoder().decode(CodableBackup.self, from: data)

@@ -38,6 +38,8 @@ import Testing
         let read = try Self.json(["read", phone, "--runs", "3", "--budget-ms", "1"])
         #expect((read["seconds"] as? [Double])?.count == 3)
         #expect(read["dayLogs"] as? Int == document.dayLogs.count)
+        let freshPages = try #require(read["freshPages"] as? Double)
+        #expect(freshPages >= 0)
 
         let write = try Self.json(["write", phone, "--runs", "2"])
         #expect((write["seconds"] as? [Double])?.count == 2)
