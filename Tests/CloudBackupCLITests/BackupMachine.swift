@@ -92,9 +92,12 @@ final class BackupMachine: Sendable {
 
 /// A valid schema-3 document with one check task per challenge; `challenges` maps ids to
 /// their `updatedAt`. `logs` day logs per challenge with `note` make big documents.
+/// `settings` is the settings object's JSON text.
 func backupJSON(
     device: String, challenges: [String: String], exportedAt: String = "2026-11-29T10:00:00.000Z",
-    logs: Int = 0, note: String = ""
+    logs: Int = 0, note: String = "",
+    settings: String =
+        #"{"dayStartHour":0,"weekStartsOn":"monday","theme":"system","reminderTime":null}"#
 ) -> String {
     let items = challenges.sorted { $0.key < $1.key }.map { id, updatedAt in
         #""\#(id)":{"title":"Challenge \#(id)","startDate":"2026-01-01","durationDays":365,"tasks":{"t":{"title":"Task","rules":[{"from":"2026-01-01","type":"check","target":1}],"archivedFrom":null}},"pausedDays":[],"createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"\#(updatedAt)"}"#
@@ -111,7 +114,7 @@ func backupJSON(
     }
     return
         #"{"format":"habit-backup","schemaVersion":3,"exportedAt":"\#(exportedAt)","deviceId":"\#(device)","#
-        + #""settings":{"dayStartHour":0,"weekStartsOn":"monday","theme":"system","reminderTime":null},"#
+        + #""settings":\#(settings),"#
         + #""challenges":{\#(items.joined(separator: ","))},"dayLogs":{\#(dayLogs.joined(separator: ","))},"tombstones":{}}"#
 }
 

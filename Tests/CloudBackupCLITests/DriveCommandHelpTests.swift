@@ -42,7 +42,8 @@ import Testing
 
             options:
               --file STATE    the local state file to restore into
-              --merge         newest edit wins per item; STATE's settings stay
+              --merge         newest edit wins per item; STATE's settings stay (a new STATE
+                              takes the backup's, without premium and app lock)
               --replace       STATE becomes the backup (premium, app lock and device id stay)
               --dry-run       only show the counts; write nothing anywhere
               --allow-stale   let in items the stale guard holds back (a backup older than the window)

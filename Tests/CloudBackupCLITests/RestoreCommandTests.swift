@@ -135,6 +135,33 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
     }
 
+    /// A new machine has no settings of its own to keep: merge takes the backup's as replace
+    /// does, apart from premium and app lock (SPEC §4 rule 6), and the summary says so.
+    @Test(arguments: ["--merge", "--replace"])
+    func aRestoreOntoAMissingStateTakesTheBackupsSettings(mode: String) throws {
+        try emulator.reset()
+        try laptop.login()
+        let settings =
+            #"{"dayStartHour":2,"weekStartsOn":"sunday","theme":"dark","reminderTime":"20:30","#
+            + #""premium":{"plan":"yearly","validatedAt":"2026-11-01T00:00:00.000Z","expiresAt":null},"#
+            + #""appLock":{"enabled":true,"method":"biometric"}}"#
+        let phoneText = backupJSON(
+            device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"], settings: settings)
+        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(phoneText.utf8))
+        try FileManager.default.removeItem(at: laptop.state)
+
+        let result = try restore(mode, "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("settings: the backup's"))
+        let document = try BackupReader.read(Array(Data(contentsOf: laptop.state))).document
+        #expect(
+            document.settings
+                == Settings(
+                    dayStartHour: 2, weekStartsOn: .sunday, theme: .dark,
+                    reminderTime: ReminderTime(hour: 20, minute: 30)))
+        #expect(document.deviceId.rawValue != "phone")
+    }
+
     @Test func anInvalidStateIsRefusedBeforeAnyDownload() throws {
         try laptop.write("{")
         let logBefore = try emulator.log().count

@@ -19,7 +19,8 @@ struct RestoreCommand: Command {
 
         options:
           --file STATE    the local state file to restore into
-          --merge         newest edit wins per item; STATE's settings stay
+          --merge         newest edit wins per item; STATE's settings stay (a new STATE
+                          takes the backup's, without premium and app lock)
           --replace       STATE becomes the backup (premium, app lock and device id stay)
           --dry-run       only show the counts; write nothing anywhere
           --allow-stale   let in items the stale guard holds back (a backup older than the window)
@@ -82,7 +83,7 @@ struct RestoreCommand: Command {
                 exitCode: .invalidFile)
         }
         let now = session.now()
-        let local = current ?? Self.emptyDocument(at: now)
+        let local = current ?? Self.emptyDocument(at: now, settingsFrom: backup)
         let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
         if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
@@ -99,6 +100,11 @@ struct RestoreCommand: Command {
                 "\(source) exported \(backup.exportedAt) → \(file)\(previous == nil ? " (new)" : ""):"
             )
             for line in MergeCommand.plainWords(outcome.report) { context.print("  " + line) }
+            if previous == nil {
+                context.print(
+                    "  settings: the backup's, as \(file) is new (premium and app lock are never taken)"
+                )
+            }
             context.print(
                 Self.staleVerdict(backup: backup, options: options, report: outcome.report))
         }
@@ -135,10 +141,18 @@ struct RestoreCommand: Command {
         try BackupFile.save(document, to: file)
     }
 
-    /// What a new machine starts from: no items, default settings, a fresh device id.
-    static func emptyDocument(at now: Timestamp) -> BackupDocument {
-        BackupDocument(
-            exportedAt: now, deviceId: DeviceID(unchecked: UUID().uuidString.lowercased()))
+    /// What a new machine starts from: no items, a fresh device id, and the backup's settings
+    /// as replace takes them (SPEC §4 rule 6): a new STATE has no settings of its own for
+    /// merge to keep, and premium and app lock never come from a backup.
+    static func emptyDocument(at now: Timestamp, settingsFrom backup: BackupDocument)
+        -> BackupDocument
+    {
+        var settings = backup.settings
+        settings.premium = nil
+        settings.appLock = nil
+        return BackupDocument(
+            exportedAt: now, deviceId: DeviceID(unchecked: UUID().uuidString.lowercased()),
+            settings: settings)
     }
 
     static func staleVerdict(backup: BackupDocument, options: MergeOptions, report: MergeReport)
