@@ -41,24 +41,38 @@ final class BackupMachine: Sendable {
         try run(["backup", "--file", state.path, "--now", Self.now] + extra)
     }
 
-    /// Runs `cloudbackup` with stdin and stderr on a pseudo-terminal, as at a person's shell;
-    /// with `answer`, types it once the `[y/N]` question has appeared. stderr comes back as
-    /// the terminal showed it.
-    func runOnATerminal(_ arguments: [String], answering answer: String? = nil) throws -> RunResult
-    {
+    /// Runs `cloudbackup` with stdin and stderr on a pseudo-terminal that is its controlling
+    /// terminal (`/dev/tty`), as at a person's shell; with `answer`, types it once the `[y/N]`
+    /// question has appeared, after running the shell command `meanwhile` (a person editing
+    /// STATE while the question waits). stderr comes back as the terminal showed it;
+    /// `stderrTo` sends the process's stderr to that file instead (`2>FILE` at the shell).
+    func runOnATerminal(
+        _ arguments: [String], answering answer: String? = nil, meanwhile: String? = nil,
+        stderrTo: URL? = nil
+    ) throws -> RunResult {
         let script = """
-            import os, pty, subprocess, sys
+            import fcntl, os, pty, subprocess, sys, termios
+            answer, meanwhile, stderr_path = sys.argv[1:4]
             master, slave = pty.openpty()
-            child = subprocess.Popen(sys.argv[2:], stdin=slave, stderr=slave, stdout=subprocess.PIPE)
+            stderr = open(stderr_path, "wb") if stderr_path else slave
+            child = subprocess.Popen(
+                sys.argv[4:], stdin=slave, stderr=stderr, stdout=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
             os.close(slave)
             seen = b""
-            if sys.argv[1]:
-                while b"[y/N]" not in seen:
-                    chunk = os.read(master, 1024)
-                    if not chunk:
-                        break
-                    seen += chunk
-                os.write(master, sys.argv[1].encode() + b"\\n")
+            if answer:
+                try:
+                    while b"[y/N]" not in seen:
+                        chunk = os.read(master, 1024)
+                        if not chunk:
+                            break
+                        seen += chunk
+                    if meanwhile:
+                        subprocess.run(meanwhile, shell=True, check=True)
+                    os.write(master, answer.encode() + b"\\n")
+                except OSError:
+                    pass
             out = child.stdout.read()
             child.wait()
             try:
@@ -77,7 +91,8 @@ final class BackupMachine: Sendable {
         environment.merge(self.environment) { _, new in new }
         return try TestSupport.run(
             URL(fileURLWithPath: Paths.python),
-            ["-c", script, answer ?? "", Paths.binary.path] + arguments,
+            ["-c", script, answer ?? "", meanwhile ?? "", stderrTo?.path ?? "", Paths.binary.path]
+                + arguments,
             environment: environment)
     }
 

@@ -54,7 +54,8 @@ import Testing
 
             exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
             or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
-            Drive failure, 6 another run holds the profile's lock, 7 a newer schema.
+            Drive failure, 6 another run holds the profile's lock, or STATE changed while
+            restoring (nothing written; run again), 7 a newer schema.
 
             """
         ),

@@ -218,6 +218,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
     }
 
+    /// STATE edited while the question waits (or created, when it was missing): the edit
+    /// stays, nothing is written, and the exit status is the one for "run again" (6).
+    @Test(arguments: [true, false])
+    func aStateChangedWhileRestoringIsNotOverwritten(stateExisted: Bool) throws {
+        if !stateExisted { try FileManager.default.removeItem(at: laptop.state) }
+        let edited = laptop.folder.appendingPathComponent("edited.json")
+        let editedText = backupJSON(
+            device: "laptop",
+            challenges: ["B": "2026-11-02T00:00:00.000Z", "C": "2026-11-29T00:00:00.000Z"])
+        try Data(editedText.utf8).write(to: edited)
+
+        let result = try laptop.runOnATerminal(
+            ["restore", "--file", laptop.state.path, "--merge", "--now", BackupMachine.now],
+            answering: "y", meanwhile: "cp '\(edited.path)' '\(laptop.state.path)'")
+        #expect(result.status == 6)
+        #expect(
+            result.stderr.contains(
+                "cloudbackup: \(laptop.state.path) changed while restoring; nothing was written; "
+                    + "run restore again"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == editedText)
+        #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
+    }
+
     @Test func onATerminalAYesWrites() throws {
         let result = try restoreOnATerminal(answering: "y")
         #expect(result.status == 0, "\(result.stderr)")

@@ -31,7 +31,8 @@ struct RestoreCommand: Command {
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
         or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
-        Drive failure, 6 another run holds the profile's lock, 7 a newer schema.
+        Drive failure, 6 another run holds the profile's lock, or STATE changed while
+        restoring (nothing written; run again), 7 a newer schema.
         """
 
     let file: String
@@ -129,8 +130,17 @@ struct RestoreCommand: Command {
         }
     }
 
-    /// STATE.bak from the bytes STATE held (when it existed), then STATE.
+    /// STATE.bak from the bytes STATE held (when it existed), then STATE; nothing when STATE
+    /// is no longer those bytes. The merge was made from them, so an edit made since (at the
+    /// question, during the download) would be overwritten without a trace, and `.bak` would
+    /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
+    /// again is the fix.
     private func write(_ document: BackupDocument, previous: [UInt8]?) throws(CLIError) {
+        guard try bytesNow() == previous else {
+            throw CLIError(
+                "\(file) changed while restoring; nothing was written; run restore again",
+                exitCode: .locked)
+        }
         if let previous {
             do {
                 try LocalFile.writeAtomically(previous, to: file + ".bak", mode: 0o600)
@@ -139,6 +149,18 @@ struct RestoreCommand: Command {
             }
         }
         try BackupFile.save(document, to: file)
+    }
+
+    /// STATE's bytes as they are now; nil when there is no STATE.
+    private func bytesNow() throws(CLIError) -> [UInt8]? {
+        do {
+            return try LocalFile.read(file)
+        } catch {
+            guard error.isMissing else {
+                throw CLIError("\(error.description); nothing was written", exitCode: .failure)
+            }
+            return nil
+        }
     }
 
     /// What a new machine starts from: no items, a fresh device id, and the backup's settings
