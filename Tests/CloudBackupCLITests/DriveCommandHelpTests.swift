@@ -38,7 +38,8 @@ import Testing
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
             it would change in STATE, then write STATE atomically, keeping the previous file as
-            STATE.bak. A missing STATE is created.
+            STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
+            created.
 
             options:
               --file STATE    the local state file to restore into

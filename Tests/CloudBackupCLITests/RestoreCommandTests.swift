@@ -127,6 +127,35 @@ import Testing
                 == before)
     }
 
+    /// A second restore keeps the first one's previous file: STATE.bak stays the original,
+    /// the next previous file goes beside it, and a third from a STATE already kept there
+    /// adds nothing.
+    @Test func aSecondRestoreKeepsTheFirstPreviousFile() throws {
+        let first = try restore("--replace", "--yes")
+        #expect(first.status == 0, "\(first.stderr)")
+        let afterFirst = try Data(contentsOf: laptop.state)
+        try #require(afterFirst != Data(laptopText.utf8))
+
+        let second = try restore("--merge", "--yes")
+        #expect(second.status == 0, "\(second.stderr)")
+        let state = laptop.state.path
+        #expect(second.stdout.contains("previous file kept as \(state).bak.1"))
+        #expect(
+            try String(contentsOf: laptop.state.appendingPathExtension("bak"), encoding: .utf8)
+                == laptopText)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state + ".bak.1")) == afterFirst)
+        let mode =
+            try FileManager.default.attributesOfItem(atPath: state + ".bak.1")[.posixPermissions]
+            as? Int
+        #expect(mode == 0o600)
+
+        try afterFirst.write(to: laptop.state)
+        let third = try restore("--merge", "--yes")
+        #expect(third.status == 0, "\(third.stderr)")
+        #expect(third.stdout.contains("previous file kept as \(state).bak.1"))
+        #expect(!FileManager.default.fileExists(atPath: state + ".bak.2"))
+    }
+
     @Test func aRestoreOntoAMissingStateCreatesIt() throws {
         try FileManager.default.removeItem(at: laptop.state)
         let result = try restore("--merge", "--yes")

@@ -15,7 +15,8 @@ struct RestoreCommand: Command {
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
-        STATE.bak. A missing STATE is created.
+        STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
+        created.
 
         options:
           --file STATE    the local state file to restore into
@@ -92,7 +93,8 @@ struct RestoreCommand: Command {
         // Without a question to ask, STATE is written before anything goes to stdout, so a
         // write that fails prints its error alone, not a report that reads like a success.
         let asks = !dryRun && !yes && context.stdinIsTerminal && context.stderrIsTerminal
-        if !dryRun, !asks { try write(outcome.document, previous: previous) }
+        var keptAs: String?
+        if !dryRun, !asks { keptAs = try write(outcome.document, previous: previous) }
         if json {
             context.print(outcome.report.json)
         } else {
@@ -114,41 +116,59 @@ struct RestoreCommand: Command {
             return
         }
         if asks {
-            context.writeError(
-                "write \(file)\(previous == nil ? "" : " (the current file kept as \(file).bak)")? [y/N] "
-            )
+            let kept = previous.map { " (the current file kept as \(keptCopyPath(for: $0)))" }
+            context.writeError("write \(file)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
             }
-            try write(outcome.document, previous: previous)
+            keptAs = try write(outcome.document, previous: previous)
         }
         if !json {
             context.print(
-                "restored \(file)" + (previous == nil ? "" : " (previous file kept as \(file).bak)")
-            )
+                "restored \(file)" + (keptAs.map { " (previous file kept as \($0))" } ?? ""))
         }
     }
 
-    /// STATE.bak from the bytes STATE held (when it existed), then STATE; nothing when STATE
+    /// STATE.bak (or the next free name) from the bytes STATE held (when it existed), then
+    /// STATE; returns where those bytes went. Nothing is written when STATE
     /// is no longer those bytes. The merge was made from them, so an edit made since (at the
     /// question, during the download) would be overwritten without a trace, and `.bak` would
     /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
     /// again is the fix.
-    private func write(_ document: BackupDocument, previous: [UInt8]?) throws(CLIError) {
+    private func write(_ document: BackupDocument, previous: [UInt8]?) throws(CLIError)
+        -> String?
+    {
         guard try bytesNow() == previous else {
             throw CLIError(
                 "\(file) changed while restoring; nothing was written; run restore again",
                 exitCode: .locked)
         }
-        if let previous {
+        let keptAs = previous.map { keptCopyPath(for: $0) }
+        if let previous, let keptAs {
             do {
-                try LocalFile.writeAtomically(previous, to: file + ".bak", mode: 0o600)
+                try LocalFile.writeAtomically(previous, to: keptAs, mode: 0o600)
             } catch {
                 throw CLIError("\(error.description); \(file) is unchanged", exitCode: .failure)
             }
         }
         try BackupFile.save(document, to: file)
+        return keptAs
+    }
+
+    /// Where the bytes STATE held go: STATE.bak, or when that holds other bytes (an earlier
+    /// restore's previous file), the first of STATE.bak.1, .2, … that is free or holds these
+    /// same bytes. No restore overwrites an earlier previous file, and restoring again over
+    /// a STATE already kept adds no copy. A file that cannot be read counts as different; one
+    /// larger than `bytes` is not read at all.
+    private func keptCopyPath(for bytes: [UInt8]) -> String {
+        var path = file + ".bak"
+        var number = 0
+        while LocalFile.exists(path), (try? LocalFile.read(path, maxBytes: bytes.count)) != bytes {
+            number += 1
+            path = "\(file).bak.\(number)"
+        }
+        return path
     }
 
     /// STATE's bytes as they are now; nil when there is no STATE.
