@@ -270,6 +270,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
     }
 
+    /// Only stderr redirected: stdin is still a person's terminal, so it still asks, on the
+    /// terminal.
+    @Test func withStderrRedirectedItStillAsksOnTheTerminal() throws {
+        let errors = laptop.folder.appendingPathComponent("errors.txt")
+        let result = try laptop.runOnATerminal(
+            ["restore", "--file", laptop.state.path, "--merge", "--now", BackupMachine.now],
+            answering: "n", stderrTo: errors)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("[y/N]"))
+        #expect(try String(contentsOf: errors, encoding: .utf8).contains("restore cancelled"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
+    }
+
     @Test func onATerminalAYesWrites() throws {
         let result = try restoreOnATerminal(answering: "y")
         #expect(result.status == 0, "\(result.stderr)")

@@ -92,9 +92,9 @@ struct RestoreCommand: Command {
 
         // Without a question to ask, STATE is written before anything goes to stdout, so a
         // write that fails prints its error alone, not a report that reads like a success.
-        let asks = !dryRun && !yes && context.stdinIsTerminal && context.stderrIsTerminal
+        let ask = dryRun || yes ? nil : Self.question(in: context)
         var keptAs: String?
-        if !dryRun, !asks { keptAs = try write(outcome.document, previous: previous) }
+        if !dryRun, ask == nil { keptAs = try write(outcome.document, previous: previous) }
         if json {
             context.print(outcome.report.json)
         } else {
@@ -115,9 +115,9 @@ struct RestoreCommand: Command {
             if !json { context.print("dry run: nothing written") }
             return
         }
-        if asks {
+        if let ask {
             let kept = previous.map { " (the current file kept as \(keptCopyPath(for: $0)))" }
-            context.writeError("write \(file)\(kept ?? "")? [y/N] ")
+            ask("write \(file)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
@@ -128,6 +128,18 @@ struct RestoreCommand: Command {
             context.print(
                 "restored \(file)" + (keptAs.map { " (previous file kept as \($0))" } ?? ""))
         }
+    }
+
+    /// Where to put the question before writing; nil when nobody is there to answer it
+    /// (stdin is not a terminal). It goes to stderr when that is a terminal, else straight to
+    /// the controlling terminal, so `2>log` does not skip the question a person would answer.
+    private static func question(in context: Context) -> ((String) -> Void)? {
+        guard context.stdinIsTerminal else { return nil }
+        if context.stderrIsTerminal { return context.writeError }
+        let terminal = open("/dev/tty", O_WRONLY | O_CLOEXEC)
+        guard terminal >= 0 else { return nil }
+        // Left open: it serves this one question, and the process ends soon after.
+        return { _ = LocalFile.writeAll($0.utf8, to: terminal) }
     }
 
     /// STATE.bak (or the next free name) from the bytes STATE held (when it existed), then
