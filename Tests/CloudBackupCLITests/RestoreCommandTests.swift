@@ -224,6 +224,11 @@ import Testing
         #expect(guarded.stdout.contains("pass --allow-stale"))
         #expect(try stateIDs() == ["B"])
 
+        let json = try restore("--merge", "--dry-run", "--json")
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stderr.contains("held back 1 challenge(s)"))
+        #expect(json.stderr.contains("--allow-stale"))
+
         let allowed = try restore("--merge", "--yes", "--allow-stale")
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(try stateIDs() == ["B", "OLD"])

@@ -163,17 +163,11 @@ struct MergeCommand: Command {
     /// let them in), future-stamped items.
     func warnings(_ outcome: MergeOutcome, incoming: BackupDocument) -> [String] {
         var lines: [String] = []
-        let stale = outcome.decisions.filter { $0.reason == .stale }
-        if !stale.isEmpty {
-            let challenges = stale.filter { if case .challenge = $0.item { true } else { false } }
-                .count
-            let age = clock.now.millisecondsSince1970 - incoming.exportedAt.millisecondsSince1970
-            lines.append(
-                "held back \(challenges) challenge(s) and \(stale.count - challenges) day log(s) of "
-                    + "\(incomingPath): it was exported \(age / Timestamp.millisecondsPerDay) days ago, "
-                    + "before the \(clock.windowDays)-day window, and they are missing here and older than "
-                    + "the window (they may be deletes whose tombstones expired); "
-                    + "to let them in, run again with --allow-stale")
+        if let line = Self.heldBackAsStale(
+            outcome, incoming: incoming, named: incomingPath, now: clock.now,
+            windowDays: clock.windowDays)
+        {
+            lines.append(line)
         }
         let shown = 10
         for item in outcome.futureStamped.prefix(shown) {
@@ -188,6 +182,25 @@ struct MergeCommand: Command {
             lines.append("… and \(outcome.futureStamped.count - shown) more future-stamped item(s)")
         }
         return lines
+    }
+
+    /// The stale guard's line (SPEC §4b): what of `incoming` was held back, why, and how to
+    /// let it in; nil when nothing was. `restore --json` says it too.
+    static func heldBackAsStale(
+        _ outcome: MergeOutcome, incoming: BackupDocument, named name: String, now: Timestamp,
+        windowDays: Int
+    ) -> String? {
+        let stale = outcome.decisions.filter { $0.reason == .stale }
+        guard !stale.isEmpty else { return nil }
+        let challenges = stale.filter { if case .challenge = $0.item { true } else { false } }
+            .count
+        let age = now.millisecondsSince1970 - incoming.exportedAt.millisecondsSince1970
+        return
+            "held back \(challenges) challenge(s) and \(stale.count - challenges) day log(s) of "
+            + "\(name): it was exported \(age / Timestamp.millisecondsPerDay) days ago, "
+            + "before the \(windowDays)-day window, and they are missing here and older than "
+            + "the window (they may be deletes whose tombstones expired); "
+            + "to let them in, run again with --allow-stale"
     }
 
     /// A decoded input, with what the `--log` line says of its bytes.

@@ -96,6 +96,13 @@ struct RestoreCommand: Command {
         var keptAs: String?
         if !dryRun, ask == nil { keptAs = try write(outcome.document, previous: previous) }
         if json {
+            // The report's heldBack counts alone do not say why, or that --allow-stale exists.
+            if let line = MergeCommand.heldBackAsStale(
+                outcome, incoming: backup, named: "the backup", now: now,
+                windowDays: options.windowDays)
+            {
+                context.printError(line)
+            }
             context.print(outcome.report.json)
         } else {
             let source = files.count == 1 ? "the backup" : "\(files.count) backups (merged)"
