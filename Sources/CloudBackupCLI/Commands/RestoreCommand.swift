@@ -69,8 +69,9 @@ struct RestoreCommand: Command {
             profile: try Profile.load(name: profile, environment: context.environment),
             context: context, now: now, verbose: false, quiet: json,
             locking: !dryRun, savingLogin: !dryRun)
-        // STATE is read once, so the bytes kept as STATE.bak are the bytes that were validated,
-        // and validated before anything goes over the network. A missing STATE is a new one.
+        // STATE is read and validated before anything goes over the network; these bytes are
+        // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
+        // A missing STATE is a new one.
         let loaded = LocalFile.exists(file) ? try BackupFile.loadWithBytes(file) : nil
         let previous = loaded?.bytes
         let current = loaded?.result.document
