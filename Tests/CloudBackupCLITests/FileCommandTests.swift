@@ -1,5 +1,6 @@
 import BackupKit
 import Foundation
+import LocalFiles
 import TestSupport
 import Testing
 
@@ -189,6 +190,29 @@ import Testing
         let verbose = try cloudbackup(["migrate", valid, "-o", output, "--verbose"])
         #expect(verbose.status == 0, "\(verbose.stderr)")
         #expect(verbose.stdout.contains(output + " (schema 3)"))
+    }
+
+    /// A backup holds notes and moods: a new output is as private as the user's umask asks,
+    /// and an output the user made private stays so.
+    @Test(arguments: ["077", "027"])
+    func migrateWritesWhatTheUmaskAllowsAndKeepsAnOutputsPermissions(umask: String) throws {
+        let fresh = folder.appendingPathComponent("fresh-\(umask).json").path
+        let kept = folder.appendingPathComponent("kept-\(umask).json").path
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: kept))
+        #expect(chmod(kept, 0o600) == 0)
+        for output in [fresh, kept] {
+            let result = try run(
+                URL(fileURLWithPath: "/bin/bash"),
+                [
+                    "-c", "umask \(umask); exec \"$0\" \"$@\"", Paths.binary.path, "migrate", valid,
+                    "-o", output,
+                ],
+                environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let expected: mode_t = umask == "077" ? 0o600 : 0o640
+        #expect(try LocalFile.mode(of: fresh) == expected)
+        #expect(try LocalFile.mode(of: kept) == 0o600)
     }
 
     @Test func migrateOfAnInvalidFileWritesNothing() throws {
