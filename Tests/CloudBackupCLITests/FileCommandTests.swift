@@ -192,6 +192,22 @@ import Testing
         #expect(verbose.stdout.contains(output + " (schema 3)"))
     }
 
+    /// A key from an untrusted file can neither add a line of its own nor send the terminal
+    /// an escape sequence: its control characters are shown escaped.
+    @Test func controlCharactersInAKeyStayOnTheProblemsLine() throws {
+        let file = try write(
+            "control.json",
+            example(
+                replacing: #""settings": {"#,
+                with: #""settings": {"x\u001b[2J\ncloudbackup: all good": 1, "#))
+        let result = try cloudbackup(["validate", file])
+        #expect(result.status == 3)
+        #expect(
+            result.stderr
+                == "cloudbackup: \(file): /settings/x\\u001B[2J\\u000Acloudbackup: all good: unknown field\n"
+        )
+    }
+
     /// A backup holds notes and moods: a new output is as private as the user's umask asks,
     /// and an output the user made private stays so.
     @Test(arguments: ["077", "027"])
