@@ -24,7 +24,8 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 public enum LocalFile {
-    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them.
+    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them. A pipe or
+    /// a device (`validate <(zcat backup.json.gz)`) is read to its end, up to `maxBytes`.
     public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8]
     {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -34,17 +35,18 @@ public enum LocalFile {
         guard fstat(fd, &info) == 0 else {
             throw LocalFileError(path: path, operation: "stat", errno: errno)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw LocalFileError(path: path, operation: "read a regular file", errno: EISDIR)
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFDIR else {
+            throw LocalFileError(path: path, operation: "read", errno: EISDIR)
         }
         guard Int(info.st_size) <= maxBytes else {
             throw LocalFileError(path: path, operation: "read", errno: EFBIG)
         }
-        // The file's size is known: read it into a buffer of exactly that size, left
+        // A regular file's size is known: read it into a buffer of exactly that size, left
         // uninitialised (read() fills it). Growing that buffer to look for EOF would copy it
         // whole and double its memory, so EOF is looked for with a small chunk; a file that
-        // grew while we read goes on in such chunks.
-        let size = Int(info.st_size)
+        // grew while we read, or a pipe, whose size is unknown, goes on in such chunks.
+        let size = type == S_IFREG ? Int(info.st_size) : 0
         var failure: Int32?
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
