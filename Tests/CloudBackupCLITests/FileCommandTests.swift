@@ -192,6 +192,42 @@ import Testing
         #expect(verbose.stdout.contains(output + " (schema 3)"))
     }
 
+    /// A number beyond what the reader holds is not quoted as the saturated value it read.
+    @Test func aHugeNumberIsNotQuotedAsTheLargestInteger() throws {
+        let file = try write(
+            "huge.json", example(replacing: #""dayStartHour": 2"#, with: #""dayStartHour": 1e400"#))
+        let result = try cloudbackup(["validate", file])
+        #expect(result.status == 3)
+        #expect(
+            result.stderr
+                == "cloudbackup: \(file): /settings/dayStartHour: must be 0…4, not \(Int.max) or more\n"
+        )
+        let newer = try write(
+            "newer.json",
+            example(
+                replacing: #""schemaVersion": 3"#,
+                with: #""schemaVersion": 99999999999999999999999"#))
+        let refused = try cloudbackup(["validate", newer])
+        #expect(refused.status == 7)
+        #expect(refused.stderr.contains("(schema \(Int.max) or more)"))
+    }
+
+    /// A file with more problems than are listed says the list was cut, and where.
+    @Test func aCutListOfProblemsSaysSo() throws {
+        let unknown = (0..<120).map { "\"unknown\($0)\": 1, " }.joined()
+        let file = try write(
+            "many.json", example(replacing: #""settings": {"#, with: #""settings": {"# + unknown))
+        let result = try cloudbackup(["validate", file])
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(result.status == 3)
+        #expect(lines.count == 102)  // 100 problems, the cut, the final newline
+        #expect(lines.dropLast(2).allSatisfy { $0.hasSuffix(": unknown field") })
+        #expect(
+            lines[100]
+                == "cloudbackup: \(file): stopped after the first 100 problems; fix these and run again for the rest"
+        )
+    }
+
     /// A pipe is read like a file (`validate <(zcat backup.json.gz)`); a folder is named as one.
     @Test func validateReadsAPipeAndNamesAFolder() throws {
         let piped = try run(
