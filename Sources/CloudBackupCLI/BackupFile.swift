@@ -47,11 +47,15 @@ enum BackupFile {
         do {
             return try BackupReader.read(bytes, options: options)
         } catch {
-            throw describe(error, file: file)
+            throw describe(error, file: file, limit: options.maxIssues)
         }
     }
 
-    static func describe(_ error: BackupFileError, file: String) -> CLIError {
+    /// `limit`: the most problems the reader reports (`ReadOptions.maxIssues`); a list that
+    /// long was cut there, and says so.
+    static func describe(
+        _ error: BackupFileError, file: String, limit: Int = ReadOptions().maxIssues
+    ) -> CLIError {
         switch error {
         case .tooLarge(let size, let limit):
             return CLIError(
@@ -63,10 +67,16 @@ enum BackupFile {
             return CLIError("\(file): \(message)", exitCode: .invalidFile)
         case .newerSchema(let version):
             return CLIError(
-                "\(file): written by a newer version (schema \(version)); update cloudbackup",
+                "\(file): written by a newer version (schema \(ReadInteger.shown(version))); update cloudbackup",
                 exitCode: .refused)
         case .invalid(let issues):
-            return CLIError(issues.map { "\(file): \($0)" }, exitCode: .invalidFile)
+            var lines = issues.map { "\(file): \($0)" }
+            if issues.count >= limit {
+                lines.append(
+                    "\(file): stopped after the first \(limit) problems; fix these and run again for the rest"
+                )
+            }
+            return CLIError(lines, exitCode: .invalidFile)
         }
     }
 

@@ -55,6 +55,10 @@ public enum CloudBackup {
     }
 
     public static func exit(withArguments arguments: [String]) -> Never {
+        // A reader that went away (`merge … | head -1`) must not kill the run before it has
+        // written its log line or kept copy: with SIGPIPE ignored, writes to the closed pipe
+        // fail with EPIPE instead, and Context lets those go.
+        signal(SIGPIPE, SIG_IGN)
         Glibc.exit(run(arguments, in: .process()).rawValue)
     }
 

@@ -44,7 +44,7 @@ enum DriveStatus {
                     key: "count", label: "remote files",
                     text:
                         "\(files.count) named '\(name)' (the next backup merges them into the oldest)",
-                    value: .string("\(files.count)")))
+                    value: .integer(files.count)))
         }
         for (index, file) in files.enumerated() {
             // The oldest file (the one backups merge into) takes the plain keys; duplicates
@@ -57,7 +57,7 @@ enum DriveStatus {
                 StatusRow(
                     key: "size" + suffix, label: "  size",
                     text: file.size.map { "\($0) bytes" } ?? "unknown",
-                    value: file.size.map { .string("\($0)") } ?? .null),
+                    value: file.size.map(StatusValue.integer) ?? .null),
                 StatusRow(
                     key: "modified" + suffix, label: "  modified",
                     text: file.modifiedTime ?? "unknown",
@@ -65,7 +65,7 @@ enum DriveStatus {
                 StatusRow(
                     key: "version" + suffix, label: "  version",
                     text: file.version.map { "\($0)" } ?? "unknown",
-                    value: file.version.map { .string("\($0)") } ?? .null),
+                    value: file.version.map(StatusValue.integer) ?? .null),
             ]
         }
         return (StatusSection(key: "remote", rows: rows), nil)
@@ -92,6 +92,9 @@ enum DriveStatus {
                 StatusRow(
                     key: "fileId", label: "  to", text: "\(last.name) (id \(last.fileId))",
                     value: .string(last.fileId)),
+                // Said in the time row's text already; separate values for scripts.
+                StatusRow(key: "uploaded", value: .bool(last.uploaded)),
+                StatusRow(key: "bytes", value: .integer(last.bytes)),
             ])
     }
 
@@ -108,7 +111,7 @@ enum DriveStatus {
             rows: [StatusRow(key: "file", label: "local file", text: path, value: .string(path))]
                 + counts.map { key, label, count in
                     StatusRow(
-                        key: key, label: "  " + label, text: "\(count)", value: .string("\(count)"))
+                        key: key, label: "  " + label, text: "\(count)", value: .integer(count))
                 })
     }
 }

@@ -24,7 +24,8 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 public enum LocalFile {
-    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them.
+    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them. A pipe or
+    /// a device (`validate <(zcat backup.json.gz)`) is read to its end, up to `maxBytes`.
     public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8]
     {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -34,17 +35,18 @@ public enum LocalFile {
         guard fstat(fd, &info) == 0 else {
             throw LocalFileError(path: path, operation: "stat", errno: errno)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw LocalFileError(path: path, operation: "read a regular file", errno: EISDIR)
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFDIR else {
+            throw LocalFileError(path: path, operation: "read", errno: EISDIR)
         }
         guard Int(info.st_size) <= maxBytes else {
             throw LocalFileError(path: path, operation: "read", errno: EFBIG)
         }
-        // The file's size is known: read it into a buffer of exactly that size, left
+        // A regular file's size is known: read it into a buffer of exactly that size, left
         // uninitialised (read() fills it). Growing that buffer to look for EOF would copy it
         // whole and double its memory, so EOF is looked for with a small chunk; a file that
-        // grew while we read goes on in such chunks.
-        let size = Int(info.st_size)
+        // grew while we read, or a pipe, whose size is unknown, goes on in such chunks.
+        let size = type == S_IFREG ? Int(info.st_size) : 0
         var failure: Int32?
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
@@ -80,7 +82,7 @@ public enum LocalFile {
     /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file
     /// or the new one, never a partial one (see `writeAtomically(to:mode:_:)`).
     public static func writeAtomically(
-        _ bytes: [UInt8], to path: String, mode: mode_t = 0o644
+        _ bytes: [UInt8], to path: String, mode: mode_t? = nil
     ) throws(LocalFileError) {
         try writeAtomically(to: path, mode: mode) { write throws(LocalFileError) in
             try bytes.withUnsafeBufferPointer { (all) throws(LocalFileError) in
@@ -94,33 +96,43 @@ public enum LocalFile {
     /// one: write a temporary file in the same folder, fsync it, rename it over the target,
     /// fsync the folder. If a chunk cannot be written or `produce` throws, the temporary file
     /// is removed, the target is untouched and the error comes out here, naming the target
-    /// (the temporary file's name means nothing to a user, and it is gone). `mode` applies
-    /// to the new file from its creation (so a token is never briefly readable by others).
+    /// (the temporary file's name means nothing to a user, and it is gone).
+    ///
+    /// The new file's permissions are set from its creation, so its content is never briefly
+    /// readable by more people than it will be: `mode` when given (a token, a kept copy);
+    /// otherwise those of the file it replaces, as an editor saving it would keep them, and
+    /// for a new file 0666 less the umask, as any program creating one gets. A `path` that
+    /// is a symbolic link stays one: the file it points to is the one replaced.
     ///
     ///     try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
     ///         try BackupWriter.write(document, to: write)
     ///     }
     public static func writeAtomically(
-        to path: String, mode: mode_t = 0o644,
+        to path: String, mode: mode_t? = nil,
         _ produce: (_ write: (UnsafeRawBufferPointer) throws(LocalFileError) -> Void)
             throws(LocalFileError) -> Void
     ) throws(LocalFileError) {
-        let folder = directory(of: path)
-        var template = Array((folder + "/.\(baseName(of: path)).tmp-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else {
-            throw LocalFileError(path: path, operation: "create a temporary file", errno: errno)
-        }
-        let temporary = String(
-            decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let target = resolvingLink(path)
+        var replaced = stat()
+        let replacing = stat(target, &replaced) == 0
+        let folder = directory(of: target)
+        let (fd, temporary) = try createTemporary(
+            in: folder, for: target, mode: mode ?? 0o666, naming: path)
         var committed = false
         defer {
             if !committed { unlink(temporary) }
         }
         do {
             defer { close(fd) }
-            guard fchmod(fd, mode) == 0 else {
-                throw LocalFileError(path: path, operation: "chmod", errno: errno)
+            if replacing {
+                // Best effort, as editors do: only root may give a file away, and a group
+                // the writer is not in is refused. Before the mode, which chown may clear.
+                _ = fchown(fd, replaced.st_uid, replaced.st_gid)
+            }
+            if let wanted = mode ?? (replacing ? replaced.st_mode & 0o7777 : nil) {
+                guard fchmod(fd, wanted) == 0 else {
+                    throw LocalFileError(path: path, operation: "chmod", errno: errno)
+                }
             }
             try produce { chunk throws(LocalFileError) in
                 if let code = writeAll(chunk, to: fd) {
@@ -131,7 +143,7 @@ public enum LocalFile {
                 throw LocalFileError(path: path, operation: "fsync", errno: errno)
             }
         }
-        guard rename(temporary, path) == 0 else {
+        guard rename(temporary, target) == 0 else {
             throw LocalFileError(path: path, operation: "rename into place", errno: errno)
         }
         committed = true
@@ -141,6 +153,35 @@ public enum LocalFile {
             _ = fsync(folderFD)
             close(folderFD)
         }
+    }
+
+    /// A new, empty temporary file beside `target`, opened for writing, created with `mode`
+    /// less the umask (mkstemp would make it 0600 whatever the umask, and the umask cannot be
+    /// read without changing it for every thread). Errors name `path`, the user's name for
+    /// the target.
+    private static func createTemporary(
+        in folder: String, for target: String, mode: mode_t, naming path: String
+    ) throws(LocalFileError) -> (fd: Int32, path: String) {
+        let stem = folder + "/.\(baseName(of: target)).tmp-"
+        while true {
+            let temporary = stem + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if fd >= 0 { return (fd, temporary) }
+            guard errno == EEXIST || errno == EINTR else {
+                throw LocalFileError(path: path, operation: "create a temporary file", errno: errno)
+            }
+        }
+    }
+
+    /// The file a symbolic link at `path` points to, or `path` itself when it is not a link
+    /// or points nowhere that exists (then the write replaces the link, as `mv` would).
+    private static func resolvingLink(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
+            let resolved = realpath(path, nil)
+        else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Writes every byte to `fd`, going on after short writes and EINTR; returns the errno of

@@ -312,14 +312,19 @@ import Testing
                 device: "phone",
                 challenges: ["A": "2026-11-01T00:00:00.000Z", "B": "2026-11-02T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
-        let fileID = try #require(try remoteBackups(emulator).first?.file.id)
+        let uploaded = try #require(try remoteBackups(emulator).first?.file)
+        let fileID = uploaded.id
+        let remote = uploaded.content
         let result = try phone.run(["status", "--remote", "--file", phone.state.path, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect((object["remote"] as? [String: Any])?["id"] as? String == fileID)
         #expect((object["lastBackup"] as? [String: Any])?["fileId"] as? String == fileID)
-        #expect((object["local"] as? [String: Any])?["challenges"] as? String == "2")
+        let last = try #require(object["lastBackup"] as? [String: Any])
+        #expect(last["uploaded"] as? Bool == true)
+        #expect(last["bytes"] as? Int == remote.count)
+        #expect((object["local"] as? [String: Any])?["challenges"] as? Int == 2)
 
         let text = try phone.run(["status"])
         #expect(text.stdout.contains("last backup"))

@@ -1,5 +1,6 @@
 import BackupKit
 import Foundation
+import LocalFiles
 import TestSupport
 import Testing
 
@@ -189,6 +190,94 @@ import Testing
         let verbose = try cloudbackup(["migrate", valid, "-o", output, "--verbose"])
         #expect(verbose.status == 0, "\(verbose.stderr)")
         #expect(verbose.stdout.contains(output + " (schema 3)"))
+    }
+
+    /// A number beyond what the reader holds is not quoted as the saturated value it read.
+    @Test func aHugeNumberIsNotQuotedAsTheLargestInteger() throws {
+        let file = try write(
+            "huge.json", example(replacing: #""dayStartHour": 2"#, with: #""dayStartHour": 1e400"#))
+        let result = try cloudbackup(["validate", file])
+        #expect(result.status == 3)
+        #expect(
+            result.stderr
+                == "cloudbackup: \(file): /settings/dayStartHour: must be 0…4, not \(Int.max) or more\n"
+        )
+        let newer = try write(
+            "newer.json",
+            example(
+                replacing: #""schemaVersion": 3"#,
+                with: #""schemaVersion": 99999999999999999999999"#))
+        let refused = try cloudbackup(["validate", newer])
+        #expect(refused.status == 7)
+        #expect(refused.stderr.contains("(schema \(Int.max) or more)"))
+    }
+
+    /// A file with more problems than are listed says the list was cut, and where.
+    @Test func aCutListOfProblemsSaysSo() throws {
+        let unknown = (0..<120).map { "\"unknown\($0)\": 1, " }.joined()
+        let file = try write(
+            "many.json", example(replacing: #""settings": {"#, with: #""settings": {"# + unknown))
+        let result = try cloudbackup(["validate", file])
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(result.status == 3)
+        #expect(lines.count == 102)  // 100 problems, the cut, the final newline
+        #expect(lines.dropLast(2).allSatisfy { $0.hasSuffix(": unknown field") })
+        #expect(
+            lines[100]
+                == "cloudbackup: \(file): stopped after the first 100 problems; fix these and run again for the rest"
+        )
+    }
+
+    /// A pipe is read like a file (`validate <(zcat backup.json.gz)`); a folder is named as one.
+    @Test func validateReadsAPipeAndNamesAFolder() throws {
+        let piped = try run(
+            URL(fileURLWithPath: "/bin/bash"),
+            ["-c", #"exec "$0" validate --verbose <(cat "$1")"#, Paths.binary.path, valid],
+            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(piped.stdout.hasPrefix("/dev/fd/"))
+        let folderResult = try cloudbackup(["validate", folder.path])
+        #expect(folderResult.status == 3)
+        #expect(folderResult.stderr == "cloudbackup: \(folder.path): cannot read: Is a directory\n")
+    }
+
+    /// A key from an untrusted file can neither add a line of its own nor send the terminal
+    /// an escape sequence: its control characters are shown escaped.
+    @Test func controlCharactersInAKeyStayOnTheProblemsLine() throws {
+        let file = try write(
+            "control.json",
+            example(
+                replacing: #""settings": {"#,
+                with: #""settings": {"x\u001b[2J\ncloudbackup: all good": 1, "#))
+        let result = try cloudbackup(["validate", file])
+        #expect(result.status == 3)
+        #expect(
+            result.stderr
+                == "cloudbackup: \(file): /settings/x\\u001B[2J\\u000Acloudbackup: all good: unknown field\n"
+        )
+    }
+
+    /// A backup holds notes and moods: a new output is as private as the user's umask asks,
+    /// and an output the user made private stays so.
+    @Test(arguments: ["077", "027"])
+    func migrateWritesWhatTheUmaskAllowsAndKeepsAnOutputsPermissions(umask: String) throws {
+        let fresh = folder.appendingPathComponent("fresh-\(umask).json").path
+        let kept = folder.appendingPathComponent("kept-\(umask).json").path
+        try Data("old\n".utf8).write(to: URL(fileURLWithPath: kept))
+        #expect(chmod(kept, 0o600) == 0)
+        for output in [fresh, kept] {
+            let result = try run(
+                URL(fileURLWithPath: "/bin/bash"),
+                [
+                    "-c", "umask \(umask); exec \"$0\" \"$@\"", Paths.binary.path, "migrate", valid,
+                    "-o", output,
+                ],
+                environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let expected: mode_t = umask == "077" ? 0o600 : 0o640
+        #expect(try LocalFile.mode(of: fresh) == expected)
+        #expect(try LocalFile.mode(of: kept) == 0o600)
     }
 
     @Test func migrateOfAnInvalidFileWritesNothing() throws {

@@ -56,6 +56,33 @@ struct MergeEndToEndTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.json"])
     }
 
+    /// A reader that went away (`merge … | head -1`) does not kill the run before its log
+    /// line is written: stdout here is a pipe whose reading end is closed before the run.
+    @Test func aClosedStdoutDoesNotStopTheMergeOrItsLog() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.json").path
+        let log = folder.appendingPathComponent("merges.log").path
+        let process = Process()
+        process.executableURL = Paths.binary
+        process.arguments = [
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", output,
+            "--now", Self.now, "--log", log,
+        ]
+        process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+        let stdout = Pipe()
+        try stdout.fileHandleForReading.close()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let lines = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func mergePrintsTheCountsAndWritesTheResult() throws {
         let folder = try Paths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

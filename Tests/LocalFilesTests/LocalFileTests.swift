@@ -21,6 +21,42 @@ import Testing
         #expect(names == ["state.json"])
     }
 
+    /// A backup holds notes and moods: replacing a file the user made private keeps it so.
+    @Test(arguments: [0o600, 0o640, 0o644] as [mode_t])
+    func replacingAFileKeepsItsPermissions(bits: mode_t) throws {
+        let path = folder.appendingPathComponent("state.json").path
+        try LocalFile.writeAtomically(Array("old\n".utf8), to: path, mode: bits)
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: path)
+        #expect(try LocalFile.read(path) == Array("new\n".utf8))
+        #expect(try LocalFile.mode(of: path) == bits)
+    }
+
+    /// A new file gets what any program creating one gets: 0666 less the umask (read from
+    /// the kernel, as changing it in a test would change it for every test running).
+    @Test func aNewFileFollowsTheUmask() throws {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let umask = try #require(
+            mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8))
+        let path = folder.appendingPathComponent("new.json").path
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: path)
+        #expect(try LocalFile.mode(of: path) == 0o666 & ~umask)
+    }
+
+    /// Writing through a symbolic link updates the file it points to and leaves the link.
+    @Test func aSymbolicLinkStaysALinkToTheUpdatedFile() throws {
+        let target = folder.appendingPathComponent("real.json").path
+        let link = folder.appendingPathComponent("state.json").path
+        try LocalFile.writeAtomically(Array("old\n".utf8), to: target, mode: 0o600)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.json")
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "real.json")
+        #expect(try LocalFile.read(target) == Array("new\n".utf8))
+        #expect(try LocalFile.mode(of: target) == 0o600)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["real.json", "state.json"])
+    }
+
     @Test func failedWriteLeavesTheOldFileAndNoTemporary() throws {
         let path = folder.appendingPathComponent("missing-folder/state.json").path
         #expect(throws: LocalFileError.self) { try LocalFile.writeAtomically([1, 2, 3], to: path) }

@@ -9,7 +9,29 @@ public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(pointer.isEmpty ? "/" : pointer): \(message)" }
+    /// One line, whatever the file held: control characters (SPEC §4b: U+0000–U+001F and
+    /// U+007F–U+009F), which a key or value of an untrusted file may carry into the pointer
+    /// or the message, are shown as `\u001B`, so they can neither break the line nor reach
+    /// a terminal as an escape sequence.
+    public var description: String {
+        let line = "\(pointer.isEmpty ? "/" : pointer): \(message)"
+        guard line.unicodeScalars.contains(where: Self.isControl) else { return line }
+        var shown = String.UnicodeScalarView()
+        for scalar in line.unicodeScalars {
+            guard Self.isControl(scalar) else {
+                shown.append(scalar)
+                continue
+            }
+            let digits = String(scalar.value, radix: 16, uppercase: true)
+            let escape = "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            shown.append(contentsOf: escape.unicodeScalars)
+        }
+        return String(shown)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
 }
 
 /// Why a file could not be read as a backup. The CLI maps `.newerSchema` to exit 7 and

@@ -16,6 +16,19 @@ import Foundation
 ///
 ///     {"a":[1,2.0,3e0]}   integers 1, 2, 3 (integral values are integers)
 ///     {"a":[1,]}          syntax error at the `]`: trailing comma
+/// How to show an integer the reader gave, in a message: the reader saturates numbers beyond
+/// `Int` (`1e400` reads as `Int.max`), and printing that as 9223372036854775807 would quote
+/// the file wrongly.
+public enum ReadInteger {
+    public static func shown(_ value: Int) -> String {
+        switch value {
+        case .max: "\(value) or more"
+        case .min: "\(value) or less"
+        default: "\(value)"
+        }
+    }
+}
+
 struct ScanError: Error {
     var offset: Int
     var message: String

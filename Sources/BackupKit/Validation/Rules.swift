@@ -58,7 +58,7 @@ enum Rules {
         into issues: inout IssueList
     ) {
         if !allowed.contains(value) {
-            issues.add(pointer(), "must be \(range(allowed)), not \(value)")
+            issues.add(pointer(), "must be \(range(allowed)), not \(ReadInteger.shown(value))")
         }
     }
 
@@ -69,7 +69,9 @@ enum Rules {
     ) {
         if type == .check {
             if target != 1 {
-                issues.add(pointer() + "/target", "must be 1 for a check task, not \(target)")
+                issues.add(
+                    pointer() + "/target",
+                    "must be 1 for a check task, not \(ReadInteger.shown(target))")
             }
             if unit != nil { issues.add(pointer() + "/unit", "must be absent for a check task") }
         } else {
@@ -87,7 +89,8 @@ enum Rules {
         _ mood: Int?, at pointer: @autoclosure () -> String, into issues: inout IssueList
     ) {
         if let mood, !Rules.mood.contains(mood) {
-            issues.add(pointer(), "must be null or \(range(Rules.mood)), not \(mood)")
+            issues.add(
+                pointer(), "must be null or \(range(Rules.mood)), not \(ReadInteger.shown(mood))")
         }
     }
 

@@ -22,7 +22,7 @@ struct MergeCommand: Command {
           -o, --output OUT  where to write the result (LOCAL itself is fine)
           --replace         take INCOMING as it is (a restore, not a merge); premium, app
                             lock and device id still stay LOCAL's
-          --dry-run         show the counts, write nothing anywhere
+          --dry-run         show the counts, write no OUT (a --log line still says so)
           --explain         list every decision that was not trivial, and why
           --json            print only the report object on stdout
           --allow-stale     let in what the stale guard holds back: items missing here and

@@ -73,16 +73,11 @@ struct StatusCommand: Command {
             return
         }
         let rows =
-            [
-                StatusRow(
-                    key: "", label: "profile", text: "\(profile.name) (\(profile.folder))",
-                    value: .null)
-            ]
-            + sections.flatMap(\.rows)
-        let width = rows.map(\.label.count).max() ?? 0
-        for row in rows {
-            context.print(
-                row.label + String(repeating: " ", count: width - row.label.count + 2) + row.text)
+            [("profile", "\(profile.name) (\(profile.folder))")]
+            + sections.flatMap(\.rows).compactMap { row in row.label.map { ($0, row.text) } }
+        let width = rows.map(\.0.count).max() ?? 0
+        for (label, text) in rows {
+            context.print(label + String(repeating: " ", count: width - label.count + 2) + text)
         }
         if let remoteFailure { throw remoteFailure }
     }
@@ -140,20 +135,37 @@ struct StatusSection: Sendable {
 struct StatusRow: Sendable {
     /// The row's key inside its section's JSON object.
     var key: String
-    /// The text output's left column.
-    var label: String
+    /// The text output's left column; nil for a value only `--json` gives, whose text is
+    /// part of another row's.
+    var label: String?
     var text: String
     var value: StatusValue
+
+    init(key: String, label: String, text: String, value: StatusValue) {
+        self.key = key
+        self.label = label
+        self.text = text
+        self.value = value
+    }
+
+    init(key: String, value: StatusValue) {
+        self.key = key
+        self.label = nil
+        self.text = ""
+        self.value = value
+    }
 }
 
 enum StatusValue: Sendable {
     case string(String)
+    case integer(Int)
     case bool(Bool)
     case null
 
     func write(into out: inout JSONOutput) {
         switch self {
         case .string(let text): out.string(text)
+        case .integer(let value): out.integer(value)
         case .bool(let value): out.bool(value)
         case .null: out.null()
         }
