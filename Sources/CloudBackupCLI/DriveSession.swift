@@ -92,8 +92,17 @@ struct DriveSession {
 
     /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes
     /// on the way out, merged by SPEC §4 with the remote copy as the base.
-    func codec(allowStale: Bool, warn: @escaping (String) -> Void) -> DocumentCodec<BackupDocument>
-    {
+    ///
+    /// `backingUp` is the state file `backup` merges into the remote copy. The device backing
+    /// up is then the local side for settings (the lead's reading of SPEC §4 rule 6 for
+    /// backup): the result carries the state file's settings, but `premium`, `appLock` and
+    /// `deviceId` stay as the remote copy has them, as on any import. Keeping the base's
+    /// settings, as a plain merge does, would freeze them at whichever device created the
+    /// file. Everything else (guards, counts, the state file as the incoming side) is the
+    /// plain merge.
+    func codec(
+        allowStale: Bool, backingUp statePath: String? = nil, warn: @escaping (String) -> Void
+    ) -> DocumentCodec<BackupDocument> {
         DocumentCodec(
             decode: { bytes in try BackupReader.read(bytes).document },
             encode: { BackupWriter.write($0) },
@@ -116,6 +125,10 @@ struct DriveSession {
                 var document = outcome.document
                 // The export time changes only with an upload, so "nothing changed" compares equal.
                 document.exportedAt = base.exportedAt
+                if statePath != nil {
+                    document.settings = base.settings.importing(incoming.settings)
+                    notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
+                }
                 return document
             },
             stamp: { document in
@@ -127,6 +140,9 @@ struct DriveSession {
 
     /// What the state file changed in the backup, counted against the remote copy.
     var lastMergeReport: MergeReport? { notes.lastReport.withLock { $0 } }
+
+    /// The backup's settings before and after the state file's were taken (`backingUp` only).
+    var lastSettings: (before: Settings, after: Settings)? { notes.lastSettings.withLock { $0 } }
 
     static func timestamp(_ date: Date) -> Timestamp {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
@@ -152,6 +168,7 @@ struct DriveSession {
         private let printed = Mutex<Set<String>>([])
         /// The report of the latest merge: the state file into the remote copy.
         let lastReport = Mutex<MergeReport?>(nil)
+        let lastSettings = Mutex<(before: Settings, after: Settings)?>(nil)
         func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
     }
 }

@@ -66,7 +66,7 @@ struct BackupCommand: Command {
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: false, warn: warn), warn: warn)
+            codec: session.codec(allowStale: false, backingUp: file, warn: warn), warn: warn)
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
@@ -97,10 +97,28 @@ struct BackupCommand: Command {
                     context.printError("cloudbackup:   " + line)
                 }
             }
+            if let settings = session.lastSettings {
+                context.printError(
+                    "cloudbackup:   "
+                        + Self.settingsWords(from: settings.before, to: settings.after))
+            }
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
             }
         }
+    }
+
+    /// Which of the backup's settings STATE changed, by their JSON names. `premium` and
+    /// `appLock` are not among them: an import never changes those.
+    static func settingsWords(from before: Settings, to after: Settings) -> String {
+        let changed = [
+            ("dayStartHour", before.dayStartHour != after.dayStartHour),
+            ("weekStartsOn", before.weekStartsOn != after.weekStartsOn),
+            ("theme", before.theme != after.theme),
+            ("reminderTime", before.reminderTime != after.reminderTime),
+        ].filter(\.1).map(\.0)
+        return "settings: "
+            + (changed.isEmpty ? "unchanged" : "updated (\(changed.joined(separator: ", ")))")
     }
 
     /// The `--json` line.
