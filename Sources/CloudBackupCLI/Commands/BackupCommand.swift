@@ -73,10 +73,29 @@ struct BackupCommand: Command {
         let kept = KeptCopy.load(
             from: session.profile.keptCopyPath, maxBytes: ReadOptions().maxBytes)
         let outcome = try remote.backup(local, kept: kept)
-        if outcome.kept != kept { try outcome.kept.save(to: session.profile.keptCopyPath) }
-        // When it really ran, even under --now (which only moves the tombstone window).
-        try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
-            to: session.profile.lastBackupPath)
+        // Drive holds the backup now, so the run succeeded (cron reads the exit code; SPEC §6
+        // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
+        // full disk) only costs a download next time, or an old line in `status`.
+        if outcome.kept != kept {
+            do {
+                try outcome.kept.save(to: session.profile.keptCopyPath)
+            } catch {
+                warn(
+                    error.lines.joined(separator: "; ")
+                        + "; the backup on Drive is complete, but the next backup will download the file again"
+                )
+            }
+        }
+        do {
+            // When it really ran, even under --now (which only moves the tombstone window).
+            try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
+                to: session.profile.lastBackupPath)
+        } catch {
+            warn(
+                error.lines.joined(separator: "; ")
+                    + "; the backup on Drive is complete, but 'cloudbackup status' will show an older last backup"
+            )
+        }
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
         if json {
             context.print(Self.summary(outcome, result: result))
