@@ -92,8 +92,10 @@ CHUNK_GRANULARITY = 256 * 1024
 APP_FOLDER_ID = "0AEmuAppDataFolderUk9PVA"
 CODE_LIFETIME = 600
 MAX_REVISIONS = 200
+# A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
+    "upload_id",
 }
 REASON_PHRASES = {308: "Resume Incomplete"}
 NO_STORE = [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"), ("Pragma", "no-cache")]
@@ -1105,6 +1107,7 @@ class Drive:
 
     def open_session(self, session, path):
         self.state.sessions[session.id] = session
+        self.state.remember_secret(session.id)
         location = (f"{self.base_url}{path}?uploadType=resumable&upload_id={session.id}")
         return Reply(200, b"", None, [("Location", location), ("X-GUploader-UploadID", session.id)])
 

@@ -246,7 +246,8 @@ public final class Emulator: @unchecked Sendable {
             from: control("POST", "tokens", ["offline": offline, "scope": scope]))
     }
 
-    /// Every token, code and verifier the emulator issued or received, and the client secret.
+    /// Every token, code, verifier and upload session id the emulator issued or received, and
+    /// the client secret.
     public func secrets() throws -> [String] {
         try JSONDecoder().decode([String].self, from: control("GET", "secrets", nil))
     }
@@ -279,6 +280,7 @@ public func emulatorSecretKind(_ secret: String) -> String {
     if secret.hasPrefix("ya29.emu-") { return "access token" }
     if secret.hasPrefix("1//emu-") { return "refresh token" }
     if secret.hasPrefix("4/emu-") { return "authorization code" }
+    if secret.hasPrefix("AEmu") { return "upload session id" }
     return "client secret or code verifier"
 }
 
