@@ -115,7 +115,7 @@ struct DriveSession {
                 if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
                     notes.first("heldBack")
                 {
-                    warn(Self.heldBack(outcome.report))
+                    warn(Self.heldBack(outcome, from: statePath ?? "the state file"))
                 }
                 if let line = Self.futureStamped(outcome, in: "the state file"),
                     notes.first("future")
@@ -148,10 +148,27 @@ struct DriveSession {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    static func heldBack(_ report: MergeReport) -> String {
-        "held back \(report.challenges.heldBack) challenge(s) and \(report.dayLogs.heldBack) day log(s) "
-            + "older than the tombstone window (they may be deletions whose records expired); "
-            + "see 'cloudbackup verify --against'"
+    /// The stale guard's line (SPEC §4 rule 7): the challenges by id (a few), and a way to
+    /// let them in that exists. A restore merge writes `source` with a fresh export time, so
+    /// the next backup no longer holds them back; it also brings in what the backup has, so
+    /// nothing else is lost on the way.
+    static func heldBack(_ outcome: MergeOutcome, from source: String) -> String {
+        let ids = outcome.decisions.compactMap { decision -> String? in
+            guard decision.reason == .stale, case .challenge(let id) = decision.item else {
+                return nil
+            }
+            return id.rawValue
+        }
+        let shown = 3
+        let named =
+            ids.prefix(shown).joined(separator: ", ")
+            + (ids.count > shown ? " and \(ids.count - shown) more" : "")
+        let logs = outcome.report.dayLogs.heldBack
+        return "held back challenge\(ids.count == 1 ? "" : "s") \(named)"
+            + (logs > 0 ? " (with \(logs) day log(s))" : "")
+            + ": \(source) was exported before the tombstone window and the backup lacks them, "
+            + "so they may be deletions whose records expired; to keep them, run "
+            + "'cloudbackup restore --file \(source) --merge', then back up again"
     }
 
     /// One line for items stamped more than 24 h ahead (SPEC §4 rule 8 reports them always).
