@@ -185,6 +185,7 @@ struct DriveSession {
         private let printed = Mutex<Set<String>>([])
         /// The report of the latest merge: the state file into the remote copy.
         let lastReport = Mutex<MergeReport?>(nil)
+        /// The backup's settings before and after the latest merge took the state file's.
         let lastSettings = Mutex<(before: Settings, after: Settings)?>(nil)
         func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
     }
