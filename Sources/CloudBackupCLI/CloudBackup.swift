@@ -124,13 +124,23 @@ public enum CloudBackup {
     }
 
     /// Drive failures: a refused login is exit 4, everything else that reached Drive (or
-    /// tried to, through all the retries) is exit 5, and the remote file is as it was.
+    /// tried to, through all the retries) is exit 5, and the remote file is as it was. A login
+    /// without the Drive scope is a refused login too: retrying cannot help, logging in can.
     static func describe(_ error: DriveError) -> CLIError {
         switch error {
         case .token(let inner):
             return describe(inner)
         case .unauthorized:
             return CLIError(error.description, exitCode: .notLoggedIn)
+        case .rejected(_, let google) where google.status == 403 && google.isMissingScope:
+            return CLIError(
+                "\(error.description); the login does not allow access to Google Drive's app folder: run `cloudbackup login` again and tick the box for Google Drive on the consent page",
+                exitCode: .notLoggedIn)
+        case .rejected(_, let google)
+        where google.status == 403 && google.reason == "storageQuotaExceeded":
+            return CLIError(
+                "\(error.description); free up space in Google Drive (or get more storage), then back up again",
+                exitCode: .network)
         case .unavailable, .rejected, .malformedResponse:
             return CLIError(error.description, exitCode: .network)
         }

@@ -92,8 +92,17 @@ struct DriveSession {
 
     /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes
     /// on the way out, merged by SPEC §4 with the remote copy as the base.
-    func codec(allowStale: Bool, warn: @escaping (String) -> Void) -> DocumentCodec<BackupDocument>
-    {
+    ///
+    /// `backingUp` is the state file `backup` merges into the remote copy. The device backing
+    /// up is then the local side for settings (the lead's reading of SPEC §4 rule 6 for
+    /// backup): the result carries the state file's settings, but `premium`, `appLock` and
+    /// `deviceId` stay as the remote copy has them, as on any import. Keeping the base's
+    /// settings, as a plain merge does, would freeze them at whichever device created the
+    /// file. Everything else (guards, counts, the state file as the incoming side) is the
+    /// plain merge.
+    func codec(
+        allowStale: Bool, backingUp statePath: String? = nil, warn: @escaping (String) -> Void
+    ) -> DocumentCodec<BackupDocument> {
         DocumentCodec(
             decode: { bytes in try BackupReader.read(bytes).document },
             encode: { BackupWriter.write($0) },
@@ -106,7 +115,7 @@ struct DriveSession {
                 if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
                     notes.first("heldBack")
                 {
-                    warn(Self.heldBack(outcome.report))
+                    warn(Self.heldBack(outcome, from: statePath ?? "the state file"))
                 }
                 if let line = Self.futureStamped(outcome, in: "the state file"),
                     notes.first("future")
@@ -116,6 +125,10 @@ struct DriveSession {
                 var document = outcome.document
                 // The export time changes only with an upload, so "nothing changed" compares equal.
                 document.exportedAt = base.exportedAt
+                if statePath != nil {
+                    document.settings = base.settings.importing(incoming.settings)
+                    notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
+                }
                 return document
             },
             stamp: { document in
@@ -128,14 +141,34 @@ struct DriveSession {
     /// What the state file changed in the backup, counted against the remote copy.
     var lastMergeReport: MergeReport? { notes.lastReport.withLock { $0 } }
 
+    /// The backup's settings before and after the state file's were taken (`backingUp` only).
+    var lastSettings: (before: Settings, after: Settings)? { notes.lastSettings.withLock { $0 } }
+
     static func timestamp(_ date: Date) -> Timestamp {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    static func heldBack(_ report: MergeReport) -> String {
-        "held back \(report.challenges.heldBack) challenge(s) and \(report.dayLogs.heldBack) day log(s) "
-            + "older than the tombstone window (they may be deletions whose records expired); "
-            + "see 'cloudbackup verify --against'"
+    /// The stale guard's line (SPEC §4 rule 7): the challenges by id (a few), and a way to
+    /// let them in that exists. A restore merge writes `source` with a fresh export time, so
+    /// the next backup no longer holds them back; it also brings in what the backup has, so
+    /// nothing else is lost on the way.
+    static func heldBack(_ outcome: MergeOutcome, from source: String) -> String {
+        let ids = outcome.decisions.compactMap { decision -> String? in
+            guard decision.reason == .stale, case .challenge(let id) = decision.item else {
+                return nil
+            }
+            return id.rawValue
+        }
+        let shown = 3
+        let named =
+            ids.prefix(shown).joined(separator: ", ")
+            + (ids.count > shown ? " and \(ids.count - shown) more" : "")
+        let logs = outcome.report.dayLogs.heldBack
+        return "held back challenge\(ids.count == 1 ? "" : "s") \(named)"
+            + (logs > 0 ? " (with \(logs) day log(s))" : "")
+            + ": \(source) was exported before the tombstone window and the backup lacks them, "
+            + "so they may be deletions whose records expired; to keep them, run "
+            + "'cloudbackup restore --file \(source) --merge', then back up again"
     }
 
     /// One line for items stamped more than 24 h ahead (SPEC §4 rule 8 reports them always).
@@ -152,6 +185,8 @@ struct DriveSession {
         private let printed = Mutex<Set<String>>([])
         /// The report of the latest merge: the state file into the remote copy.
         let lastReport = Mutex<MergeReport?>(nil)
+        /// The backup's settings before and after the latest merge took the state file's.
+        let lastSettings = Mutex<(before: Settings, after: Settings)?>(nil)
         func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
     }
 }

@@ -120,6 +120,10 @@ extension CloudBackup {
             return CLIError(
                 "access was not granted in the browser, so this profile is not logged in; \(login) to try again",
                 exitCode: .notLoggedIn)
+        case .scopeNotGranted(let missing):
+            return CLIError(
+                "the login did not grant access to Google Drive's app folder (\(missing.joined(separator: " "))), so nothing was saved; run `cloudbackup login` again and tick the box for Google Drive on the consent page",
+                exitCode: .notLoggedIn)
         case .authorizationFailed(let code):
             return CLIError(
                 "the authorization server refused the login (error=\(code)); check the OAuth client settings and \(login) again",

@@ -6,7 +6,9 @@ import Networking
 public struct GoogleAPIError: Sendable, Equatable {
     public var status: Int
     public var message: String
-    /// The first `errors[].reason`, e.g. `rateLimitExceeded`, `conditionNotMet`, `fileIdInUse`.
+    /// The first `errors[].reason`, e.g. `rateLimitExceeded`, `conditionNotMet`, `fileIdInUse`;
+    /// without one, the first `details[].reason` of Google's newer error model, e.g.
+    /// `ACCESS_TOKEN_SCOPE_INSUFFICIENT`.
     public var reason: String?
 
     public init(status: Int, message: String, reason: String? = nil) {
@@ -21,6 +23,7 @@ public struct GoogleAPIError: Sendable, Equatable {
                 struct Item: Decodable { var reason: String? }
                 var message: String?
                 var errors: [Item]?
+                var details: [Item]?
             }
             var error: Inner
         }
@@ -28,7 +31,13 @@ public struct GoogleAPIError: Sendable, Equatable {
         self.init(
             status: response.status,
             message: body?.error.message ?? HTTPStatus.phrase(response.status),
-            reason: body?.error.errors?.first?.reason)
+            reason: body?.error.errors?.first?.reason ?? body?.error.details?.first?.reason)
+    }
+
+    /// The access token lacks a scope the request needs (a login without the Drive box ticked).
+    public var isMissingScope: Bool {
+        ["insufficientPermissions", "insufficientScopes", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"]
+            .contains(reason ?? "")
     }
 
     /// Whether Drive says to try again later (SPEC §6b): 429, 5xx gateways and rate-limit 403s.

@@ -5,10 +5,11 @@ import Foundation
 /// whose query may still carry a code, a token or a key (the redirect the browser follows,
 /// Google's revoke URL, a user's custom endpoint).
 public enum Redaction {
-    /// Query parameters whose values are never shown.
+    /// Query parameters whose values are never shown. `upload_id` names a resumable upload
+    /// session, whose URI lets anyone holding it upload into the file without a token.
     public static let secretParameters: Set<String> = [
         "code", "token", "access_token", "refresh_token", "id_token", "client_secret",
-        "code_verifier", "code_challenge", "state", "key", "assertion", "password",
+        "code_verifier", "code_challenge", "state", "key", "assertion", "password", "upload_id",
     ]
 
     /// `url` with user information and every secret query value replaced by `REDACTED`.

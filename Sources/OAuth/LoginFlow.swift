@@ -125,6 +125,8 @@ public struct LoginFlow: Sendable {
                             problem: "the answer carries no refresh_token"))
                 ]
             }
+            let missing = client.scopesMissing(from: grant.scope)
+            guard missing.isEmpty else { return [.fail(.scopeNotGranted(missing: missing))] }
             return [.finish(grant)]
         } catch {
             return [.fail(error)]

@@ -27,6 +27,14 @@ public struct OAuthClient: Sendable {
         self.scope = scope
     }
 
+    /// The requested scopes a grant's `scope` lacks. An answer without `scope` granted what
+    /// was asked (RFC 6749 §5.1).
+    public func scopesMissing(from granted: String?) -> [String] {
+        guard let granted else { return [] }
+        let have = Set(granted.split(separator: " "))
+        return scope.split(separator: " ").filter { !have.contains($0) }.map(String.init)
+    }
+
     /// The URL the browser opens. `access_type=offline` asks for a refresh token, and
     /// `prompt=consent` makes Google issue one again on a repeated login (it otherwise sends
     /// a refresh token only the first time a user consents).

@@ -13,6 +13,9 @@ public enum OAuthError: Error, Equatable, Sendable {
     case denied
     /// The authorization server redirected back with another `error`.
     case authorizationFailed(error: String)
+    /// The token answer lacks a scope we asked for: the user left its box unticked on
+    /// Google's consent page (granular consent).
+    case scopeNotGranted(missing: [String])
     /// No matching redirect arrived in time.
     case timedOut(seconds: Int)
     /// The token or revocation endpoint answered with an unexpected status.

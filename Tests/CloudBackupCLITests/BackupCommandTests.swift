@@ -363,7 +363,9 @@ import Testing
         #expect(revoked.stderr.contains("run `cloudbackup login`"))
     }
 
-    @Test func aStaleStateDoesNotReviveWhatTheBackupForgot() throws {
+    /// The warning names what it held back and a way to let it in that exists: a restore
+    /// merge brings STATE up to date (a fresh export time), and the next backup takes it.
+    @Test func aStaleStateDoesNotReviveWhatTheBackupForgotAndSaysHowToKeepIt() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
         try phone.write(
@@ -373,8 +375,38 @@ import Testing
                 exportedAt: "2026-07-01T00:00:00.000Z"))
         let result = try phone.backup()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("warning: held back 1 challenge(s)"))
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: held back challenge OLD"))
+        #expect(!result.stderr.contains("verify --against"))
+        let advice = "cloudbackup restore --file \(phone.state.path) --merge"
+        #expect(result.stderr.contains(advice))
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+
+        let restored = try phone.run([
+            "restore", "--file", phone.state.path, "--merge", "--yes", "--now", BackupMachine.now,
+        ])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let again = try phone.backup()
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(!again.stderr.contains("held back"))
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "OLD"]])
+    }
+
+    @Test func manyHeldBackChallengesAreNamedAFewAndCounted() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        var challenges = ["A": "2026-11-01T00:00:00.000Z"]
+        for id in ["OLD1", "OLD2", "OLD3", "OLD4", "OLD5"] {
+            challenges[id] = "2026-06-01T00:00:00.000Z"
+        }
+        try phone.write(
+            backupJSON(
+                device: "phone", challenges: challenges, exportedAt: "2026-07-01T00:00:00.000Z"))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("held back challenges OLD1, OLD2, OLD3 and 2 more"))
+        #expect(!result.stderr.contains("OLD4"))
     }
 
     @Test func aFutureStampedItemIsWarnedAboutOnce() throws {

@@ -10,11 +10,12 @@ import Testing
             usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
 
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
-            (so another device's items are kept) and upload the result only if it changed. The
-            upload is conditional, so a device writing at the same moment is merged, not lost.
-            The profile keeps a copy of what is on Drive: while Drive's checksum still matches it,
-            nothing is downloaded, and a run with nothing new sends one request. STATE is never
-            modified. Silent on success unless --verbose.
+            (so another device's items are kept) and upload the result only if it changed. STATE's
+            settings go up with it, except premium, app lock and the device id, which stay as the
+            backup has them. The upload is conditional, so a device writing at the same moment is
+            merged, not lost. The profile keeps a copy of what is on Drive: while Drive's checksum
+            still matches it, nothing is downloaded, and a run with nothing new sends one request.
+            STATE is never modified. Silent on success unless --verbose.
 
             options:
               --file STATE   the local state file (required); an invalid file uploads nothing
@@ -24,9 +25,10 @@ import Testing
               --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
               --json         print a summary: remote id, bytes, result, counts
 
-            exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in or
-            the login was revoked, 5 network or Drive failure after retries (the remote file
-            is intact), 6 another run holds the profile's lock, 7 STATE is from a newer version.
+            exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in, or the
+            login was revoked or does not allow Drive access, 5 network or Drive failure after
+            retries (the remote file is intact), 6 another run holds the profile's lock, 7 STATE is
+            from a newer version.
 
             """
         ),

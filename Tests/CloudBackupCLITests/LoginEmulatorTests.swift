@@ -145,6 +145,23 @@ import Testing
         #expect(try !session.emulator.log().contains { $0.path == "/token" })
     }
 
+    /// Google's granular consent lets a user untick the Drive box: the login then works but
+    /// every backup would fail. Refused at once, with what to do, and nothing saved.
+    @Test func aConsentWithoutTheDriveBoxTickedIsExit4AndSavesNothing() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try session.emulator.untickNextConsent([OAuthClient.driveAppDataScope])
+        let result = try session.cloudbackup(["login"])
+        #expect(result.status == 4, "\(result.stderr)")
+        let failure = result.stderr.split(separator: "\n").filter { $0.hasPrefix("cloudbackup: ") }
+        #expect(failure.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(OAuthClient.driveAppDataScope))
+        #expect(result.stderr.contains("run `cloudbackup login` again and tick the box"))
+        #expect(!LocalFile.exists(session.tokenPath))
+        #expect(try session.emulator.log().contains { $0.path == "/token" && $0.status == 200 })
+        try session.expectNoSecretPrinted()
+    }
+
     @Test func anExpiredAccessTokenIsRefreshedAndTheRefreshTokenKept() throws {
         // Access tokens live 30 s: less than the provider's one-minute margin, so the saved
         // one counts as expired at once.

@@ -42,6 +42,8 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  device writes this to the file between our client's next read
                                  of it (listing, download or metadata) and its next write to it
     POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
+    POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
+                                 granular consent); the redirect and the grant list the rest
     POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
     POST /__emulator/settings    {"accessTokenLifetime": s} for tokens issued from now on
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
@@ -90,8 +92,10 @@ CHUNK_GRANULARITY = 256 * 1024
 APP_FOLDER_ID = "0AEmuAppDataFolderUk9PVA"
 CODE_LIFETIME = 600
 MAX_REVISIONS = 200
+# A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
+    "upload_id",
 }
 REASON_PHRASES = {308: "Resume Incomplete"}
 NO_STORE = [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"), ("Pragma", "no-cache")]
@@ -166,11 +170,16 @@ def fault_reply(rule, path):
                             "The service is temporarily unavailable (injected fault).").reply
         reply.headers += headers
         return reply
-    domain = "usageLimits" if reason in ("rateLimitExceeded", "userRateLimitExceeded") else "global"
+    domain = ("usageLimits" if reason in ("rateLimitExceeded", "userRateLimitExceeded",
+                                          "storageQuotaExceeded") else "global")
     messages = {
         "rateLimitExceeded": "Rate Limit Exceeded",
         "userRateLimitExceeded": "User Rate Limit Exceeded",
         "backendError": "Backend Error",
+        "insufficientPermissions": "Request had insufficient authentication scopes.",
+        "insufficientScopes":
+            "The granted scopes do not give access to all of the requested spaces.",
+        "storageQuotaExceeded": "The user's Drive storage quota has been exceeded.",
     }
     failure = drive_error(status, reason, messages.get(reason, reason), domain, headers=headers)
     return failure.reply
@@ -468,6 +477,7 @@ class State:
             self.faults = []
             self.interleave = None
             self.deny_next = 0
+            self.untick_next = None
             self.clock_offset = 0.0
             self.log = []
 
@@ -607,6 +617,9 @@ class OAuth:
                 state.deny_next -= 1
                 answer["error"] = "access_denied"
             else:
+                if state.untick_next is not None:
+                    scopes = [scope for scope in scopes if scope not in state.untick_next]
+                    state.untick_next = None
                 code = random_id("4/emu-", 40)
                 state.remember_secret(code)
                 state.codes[code] = {
@@ -1094,6 +1107,7 @@ class Drive:
 
     def open_session(self, session, path):
         self.state.sessions[session.id] = session
+        self.state.remember_secret(session.id)
         location = (f"{self.base_url}{path}?uploadType=resumable&upload_id={session.id}")
         return Reply(200, b"", None, [("Location", location), ("X-GUploader-UploadID", session.id)])
 
@@ -1212,6 +1226,9 @@ class Control:
             if name == "deny" and method == "POST":
                 state.deny_next += int(data.get("count", 1))
                 return json_reply(200, {"denyNext": state.deny_next})
+            if name == "untick" and method == "POST":
+                state.untick_next = set(data.get("scopes", []))
+                return json_reply(200, {"untick": sorted(state.untick_next)})
             if name == "clock" and method == "POST":
                 state.clock_offset = float(data.get("offset", 0))
                 return json_reply(200, {"offset": state.clock_offset})

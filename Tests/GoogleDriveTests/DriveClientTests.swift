@@ -323,12 +323,18 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     ),
     ("not json", "Forbidden", nil),
     (#"{"error":{"code":403,"message":"no"}}"#, "no", nil),
+    (
+        #"{"error":{"code":403,"message":"Request had insufficient authentication scopes.","status":"PERMISSION_DENIED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"ACCESS_TOKEN_SCOPE_INSUFFICIENT"}]}}"#,
+        "Request had insufficient authentication scopes.",
+        String?.some("ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+    ),
 ])
 func googleErrorBodiesDecode(body: String, message: String, reason: String?) {
     let error = GoogleAPIError(HTTPResponse(status: 403, body: Array(body.utf8)))
     #expect(error.message == message)
     #expect(error.reason == reason)
     #expect(error.isRetryable == (reason == "rateLimitExceeded"))
+    #expect(error.isMissingScope == (reason == "ACCESS_TOKEN_SCOPE_INSUFFICIENT"))
 }
 
 @Test func aSingleRequestUploadReportsItsStartAndEnd() throws {

@@ -156,6 +156,11 @@ import Testing
             "https://h/drive/v3/files?q=name%20%3D%20'a'"
         ),
         ("https://h/x?Client_Secret=zz", "https://h/x?Client_Secret=REDACTED"),
+        // A resumable session URI lets anyone holding it upload into the file (Google).
+        (
+            "https://h/upload/drive/v3/files/1a?uploadType=resumable&upload_id=AEmuoyUP8z",
+            "https://h/upload/drive/v3/files/1a?uploadType=resumable&upload_id=REDACTED"
+        ),
     ])
     func secretsAreReplaced(url: String, expected: String) {
         #expect(Redaction.url(url) == expected)

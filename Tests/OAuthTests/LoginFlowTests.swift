@@ -126,14 +126,44 @@ import Testing
         let now = Date(timeIntervalSince1970: 1_000_000)
         let answer = try json(
             200,
-            #"{"access_token":"at","expires_in":3599,"refresh_token":"rt","scope":"s","token_type":"Bearer"}"#
+            #"{"access_token":"at","expires_in":3599,"refresh_token":"rt","scope":"openid \#(scope)","token_type":"Bearer"}"#
         ).get()
         #expect(
             flow.tokenAnswer(answer, now: now) == [
                 .finish(
                     TokenGrant(
-                        accessToken: "at", expiresAt: now + 3599, refreshToken: "rt", scope: "s"))
+                        accessToken: "at", expiresAt: now + 3599, refreshToken: "rt",
+                        scope: "openid \(scope)"))
             ])
+    }
+
+    private let scope = OAuthClient.driveAppDataScope
+
+    /// RFC 6749 §5.1: an answer without `scope` granted what was asked.
+    @Test func aGrantWithoutAScopeFieldFinishes() throws {
+        var (flow, _) = try makeFlow()
+        _ = flow.start()
+        _ = flow.received(method: "GET", target: "/?state=S&code=c")
+        let answer = try json(200, #"{"access_token":"at","expires_in":3599,"refresh_token":"rt"}"#)
+            .get()
+        guard case .finish = try #require(flow.tokenAnswer(answer, now: Date()).first) else {
+            Issue.record("expected the grant to finish")
+            return
+        }
+    }
+
+    /// Google's granular consent lets the user untick the Drive box.
+    @Test(arguments: ["openid email", "", "https://www.googleapis.com/auth/drive.file"])
+    func aGrantWithoutTheDriveScopeFails(granted: String) throws {
+        var (flow, _) = try makeFlow()
+        _ = flow.start()
+        _ = flow.received(method: "GET", target: "/?state=S&code=c")
+        let answer = try json(
+            200,
+            #"{"access_token":"at","expires_in":3599,"refresh_token":"rt","scope":"\#(granted)"}"#
+        ).get()
+        #expect(
+            flow.tokenAnswer(answer, now: Date()) == [.fail(.scopeNotGranted(missing: [scope]))])
     }
 
     @Test func aGrantWithoutRefreshTokenFails() throws {

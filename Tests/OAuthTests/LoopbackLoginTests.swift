@@ -13,7 +13,9 @@ import Testing
 /// thread) and a scripted token endpoint.
 @Suite struct LoopbackLoginTests {
     static let grant = json(
-        200, #"{"access_token":"at-1","expires_in":3600,"refresh_token":"rt-1","scope":"s"}"#)
+        200,
+        #"{"access_token":"at-1","expires_in":3600,"refresh_token":"rt-1","scope":"\#(OAuthClient.driveAppDataScope)"}"#
+    )
 
     /// What the scripted browser saw: one status per request, or the transport failure.
     final class BrowserLog: @unchecked Sendable {

@@ -181,6 +181,12 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "deny", [:])
     }
 
+    /// The next consent leaves `scopes` unticked, as Google's granular consent lets a user do:
+    /// the redirect's and the token answer's `scope` list only what remains.
+    public func untickNextConsent(_ scopes: [String]) throws {
+        try control("POST", "untick", ["scopes": scopes])
+    }
+
     /// Skews the server clock (the `Date` header and Drive's timestamps) by `seconds`.
     public func setClockOffset(_ seconds: Double) throws {
         try control("POST", "clock", ["offset": seconds])
@@ -231,12 +237,17 @@ public final class Emulator: @unchecked Sendable {
 
     /// A fresh grant, as if the user had logged in (no browser, no PKCE): for tests of the
     /// Drive layer that only need a valid access token, or a refresh token to refresh.
-    public func issueTokens(offline: Bool = true) throws -> EmulatorTokens {
+    /// `scope` is what the user granted (default: the Drive app folder).
+    public func issueTokens(
+        offline: Bool = true, scope: String = "https://www.googleapis.com/auth/drive.appdata"
+    ) throws -> EmulatorTokens {
         try JSONDecoder().decode(
-            EmulatorTokens.self, from: control("POST", "tokens", ["offline": offline]))
+            EmulatorTokens.self,
+            from: control("POST", "tokens", ["offline": offline, "scope": scope]))
     }
 
-    /// Every token, code and verifier the emulator issued or received, and the client secret.
+    /// Every token, code, verifier and upload session id the emulator issued or received, and
+    /// the client secret.
     public func secrets() throws -> [String] {
         try JSONDecoder().decode([String].self, from: control("GET", "secrets", nil))
     }
@@ -269,6 +280,7 @@ public func emulatorSecretKind(_ secret: String) -> String {
     if secret.hasPrefix("ya29.emu-") { return "access token" }
     if secret.hasPrefix("1//emu-") { return "refresh token" }
     if secret.hasPrefix("4/emu-") { return "authorization code" }
+    if secret.hasPrefix("AEmu") { return "upload session id" }
     return "client secret or code verifier"
 }
 

@@ -25,6 +25,18 @@ public func merge(
     }
 }
 
+extension Settings {
+    /// `incoming`'s settings as an import takes them (SPEC §4 rule 6): import never changes
+    /// `premium` or `appLock`, so those stay as they are here. (The third such field,
+    /// `deviceId`, belongs to the document, and every merge keeps the local one.)
+    public func importing(_ incoming: Settings) -> Settings {
+        var settings = incoming
+        settings.premium = premium
+        settings.appLock = appLock
+        return settings
+    }
+}
+
 /// A copy of an item that merges by `updatedAt`, then by canonical bytes.
 private protocol Copy: Equatable {
     var updatedAt: Timestamp { get }
@@ -440,11 +452,9 @@ private struct Merger {
     /// Not a merge: the backup as it is (its expired tombstones dropped), counted against the
     /// local side; local settings keep only `premium` and `appLock`.
     mutating func replace(local: BackupDocument, incoming: BackupDocument) -> MergeOutcome {
-        var settings = incoming.settings
-        settings.premium = local.settings.premium
-        settings.appLock = local.settings.appLock
         var result = BackupDocument(
-            exportedAt: options.now, deviceId: local.deviceId, settings: settings,
+            exportedAt: options.now, deviceId: local.deviceId,
+            settings: local.settings.importing(incoming.settings),
             challenges: incoming.challenges, dayLogs: incoming.dayLogs)
 
         var cursor = IDCursor(local: local, incoming: incoming)

@@ -14,11 +14,12 @@ struct BackupCommand: Command {
         usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
 
         Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
-        (so another device's items are kept) and upload the result only if it changed. The
-        upload is conditional, so a device writing at the same moment is merged, not lost.
-        The profile keeps a copy of what is on Drive: while Drive's checksum still matches it,
-        nothing is downloaded, and a run with nothing new sends one request. STATE is never
-        modified. Silent on success unless --verbose.
+        (so another device's items are kept) and upload the result only if it changed. STATE's
+        settings go up with it, except premium, app lock and the device id, which stay as the
+        backup has them. The upload is conditional, so a device writing at the same moment is
+        merged, not lost. The profile keeps a copy of what is on Drive: while Drive's checksum
+        still matches it, nothing is downloaded, and a run with nothing new sends one request.
+        STATE is never modified. Silent on success unless --verbose.
 
         options:
           --file STATE   the local state file (required); an invalid file uploads nothing
@@ -28,9 +29,10 @@ struct BackupCommand: Command {
           --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
           --json         print a summary: remote id, bytes, result, counts
 
-        exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in or
-        the login was revoked, 5 network or Drive failure after retries (the remote file
-        is intact), 6 another run holds the profile's lock, 7 STATE is from a newer version.
+        exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in, or the
+        login was revoked or does not allow Drive access, 5 network or Drive failure after
+        retries (the remote file is intact), 6 another run holds the profile's lock, 7 STATE is
+        from a newer version.
         """
 
     let file: String
@@ -66,17 +68,36 @@ struct BackupCommand: Command {
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: false, warn: warn), warn: warn)
+            codec: session.codec(allowStale: false, backingUp: file, warn: warn), warn: warn)
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
         let kept = KeptCopy.load(
             from: session.profile.keptCopyPath, maxBytes: ReadOptions().maxBytes)
         let outcome = try remote.backup(local, kept: kept)
-        if outcome.kept != kept { try outcome.kept.save(to: session.profile.keptCopyPath) }
-        // When it really ran, even under --now (which only moves the tombstone window).
-        try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
-            to: session.profile.lastBackupPath)
+        // Drive holds the backup now, so the run succeeded (cron reads the exit code; SPEC §6
+        // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
+        // full disk) only costs a download next time, or an old line in `status`.
+        if outcome.kept != kept {
+            do {
+                try outcome.kept.save(to: session.profile.keptCopyPath)
+            } catch {
+                warn(
+                    error.lines.joined(separator: "; ")
+                        + "; the backup on Drive is complete, but the next backup will download the file again"
+                )
+            }
+        }
+        do {
+            // When it really ran, even under --now (which only moves the tombstone window).
+            try LastBackup(outcome: outcome, at: ClockOptions.systemNow()).save(
+                to: session.profile.lastBackupPath)
+        } catch {
+            warn(
+                error.lines.joined(separator: "; ")
+                    + "; the backup on Drive is complete, but 'cloudbackup status' will show an older last backup"
+            )
+        }
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
         if json {
             context.print(Self.summary(outcome, result: result))
@@ -97,10 +118,28 @@ struct BackupCommand: Command {
                     context.printError("cloudbackup:   " + line)
                 }
             }
+            if let settings = session.lastSettings {
+                context.printError(
+                    "cloudbackup:   "
+                        + Self.settingsWords(from: settings.before, to: settings.after))
+            }
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
             }
         }
+    }
+
+    /// Which of the backup's settings STATE changed, by their JSON names. `premium` and
+    /// `appLock` are not among them: an import never changes those.
+    static func settingsWords(from before: Settings, to after: Settings) -> String {
+        let changed = [
+            ("dayStartHour", before.dayStartHour != after.dayStartHour),
+            ("weekStartsOn", before.weekStartsOn != after.weekStartsOn),
+            ("theme", before.theme != after.theme),
+            ("reminderTime", before.reminderTime != after.reminderTime),
+        ].filter(\.1).map(\.0)
+        return "settings: "
+            + (changed.isEmpty ? "unchanged" : "updated (\(changed.joined(separator: ", ")))")
     }
 
     /// The `--json` line.

@@ -1,0 +1,48 @@
+import BackupKit
+import Foundation
+import OAuth
+import TestSupport
+import Testing
+
+/// Drive refusals and logins that cannot work: what they exit with and what they tell the user.
+extension BackupCommandTests {
+    /// A login without the Drive scope (the box left unticked on Google's consent page) is
+    /// a login problem, exit 4, not a Drive outage cron should retry.
+    @Test func aLoginWithoutTheDriveScopeExits4() throws {
+        let narrow = try BackupMachine(emulator)
+        let tokens = try emulator.issueTokens(scope: "openid email")
+        try TokenStore(path: narrow.tokenPath).save(
+            StoredLogin(
+                refreshToken: try #require(tokens.refreshToken), accessToken: nil,
+                accessTokenExpiresAt: nil, scope: tokens.scope))
+        try narrow.write(
+            backupJSON(device: "narrow", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try narrow.backup()
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains("cloudbackup login"))
+        #expect(result.stderr.contains("tick"))
+        #expect(try emulator.files().isEmpty)
+    }
+
+    struct RefusalCase: Sendable, CustomTestStringConvertible {
+        var reason: String
+        var exitCode: Int32
+        var advice: String
+        var testDescription: String { reason }
+    }
+
+    @Test(arguments: [
+        RefusalCase(reason: "insufficientPermissions", exitCode: 4, advice: "tick"),
+        RefusalCase(reason: "insufficientScopes", exitCode: 4, advice: "tick"),
+        RefusalCase(reason: "storageQuotaExceeded", exitCode: 5, advice: "free up"),
+    ])
+    func aDriveRefusalSaysWhatToDo(_ refusal: RefusalCase) throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.inject(.status(403, count: 1, reason: refusal.reason, paths: ["/upload/"]))
+        let result = try phone.backup()
+        #expect(result.status == refusal.exitCode, "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(result.stderr.contains(refusal.advice), "\(result.stderr)")
+    }
+}

@@ -1,0 +1,56 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// What `backup` does with STATE's settings.
+extension BackupCommandTests {
+    /// The device backing up is the local side for settings: STATE's settings go up, except
+    /// premium, app lock and the device id, which stay as the backup has them (SPEC §4 rule 6:
+    /// import never changes those three).
+    @Test func aSettingsOnlyChangeIsUploadedAndSaidSo() throws {
+        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        try phone.write(original)
+        #expect(try phone.backup().status == 0)
+        let before = try #require(try remoteBackups(emulator).first?.document)
+
+        let edited =
+            original
+            .replacingOccurrences(of: #""theme": "dark""#, with: #""theme": "light""#)
+            .replacingOccurrences(
+                of: #""reminderTime": "20:30""#, with: #""reminderTime": "07:00""#
+            )
+            .replacingOccurrences(of: #""enabled": true"#, with: #""enabled": false"#)
+            .replacingOccurrences(
+                of: #""validatedAt": "2026-11-28T08:00:00.000Z""#,
+                with: #""validatedAt": "2026-11-29T08:00:00.000Z""#
+            )
+            .replacingOccurrences(of: before.deviceId.rawValue, with: "another-phone")
+        try #require(edited.contains(#""theme": "light""#) && edited.contains("another-phone"))
+        try phone.write(edited)
+        let result = try phone.backup(["--verbose"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("cloudbackup: uploaded habit-backup.json"))
+        #expect(!result.stderr.contains("nothing uploaded"))
+        #expect(result.stderr.contains("cloudbackup:   settings: updated (theme, reminderTime)"))
+        let after = try #require(try remoteBackups(emulator).first?.document)
+        #expect(after.settings.theme == .light)
+        #expect(after.settings.reminderTime?.description == "07:00")
+        #expect(after.settings.premium == before.settings.premium)
+        #expect(after.settings.appLock == before.settings.appLock)
+        #expect(after.settings.appLock?.enabled == true)
+        #expect(after.deviceId == before.deviceId)
+
+        try phone.write(
+            edited.replacingOccurrences(
+                of: #""reminderTime": "07:00""#, with: #""reminderTime": "06:45""#))
+        let json = try phone.backup(["--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout.contains(#""result":"uploaded""#))
+        #expect(
+            try remoteBackups(emulator).first?.document.settings.reminderTime?.description
+                == "06:45")
+        let unchanged = try phone.backup(["--json"])
+        #expect(unchanged.stdout.contains(#""result":"unchanged""#))
+    }
+}
