@@ -94,16 +94,19 @@ struct DriveSession {
     /// on the way out, merged by SPEC §4 with the remote copy as the base.
     ///
     /// `backingUp` is the state file `backup` merges into the remote copy. The device backing
-    /// up is then the local side for settings (the lead's reading of SPEC §4 rule 6 for
-    /// backup): the result carries the state file's settings, but `premium`, `appLock` and
-    /// `deviceId` stay as the remote copy has them, as on any import. Keeping the base's
-    /// settings, as a plain merge does, would freeze them at whichever device created the
-    /// file. Everything else (guards, counts, the state file as the incoming side) is the
-    /// plain merge.
+    /// up is then the local side for settings (our reading of SPEC §4 rule 6 for backup) when
+    /// its settings changed since its last backup (`takesSettings`): the result carries the
+    /// state file's settings, but `premium`, `appLock` and `deviceId` stay as the remote copy
+    /// has them, as on any import. Keeping the base's settings always, as a plain merge does,
+    /// would freeze them at whichever device created the file; taking the state file's always
+    /// would have two devices with different settings overwrite each other every night.
+    /// Everything else (guards, counts, the state file as the incoming side) is the plain
+    /// merge.
     func codec(
-        allowStale: Bool, backingUp statePath: String? = nil, warn: @escaping (String) -> Void
+        allowStale: Bool, backingUp: BackingUp? = nil, warn: @escaping (String) -> Void
     ) -> DocumentCodec<BackupDocument> {
-        DocumentCodec(
+        let statePath = backingUp?.path
+        return DocumentCodec(
             decode: { bytes in try BackupReader.read(bytes).document },
             encode: { BackupWriter.write($0) },
             merge: { base, incoming in
@@ -125,8 +128,10 @@ struct DriveSession {
                 var document = outcome.document
                 // The export time changes only with an upload, so "nothing changed" compares equal.
                 document.exportedAt = base.exportedAt
-                if statePath != nil {
-                    document.settings = base.settings.importing(incoming.settings)
+                if let backingUp {
+                    if backingUp.takesSettings {
+                        document.settings = base.settings.importing(incoming.settings)
+                    }
                     notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
                 }
                 return document
@@ -136,6 +141,12 @@ struct DriveSession {
                 stamped.exportedAt = now()
                 return stamped
             })
+    }
+
+    /// The state file `backup` merges into the remote copy, and whether its settings go up.
+    struct BackingUp {
+        var path: String
+        var takesSettings: Bool
     }
 
     /// What the state file changed in the backup, counted against the remote copy.

@@ -53,4 +53,39 @@ extension BackupCommandTests {
         let unchanged = try phone.backup(["--json"])
         #expect(unchanged.stdout.contains(#""result":"unchanged""#))
     }
+
+    /// Two devices with different settings do not overwrite each other's every night: a
+    /// device's settings go up when they changed there since its last backup, so a no-change
+    /// night stays a night without an upload.
+    @Test func settingsGoUpOnlyFromTheDeviceThatChangedThem() throws {
+        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        try #require(original.contains(#""theme": "dark""#))
+        func withTheme(_ theme: String) -> String {
+            original.replacingOccurrences(of: #""theme": "dark""#, with: "\"theme\": \"\(theme)\"")
+        }
+        func remoteTheme() throws -> Settings.Theme? {
+            try remoteBackups(emulator).first?.document.settings.theme
+        }
+        let laptop = try BackupMachine(emulator)
+        try laptop.login()
+        try phone.write(original)
+        #expect(try phone.backup().status == 0)
+        // The laptop's first backup: its settings count as changed there.
+        try laptop.write(withTheme("light"))
+        #expect(try laptop.backup().status == 0)
+        #expect(try remoteTheme() == .light)
+
+        // The phone's settings did not change since its last backup: the laptop's stand.
+        let unchanged = try phone.backup(["--json"])
+        #expect(unchanged.stdout.contains(#""result":"unchanged""#), "\(unchanged.stderr)")
+        #expect(try remoteTheme() == .light)
+
+        try phone.write(withTheme("system"))
+        let changed = try phone.backup(["--json"])
+        #expect(changed.stdout.contains(#""result":"uploaded""#), "\(changed.stderr)")
+        #expect(try remoteTheme() == .system)
+        let laptopAgain = try laptop.backup(["--json"])
+        #expect(laptopAgain.stdout.contains(#""result":"unchanged""#), "\(laptopAgain.stderr)")
+        #expect(try remoteTheme() == .system)
+    }
 }
