@@ -103,11 +103,12 @@ struct DriveSession {
     /// Everything else (guards, counts, the state file as the incoming side) is the plain
     /// merge.
     func codec(
-        allowStale: Bool, backingUp: BackingUp? = nil, warn: @escaping (String) -> Void
+        allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
+        warn: @escaping (String) -> Void
     ) -> DocumentCodec<BackupDocument> {
         let statePath = backingUp?.path
         return DocumentCodec(
-            decode: { bytes in try BackupReader.read(bytes).document },
+            decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
             encode: { BackupWriter.write($0) },
             merge: { base, incoming in
                 let outcome = BackupKit.merge(

@@ -99,8 +99,8 @@ enum DriveStatus {
     }
 
     /// Counts of a local state file; an invalid file is an error (exit 3), as everywhere.
-    static func localSection(_ path: String) throws -> StatusSection {
-        let document = try BackupFile.load(path).document
+    static func localSection(_ path: String, options: ReadOptions) throws -> StatusSection {
+        let document = try BackupFile.load(path, options: options).document
         let counts = [
             ("challenges", "challenges", document.challenges.count),
             ("dayLogs", "day logs", document.dayLogs.count),

@@ -185,14 +185,16 @@ struct RemoteBackup<Document> {
 
     /// The decoded document, or nil after copying the bytes to a dated side file (and saying
     /// so). A file from a newer schema is refused instead (exit 7): replacing it would
-    /// downgrade every device's backup.
+    /// downgrade every device's backup. So is one over the size limit (exit 3, saying to
+    /// raise `--max-bytes`): it may well be a genuine backup, whose items would otherwise be
+    /// left behind in the side file.
     private func decodeOrKeepAside(_ snapshot: DriveSnapshot, sideFiles: inout [DriveFile]) throws
         -> Document?
     {
         do {
             return try codec.decode(snapshot.bytes)
         } catch {
-            if let error = error as? BackupFileError, case .newerSchema = error {
+            if let error = error as? BackupFileError, error.isRefusedUnread {
                 throw BackupFile.describe(
                     error, file: "Drive file \(snapshot.file.name) (id \(snapshot.file.id))")
             }
@@ -221,5 +223,16 @@ struct RemoteBackup<Document> {
             return BackupFile.describe(error, file: "remote").lines.first ?? "\(error)"
         }
         return "\(error)"
+    }
+}
+
+extension BackupFileError {
+    /// A file the reader did not judge (a newer schema, or over the size limit): not to be set
+    /// aside as invalid.
+    fileprivate var isRefusedUnread: Bool {
+        switch self {
+        case .newerSchema, .tooLarge: true
+        case .syntax, .notABackup, .invalid: false
+        }
     }
 }

@@ -146,6 +146,27 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
     }
 
+    /// A remote file over the size limit may be a genuine backup: refused (exit 3, saying how
+    /// to raise the limit), not set aside and replaced; `--max-bytes` lets it in.
+    @Test func aRemoteFileOverTheLimitIsRefusedUntilTheLimitIsRaised() throws {
+        let big = try Data(contentsOf: Paths.file("Examples/phone.json"))
+        _ = try emulator.seedFile(name: "habit-backup.json", content: big)
+        let state = backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"])
+        try #require(state.utf8.count < 4_000 && big.count > 4_000)
+        try phone.write(state)
+        let refused = try phone.backup(["--max-bytes", "4000"])
+        #expect(refused.status == 3)
+        #expect(
+            refused.stderr.contains("bytes is over the 4000-byte limit; raise it with --max-bytes"))
+        #expect(try emulator.files().map(\.content) == [big])
+
+        let raised = try phone.backup(["--max-bytes", "\(big.count + 4_000)"])
+        #expect(raised.status == 0, "\(raised.stderr)")
+        #expect(
+            try remoteBackups(emulator).first.map { challengeIDs($0.document) }?.contains("A")
+                == true)
+    }
+
     @Test func aRemoteFileFromANewerVersionIsRefusedNotReplaced() throws {
         let newer = Data(
             try String(

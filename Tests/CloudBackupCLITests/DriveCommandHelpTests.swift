@@ -8,6 +8,7 @@ import Testing
             "backup",
             """
             usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
+                                      [--max-bytes N]
 
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
             (so another device's items are kept) and upload the result only if it changed. STATE's
@@ -25,6 +26,7 @@ import Testing
               --quiet        no progress line, only failures and warnings
               --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
               --json         print a summary: remote id, bytes, result, counts
+              --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in, or the
             login was revoked or does not allow Drive access, 5 network or Drive failure after
@@ -37,7 +39,7 @@ import Testing
             "restore",
             """
             usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                       [--profile P] [--now T] [--json]
+                                       [--profile P] [--now T] [--json] [--max-bytes N]
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
             it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -55,6 +57,7 @@ import Testing
               --profile P     the profile to use (default: default)
               --now T         the time for the tombstone window, RFC 3339 (default: now)
               --json          print the counts as the SPEC §4 report object
+              --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
             or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
@@ -66,7 +69,7 @@ import Testing
         (
             "status",
             """
-            usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json]
+            usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json] [--max-bytes N]
 
             Shows the profile's login: whether it is logged in and when the saved access token
             expires (an expired one is refreshed by the next command that needs it), and the
@@ -77,6 +80,7 @@ import Testing
               --remote        also ask Drive for the backup file: id, size, modified, version
               --file STATE    also count the challenges, day logs and tombstones in STATE
               --json          print one JSON object instead of text
+              --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
 
             """
         ),

@@ -9,9 +9,10 @@ struct BackupCommand: Command {
     static let name = "backup"
     static let summary = "merge a state file into the Drive backup; upload only if it changed"
     static let usage =
-        "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]"
+        "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json] [--max-bytes N]"
     static let help = """
         usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
+                                  [--max-bytes N]
 
         Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
         (so another device's items are kept) and upload the result only if it changed. STATE's
@@ -29,6 +30,7 @@ struct BackupCommand: Command {
           --quiet        no progress line, only failures and warnings
           --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
           --json         print a summary: remote id, bytes, result, counts
+        \(BackupFile.maxBytesHelp(column: 17))
 
         exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in, or the
         login was revoked or does not allow Drive access, 5 network or Drive failure after
@@ -42,6 +44,7 @@ struct BackupCommand: Command {
     let quiet: Bool
     let verbose: Bool
     let json: Bool
+    let readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
@@ -53,6 +56,7 @@ struct BackupCommand: Command {
         quiet = arguments.flag("--quiet")
         verbose = arguments.flag("--verbose")
         json = arguments.flag("--json")
+        readOptions = try BackupFile.readOptions(&arguments)
         guard !(quiet && verbose) else {
             throw .usage("--quiet and --verbose exclude each other", Self.usage)
         }
@@ -62,7 +66,7 @@ struct BackupCommand: Command {
     func run(in context: Context) throws {
         // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
         // else is wrong, and an invalid file never takes the lock or touches the network.
-        let local = try BackupFile.load(file).document
+        let local = try BackupFile.load(file, options: readOptions).document
         let session = try DriveSession(
             profile: try Profile.load(name: profile, environment: context.environment),
             context: context, now: now, verbose: verbose, quiet: quiet || json)
@@ -74,12 +78,14 @@ struct BackupCommand: Command {
         let backingUp = DriveSession.BackingUp(path: file, takesSettings: lastSettings != settings)
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: false, backingUp: backingUp, warn: warn), warn: warn)
+            codec: session.codec(
+                allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
+            warn: warn)
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
         let kept = KeptCopy.load(
-            from: session.profile.keptCopyPath, maxBytes: ReadOptions().maxBytes)
+            from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         let outcome = try remote.backup(local, kept: kept)
         // Drive holds the backup now, so the run succeeded (cron reads the exit code; SPEC §6
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a

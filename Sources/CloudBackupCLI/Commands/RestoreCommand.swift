@@ -8,10 +8,10 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--max-bytes N]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                   [--profile P] [--now T] [--json]
+                                   [--profile P] [--now T] [--json] [--max-bytes N]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -29,6 +29,7 @@ struct RestoreCommand: Command {
           --profile P     the profile to use (default: default)
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the SPEC §4 report object
+        \(BackupFile.maxBytesHelp(column: 18))
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
         or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
@@ -44,6 +45,7 @@ struct RestoreCommand: Command {
     let profile: String
     let now: Timestamp?
     let json: Bool
+    let readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
@@ -61,6 +63,7 @@ struct RestoreCommand: Command {
         json = arguments.flag("--json")
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
+        readOptions = try BackupFile.readOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
@@ -72,13 +75,15 @@ struct RestoreCommand: Command {
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one.
-        let loaded = LocalFile.exists(file) ? try BackupFile.loadWithBytes(file) : nil
+        let loaded =
+            LocalFile.exists(file) ? try BackupFile.loadWithBytes(file, options: readOptions) : nil
         let previous = loaded?.bytes
         let current = loaded?.result.document
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         let remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: true, warn: warn), warn: warn)
+            codec: session.codec(allowStale: true, readOptions: readOptions, warn: warn), warn: warn
+        )
         guard let (backup, files) = try remote.fetch() else {
             throw CLIError(
                 "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "

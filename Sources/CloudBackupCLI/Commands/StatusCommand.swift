@@ -9,7 +9,7 @@ struct StatusCommand: Command {
     static let name = "status"
     static let summary = "show the login, the last backup, the remote file and local counts"
     static let usage =
-        "usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json]"
+        "usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -22,18 +22,21 @@ struct StatusCommand: Command {
           --remote        also ask Drive for the backup file: id, size, modified, version
           --file STATE    also count the challenges, day logs and tombstones in STATE
           --json          print one JSON object instead of text
+        \(BackupFile.maxBytesHelp(column: 18))
         """
 
     var profileName: String
     var json: Bool
     var remote: Bool
     var file: String?
+    var readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
         json = arguments.flag("--json")
         remote = arguments.flag("--remote")
         file = try arguments.option("--file")
+        readOptions = try BackupFile.readOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
@@ -52,7 +55,7 @@ struct StatusCommand: Command {
             sections.append(section)
             remoteFailure = failure
         }
-        if let file { sections.append(try DriveStatus.localSection(file)) }
+        if let file { sections.append(try DriveStatus.localSection(file, options: readOptions)) }
         if json {
             var out = JSONOutput()
             out.beginObject()
