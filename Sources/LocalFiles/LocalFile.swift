@@ -116,8 +116,11 @@ public enum LocalFile {
         var replaced = stat()
         let replacing = stat(target, &replaced) == 0
         let folder = directory(of: target)
+        // Created with the bits it will have (less the umask), so it is never open to more
+        // people than the file it replaces, even before the exact fchmod below.
         let (fd, temporary) = try createTemporary(
-            in: folder, for: target, mode: mode ?? 0o666, naming: path)
+            in: folder, for: target,
+            mode: mode ?? (replacing ? replaced.st_mode & 0o7777 : 0o666), naming: path)
         var committed = false
         defer {
             if !committed { unlink(temporary) }
@@ -173,15 +176,21 @@ public enum LocalFile {
         }
     }
 
-    /// The file a symbolic link at `path` points to, or `path` itself when it is not a link
-    /// or points nowhere that exists (then the write replaces the link, as `mv` would).
+    /// The file a symbolic link at `path` points to, or `path` itself when it is not a link.
+    /// A link to a file not yet there (a first restore into a synced folder) points where the
+    /// file is to be made: its target, read against the link's folder.
     private static func resolvingLink(_ path: String) -> String {
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK,
-            let resolved = realpath(path, nil)
-        else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &target, target.count - 1)
+        guard count > 0 else { return path }
+        let text = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.hasPrefix("/") ? text : directory(of: path) + "/" + text
     }
 
     /// Writes every byte to `fd`, going on after short writes and EINTR; returns the errno of

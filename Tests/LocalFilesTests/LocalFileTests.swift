@@ -57,6 +57,22 @@ import Testing
         #expect(names == ["real.json", "state.json"])
     }
 
+    /// A link to a file not made yet (a first restore into a synced folder) is written
+    /// through, so the file lands where the link points.
+    @Test func aLinkToAMissingFileIsWrittenThrough() throws {
+        let synced = folder.appendingPathComponent("synced")
+        try FileManager.default.createDirectory(at: synced, withIntermediateDirectories: false)
+        let link = folder.appendingPathComponent("state.json").path
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: "synced/habits.json")
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: link)
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: link) == "synced/habits.json")
+        #expect(
+            try LocalFile.read(synced.appendingPathComponent("habits.json").path)
+                == Array("new\n".utf8))
+    }
+
     @Test func failedWriteLeavesTheOldFileAndNoTemporary() throws {
         let path = folder.appendingPathComponent("missing-folder/state.json").path
         #expect(throws: LocalFileError.self) { try LocalFile.writeAtomically([1, 2, 3], to: path) }
