@@ -44,15 +44,19 @@ enum BackupFile {
     static func decode(_ bytes: [UInt8], file: String, options: ReadOptions = ReadOptions())
         throws(CLIError) -> ReadResult
     {
+        // One problem more than is shown, so a list that was cut can say so and one of
+        // exactly `maxIssues` problems does not.
+        var reading = options
+        reading.maxIssues = options.maxIssues + 1
         do {
-            return try BackupReader.read(bytes, options: options)
+            return try BackupReader.read(bytes, options: reading)
         } catch {
             throw describe(error, file: file, limit: options.maxIssues)
         }
     }
 
-    /// `limit`: the most problems the reader reports (`ReadOptions.maxIssues`); a list that
-    /// long was cut there, and says so.
+    /// `limit`: the most problems shown; a list longer than that (the reader was asked for
+    /// one more) is cut there, and says so.
     static func describe(
         _ error: BackupFileError, file: String, limit: Int = ReadOptions().maxIssues
     ) -> CLIError {
@@ -70,8 +74,8 @@ enum BackupFile {
                 "\(file): written by a newer version (schema \(ReadInteger.shown(version))); update cloudbackup",
                 exitCode: .refused)
         case .invalid(let issues):
-            var lines = issues.map { "\(file): \($0)" }
-            if issues.count >= limit {
+            var lines = issues.prefix(limit).map { "\(file): \($0)" }
+            if issues.count > limit {
                 lines.append(
                     "\(file): stopped after the first \(limit) problems; fix these and run again for the rest"
                 )

@@ -212,8 +212,18 @@ import Testing
         #expect(refused.stderr.contains("(schema \(Int.max) or more)"))
     }
 
-    /// A file with more problems than are listed says the list was cut, and where.
+    /// A file with more problems than are listed says the list was cut, and where; one with
+    /// exactly as many does not.
     @Test func aCutListOfProblemsSaysSo() throws {
+        let hundred = (0..<100).map { "\"unknown\($0)\": 1, " }.joined()
+        let exactly = try write(
+            "hundred.json", example(replacing: #""settings": {"#, with: #""settings": {"# + hundred)
+        )
+        let all = try cloudbackup(["validate", exactly])
+        #expect(all.status == 3)
+        #expect(all.stderr.split(separator: "\n").count == 100)
+        #expect(!all.stderr.contains("stopped after"))
+
         let unknown = (0..<120).map { "\"unknown\($0)\": 1, " }.joined()
         let file = try write(
             "many.json", example(replacing: #""settings": {"#, with: #""settings": {"# + unknown))

@@ -1,5 +1,18 @@
 import Foundation
 
+struct ScanError: Error {
+    var offset: Int
+    var message: String
+}
+
+/// A string token: the bytes between its quotes. When it held escapes, its decoded bytes
+/// are in the scanner's scratch buffer until the next string is read.
+struct JSONString {
+    var start: Int
+    var end: Int
+    var escaped: Bool
+}
+
 /// The byte-level half of the reader: strict RFC 8259 tokens over a borrowed buffer.
 ///
 /// Design: the scanner never builds a tree. The schema-directed decoder above it asks for
@@ -16,32 +29,6 @@ import Foundation
 ///
 ///     {"a":[1,2.0,3e0]}   integers 1, 2, 3 (integral values are integers)
 ///     {"a":[1,]}          syntax error at the `]`: trailing comma
-/// How to show an integer the reader gave, in a message: the reader saturates numbers beyond
-/// `Int` (`1e400` reads as `Int.max`), and printing that as 9223372036854775807 would quote
-/// the file wrongly.
-public enum ReadInteger {
-    public static func shown(_ value: Int) -> String {
-        switch value {
-        case .max: "\(value) or more"
-        case .min: "\(value) or less"
-        default: "\(value)"
-        }
-    }
-}
-
-struct ScanError: Error {
-    var offset: Int
-    var message: String
-}
-
-/// A string token: the bytes between its quotes. When it held escapes, its decoded bytes
-/// are in the scanner's scratch buffer until the next string is read.
-struct JSONString {
-    var start: Int
-    var end: Int
-    var escaped: Bool
-}
-
 final class JSONScanner {
     let base: UnsafePointer<UInt8>
     let count: Int

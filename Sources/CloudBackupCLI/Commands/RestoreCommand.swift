@@ -214,12 +214,9 @@ struct RestoreCommand: Command {
     static func emptyDocument(at now: Timestamp, settingsFrom backup: BackupDocument)
         -> BackupDocument
     {
-        var settings = backup.settings
-        settings.premium = nil
-        settings.appLock = nil
-        return BackupDocument(
+        BackupDocument(
             exportedAt: now, deviceId: DeviceID(unchecked: UUID().uuidString.lowercased()),
-            settings: settings)
+            settings: Settings().importing(backup.settings))
     }
 
     static func staleVerdict(backup: BackupDocument, options: MergeOptions, report: MergeReport)
