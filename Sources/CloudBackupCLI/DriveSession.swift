@@ -106,42 +106,51 @@ struct DriveSession {
         allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
         warn: @escaping (String) -> Void
     ) -> DocumentCodec<BackupDocument> {
-        let statePath = backingUp?.path
+        let statePath = backingUp?.path ?? "the state file"
+        let copyName = "another copy of the backup on Drive"
+        /// `copy`: `incoming` is another copy of the backup, not the local document.
+        func merged(_ base: BackupDocument, _ incoming: BackupDocument, copy: Bool)
+            -> BackupDocument
+        {
+            let outcome = BackupKit.merge(
+                local: base, incoming: incoming,
+                options: MergeOptions(now: now(), allowStale: allowStale))
+            if !copy { notes.lastReport.withLock { $0 = outcome.report } }
+            // Each compare-and-swap round merges again; say it once.
+            if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
+                notes.first(copy ? "heldBackInCopy" : "heldBack")
+            {
+                warn(
+                    copy
+                        ? Self.heldBack(outcome, inCopy: copyName)
+                        : Self.heldBack(outcome, from: statePath))
+            }
+            if let line = Self.futureStamped(outcome, in: copy ? copyName : statePath),
+                notes.first(copy ? "futureInCopy" : "future")
+            {
+                warn(line)
+            }
+            var document = outcome.document
+            // The export time changes only with an upload, so "nothing changed" compares equal.
+            document.exportedAt = base.exportedAt
+            if !copy, let backingUp {
+                if backingUp.takesSettings {
+                    document.settings = base.settings.importing(incoming.settings)
+                }
+                notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
+            }
+            return document
+        }
         return DocumentCodec(
             decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
             encode: { BackupWriter.write($0) },
-            merge: { base, incoming in
-                let outcome = BackupKit.merge(
-                    local: base, incoming: incoming,
-                    options: MergeOptions(now: now(), allowStale: allowStale))
-                notes.lastReport.withLock { $0 = outcome.report }
-                // Each compare-and-swap round merges again; say it once.
-                if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
-                    notes.first("heldBack")
-                {
-                    warn(Self.heldBack(outcome, from: statePath ?? "the state file"))
-                }
-                if let line = Self.futureStamped(outcome, in: "the state file"),
-                    notes.first("future")
-                {
-                    warn(line)
-                }
-                var document = outcome.document
-                // The export time changes only with an upload, so "nothing changed" compares equal.
-                document.exportedAt = base.exportedAt
-                if let backingUp {
-                    if backingUp.takesSettings {
-                        document.settings = base.settings.importing(incoming.settings)
-                    }
-                    notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
-                }
-                return document
-            },
+            merge: { base, incoming in merged(base, incoming, copy: false) },
             stamp: { document in
                 var stamped = document
                 stamped.exportedAt = now()
                 return stamped
-            })
+            },
+            mergeCopy: { base, copy in merged(base, copy, copy: true) })
     }
 
     /// The state file `backup` merges into the remote copy, and whether its settings go up.
@@ -165,6 +174,22 @@ struct DriveSession {
     /// the next backup no longer holds them back; it also brings in what the backup has, so
     /// nothing else is lost on the way.
     static func heldBack(_ outcome: MergeOutcome, from source: String) -> String {
+        heldBackItems(outcome)
+            + ": \(source) was exported before the tombstone window and the backup lacks them, "
+            + "so they may be deletions whose records expired; to keep them, run "
+            + "'cloudbackup restore --file \(source) --merge', then back up again"
+    }
+
+    /// The same for another copy of the backup on Drive, which is deleted once merged: what
+    /// it held back is not kept anywhere, and the line says so.
+    static func heldBack(_ outcome: MergeOutcome, inCopy copy: String) -> String {
+        heldBackItems(outcome)
+            + ": \(copy) was exported before the tombstone window and the backup lacks them, "
+            + "so they may be deletions whose records expired; they are left out"
+    }
+
+    /// "held back challenges a, b, c and 2 more (with 9 day log(s))".
+    private static func heldBackItems(_ outcome: MergeOutcome) -> String {
         let ids = outcome.decisions.compactMap { decision -> String? in
             guard decision.reason == .stale, case .challenge(let id) = decision.item else {
                 return nil
@@ -178,9 +203,6 @@ struct DriveSession {
         let logs = outcome.report.dayLogs.heldBack
         return "held back challenge\(ids.count == 1 ? "" : "s") \(named)"
             + (logs > 0 ? " (with \(logs) day log(s))" : "")
-            + ": \(source) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired; to keep them, run "
-            + "'cloudbackup restore --file \(source) --merge', then back up again"
     }
 
     /// One line for items stamped more than 24 h ahead (SPEC §4 rule 8 reports them always).

@@ -9,8 +9,17 @@ import GoogleDrive
 struct DocumentCodec<Document> {
     var decode: ([UInt8]) throws -> Document
     var encode: (Document) -> [UInt8]
+    /// The local document into the backup.
     var merge: (Document, Document) -> Document
     var stamp: (Document) -> Document
+    /// Another copy of the backup on Drive (names are not unique) into the one kept; `merge`
+    /// when nil. Kept apart so what the local side alone does (its warnings, its settings)
+    /// is not done, or blamed on it, for a copy.
+    var mergeCopy: ((Document, Document) -> Document)? = nil
+
+    func merge(copy: Document, into base: Document) -> Document {
+        (mergeCopy ?? merge)(base, copy)
+    }
 }
 
 /// Merge-before-upload against the app folder (SPEC §6, §6b).
@@ -99,11 +108,11 @@ struct RemoteBackup<Document> {
                 base = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles)
                 if base == nil { keptAside.insert(snapshot.etag) }
             }
-            let sources = extra + [local]
-            var merged = base ?? sources[0]
-            for incoming in sources.dropFirst(base == nil ? 1 : 0) {
-                merged = codec.merge(merged, incoming)
+            var copies = base
+            for copy in extra {
+                copies = copies.map { codec.merge(copy: copy, into: $0) } ?? copy
             }
+            let merged = copies.map { codec.merge($0, local) } ?? local
             if let base, duplicates.isEmpty, codec.encode(merged) == codec.encode(base) {
                 return Outcome(
                     file: snapshot.file, bytes: snapshot.bytes.count, document: base,
@@ -178,7 +187,7 @@ struct RemoteBackup<Document> {
             } catch let error as BackupFileError {
                 throw BackupFile.describe(error, file: "Drive file \(file.name) (id \(file.id))")
             }
-            merged = merged.map { codec.merge($0, document) } ?? document
+            merged = merged.map { codec.merge(copy: document, into: $0) } ?? document
         }
         return merged.map { ($0, files) }
     }

@@ -414,6 +414,31 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "OLD"]])
     }
 
+    /// What the stale guard holds back from a second copy of the backup on Drive is said as
+    /// that copy's, not blamed on STATE with advice about STATE that would not help.
+    @Test func aStaleSecondCopyOnDriveIsNamedAsSuch() throws {
+        _ = try emulator.seedFile(
+            name: "habit-backup.json",
+            content: Data(
+                backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]).utf8))
+        _ = try emulator.seedFile(
+            name: "habit-backup.json",
+            content: Data(
+                backupJSON(
+                    device: "tablet", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
+                    exportedAt: "2026-07-01T00:00:00.000Z"
+                ).utf8))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "warning: held back challenge OLD: another copy of the backup on Drive was exported before"
+            ))
+        #expect(!result.stderr.contains(phone.state.path))
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+    }
+
     @Test func manyHeldBackChallengesAreNamedAFewAndCounted() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
