@@ -22,6 +22,8 @@ struct Profile: Sendable {
     var lastBackupPath: String { folder + "/last-backup.json" }
     /// The backup's bytes as last uploaded or downloaded (see `KeptCopy`).
     var keptCopyPath: String { folder + "/kept-copy.json" }
+    /// STATE's shared settings when it and the backup were last brought together.
+    var syncedSettingsPath: String { folder + "/synced-settings.json" }
 
     /// Environment variable → config.json key → default, for every setting.
     static let settings: [(variable: String, key: String, fallback: String?)] = [

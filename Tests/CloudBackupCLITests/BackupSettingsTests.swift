@@ -55,8 +55,9 @@ extension BackupCommandTests {
     }
 
     /// Two devices with different settings do not overwrite each other's every night: a
-    /// device's settings go up when they changed there since its last backup, so a no-change
-    /// night stays a night without an upload.
+    /// device's settings go up when they changed there since it and the backup were last
+    /// brought together, so a no-change night stays a night without an upload. A new device's
+    /// first backup leaves the backup's settings alone (its own may be the app's defaults).
     @Test func settingsGoUpOnlyFromTheDeviceThatChangedThem() throws {
         let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
         try #require(original.contains(#""theme": "dark""#))
@@ -70,9 +71,13 @@ extension BackupCommandTests {
         try laptop.login()
         try phone.write(original)
         #expect(try phone.backup().status == 0)
-        // The laptop's first backup: its settings count as changed there.
-        try laptop.write(withTheme("light"))
+        try laptop.write(withTheme("system"))
         #expect(try laptop.backup().status == 0)
+        #expect(try remoteTheme() == .dark)
+
+        try laptop.write(withTheme("light"))
+        let laptopChanged = try laptop.backup(["--json"])
+        #expect(laptopChanged.stdout.contains(#""result":"uploaded""#), "\(laptopChanged.stderr)")
         #expect(try remoteTheme() == .light)
 
         // The phone's settings did not change since its last backup: the laptop's stand.
@@ -87,5 +92,30 @@ extension BackupCommandTests {
         let laptopAgain = try laptop.backup(["--json"])
         #expect(laptopAgain.stdout.contains(#""result":"unchanged""#), "\(laptopAgain.stderr)")
         #expect(try remoteTheme() == .system)
+    }
+
+    /// A restore brings STATE and the backup in step, settings too: a change made after it,
+    /// even back to what this device had before, goes up.
+    @Test func aSettingsChangeAfterARestoreGoesUp() throws {
+        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        let light = original.replacingOccurrences(
+            of: #""theme": "dark""#, with: #""theme": "light""#)
+        try phone.write(original)
+        #expect(try phone.backup().status == 0)
+        let laptop = try BackupMachine(emulator)
+        try laptop.login()
+        try laptop.write(original)
+        #expect(try laptop.backup().status == 0)
+        try laptop.write(light)
+        #expect(try laptop.backup().status == 0)
+
+        let restored = try phone.run([
+            "restore", "--file", phone.state.path, "--replace", "--yes", "--now", BackupMachine.now,
+        ])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try String(contentsOf: phone.state, encoding: .utf8).contains(#""theme":"light""#))
+        try phone.write(original)
+        #expect(try phone.backup().status == 0)
+        #expect(try remoteBackups(emulator).first?.document.settings.theme == .dark)
     }
 }

@@ -71,11 +71,10 @@ struct BackupCommand: Command {
             profile: try Profile.load(name: profile, environment: context.environment),
             context: context, now: now, verbose: verbose, quiet: quiet || json)
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
-        // STATE's settings go up only when they changed here since this profile's last
-        // backup; otherwise a change another device made to the backup's settings stands.
         let settings = SharedSettings(local.settings)
-        let lastSettings = LastBackup.load(from: session.profile.lastBackupPath)?.settings
-        let backingUp = DriveSession.BackingUp(path: file, takesSettings: lastSettings != settings)
+        let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
+        let backingUp = DriveSession.BackingUp(
+            path: file, takesSettings: synced.map { $0 != settings } ?? false)
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
             codec: session.codec(
@@ -102,7 +101,7 @@ struct BackupCommand: Command {
         }
         do {
             // When it really ran, even under --now (which only moves the tombstone window).
-            try LastBackup(outcome: outcome, at: ClockOptions.systemNow(), settings: settings)
+            try LastBackup(outcome: outcome, at: ClockOptions.systemNow())
                 .save(to: session.profile.lastBackupPath)
         } catch {
             warn(
@@ -110,6 +109,7 @@ struct BackupCommand: Command {
                     + "; the backup on Drive is complete, but 'cloudbackup status' will show an older last backup"
             )
         }
+        settings.save(to: session.profile.syncedSettingsPath, warn: warn)
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
         if json {
             context.print(Self.summary(outcome, result: result))
@@ -182,35 +182,26 @@ struct BackupCommand: Command {
     }
 }
 
-/// The profile's record of its last successful backup (`last-backup.json`), for `status`,
-/// and STATE's settings then, so the next backup can tell whether they changed here.
+/// The profile's record of its last successful backup (`last-backup.json`), for `status`.
 struct LastBackup: Codable, Equatable {
     var time: String
     var fileId: String
     var name: String
     var bytes: Int
     var uploaded: Bool
-    /// Absent in records written before it existed: then STATE's settings count as changed.
-    var settings: SharedSettings?
 
-    init(
-        time: String, fileId: String, name: String, bytes: Int, uploaded: Bool,
-        settings: SharedSettings? = nil
-    ) {
+    init(time: String, fileId: String, name: String, bytes: Int, uploaded: Bool) {
         self.time = time
         self.fileId = fileId
         self.name = name
         self.bytes = bytes
         self.uploaded = uploaded
-        self.settings = settings
     }
 
-    init(
-        outcome: RemoteBackup<BackupDocument>.Outcome, at time: Timestamp, settings: SharedSettings
-    ) {
+    init(outcome: RemoteBackup<BackupDocument>.Outcome, at time: Timestamp) {
         self.init(
             time: time.description, fileId: outcome.file.id, name: outcome.file.name,
-            bytes: outcome.bytes, uploaded: outcome.uploaded, settings: settings)
+            bytes: outcome.bytes, uploaded: outcome.uploaded)
     }
 
     func save(to path: String) throws(CLIError) {
@@ -226,22 +217,6 @@ struct LastBackup: Codable, Equatable {
     static func load(from path: String) -> LastBackup? {
         guard let bytes = try? LocalFile.read(path, maxBytes: 1 << 16) else { return nil }
         return try? JSONDecoder().decode(LastBackup.self, from: Data(bytes))
-    }
-}
-
-/// The settings a backup carries from one device to another: all but premium and the app
-/// lock, which an import never changes (SPEC §4 rule 6).
-struct SharedSettings: Codable, Equatable {
-    var dayStartHour: Int
-    var weekStartsOn: String
-    var theme: String
-    var reminderTime: String?
-
-    init(_ settings: Settings) {
-        dayStartHour = settings.dayStartHour
-        weekStartsOn = settings.weekStartsOn.rawValue
-        theme = settings.theme.rawValue
-        reminderTime = settings.reminderTime?.description
     }
 }
 

@@ -34,7 +34,9 @@ struct LogoutCommand: Command {
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
             transport: context.transport(verbose: verbose))
+        // Both describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
+        try LocalFile.remove(profile.syncedSettingsPath)
         switch outcome {
         case .wasNotLoggedIn:
             if verbose {

@@ -100,7 +100,9 @@ struct RestoreCommand: Command {
         // write that fails prints its error alone, not a report that reads like a success.
         let ask = dryRun || yes ? nil : Self.question(in: context)
         var keptAs: String?
-        if !dryRun, ask == nil { keptAs = try write(outcome.document, previous: previous) }
+        if !dryRun, ask == nil {
+            keptAs = try write(outcome.document, previous: previous, session: session, warn: warn)
+        }
         if json {
             // The report's heldBack counts alone do not say why, or that --allow-stale exists.
             if let line = MergeCommand.heldBackAsStale(
@@ -135,7 +137,7 @@ struct RestoreCommand: Command {
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
             }
-            keptAs = try write(outcome.document, previous: previous)
+            keptAs = try write(outcome.document, previous: previous, session: session, warn: warn)
         }
         if !json {
             context.print(
@@ -161,9 +163,13 @@ struct RestoreCommand: Command {
     /// question, during the download) would be overwritten without a trace, and `.bak` would
     /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
     /// again is the fix.
-    private func write(_ document: BackupDocument, previous: [UInt8]?) throws(CLIError)
-        -> String?
-    {
+    ///
+    /// Once STATE is written it and the backup are in step, settings too, and the profile's
+    /// record of STATE's shared settings says so (see `SharedSettings`).
+    private func write(
+        _ document: BackupDocument, previous: [UInt8]?, session: DriveSession,
+        warn: (String) -> Void
+    ) throws(CLIError) -> String? {
         guard try bytesNow() == previous else {
             throw CLIError(
                 "\(file) changed while restoring; nothing was written; run restore again",
@@ -178,6 +184,7 @@ struct RestoreCommand: Command {
             }
         }
         try BackupFile.save(document, to: file)
+        SharedSettings(document.settings).save(to: session.profile.syncedSettingsPath, warn: warn)
         return keptAs
     }
 
