@@ -12,8 +12,8 @@ import Testing
 
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
             (so another device's items are kept) and upload the result only if it changed. STATE's
-            settings go up when they changed here since this profile's last backup, except premium,
-            app lock and the device id, which stay as the backup has them. The upload is
+            settings go up when they changed here since this profile last backed up or restored,
+            except premium, app lock and the device id, which stay as the backup has them. The upload is
             conditional, so a device writing at the same moment is merged, not lost. The profile
             keeps a copy of what is on Drive: while Drive's checksum still matches it, nothing is
             downloaded, and a run with nothing new sends one request. STATE is never modified.
