@@ -32,10 +32,10 @@ struct BackupCommand: Command {
           --json         print a summary: remote id, bytes, result, counts
         \(BackupFile.maxBytesHelp(column: 17))
 
-        exit status: 0 done, 3 STATE is invalid (nothing uploaded), 4 not logged in, or the
-        login was revoked or does not allow Drive access, 5 network or Drive failure after
-        retries (the remote file is intact), 6 another run holds the profile's lock, 7 STATE is
-        from a newer version.
+        exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
+        (nothing uploaded), 4 not logged in, or the login was revoked or does not allow Drive
+        access, 5 network or Drive failure after retries (the remote file is intact), 6 another
+        run holds the profile's lock, 7 STATE or the backup is from a newer version.
         """
 
     let file: String
