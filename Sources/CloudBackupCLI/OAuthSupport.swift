@@ -98,8 +98,18 @@ enum Browser {
         defer {
             for pointer in argv + envp { free(pointer) }
         }
+        // cloudbackup ignores SIGPIPE (CloudBackup.exit); the browser and xdg-open's shell
+        // pipelines get the default back, as if started from a shell.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
         var pid = pid_t()
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         return result == 0 ? nil : String(cString: strerror(result))
     }
 }

@@ -112,6 +112,31 @@ import Testing
         try session.expectNoSecretPrinted()
     }
 
+    /// cloudbackup ignores SIGPIPE for itself; the browser it starts gets the default back.
+    /// The stand-in browser is wrapped in a script that records what its process ignores.
+    @Test func theBrowserStartsWithSIGPIPEAtItsDefault() throws {
+        let session = try Session()
+        defer { session.finish() }
+        let record = session.home.appendingPathComponent("ignored.txt")
+        let script = session.home.appendingPathComponent("browser.sh")
+        try """
+        #!/bin/sh
+        grep '^SigIgn:' /proc/self/status > '\(record.path)'
+        exec '\(session.emulator.browserCommand)' "$1"
+
+        """.write(to: script, atomically: true, encoding: .utf8)
+        #expect(chmod(script.path, 0o755) == 0)
+        let result = try session.cloudbackup(["login"], extra: ["BROWSER": script.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try String(contentsOf: record, encoding: .utf8)
+        let mask = try #require(
+            UInt64(
+                line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespacesAndNewlines),
+                radix: 16))
+        #expect(mask & (1 << UInt64(SIGPIPE - 1)) == 0)
+        try session.expectNoSecretPrinted()
+    }
+
     @Test(arguments: [("tamper-state", "tampered", 400), ("probe", "probe", 404)])
     func theListenerRefusesOtherRequestsAndKeepsWaiting(mode: String, step: String, status: Int)
         throws
