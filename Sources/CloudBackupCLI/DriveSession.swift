@@ -29,13 +29,16 @@ struct DriveSession {
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
+    /// `maxBytes`: the largest backup the run may download (`--max-bytes`), which the
+    /// transport's own cap must not undercut.
     init(
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
-        locking: Bool = true, savingLogin: Bool = true
+        locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes
     ) throws {
         lock = locking ? try Self.lock(profile) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
+        transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)
         if let progress { transport.progress = { progress.download($0) } }
         let tokens = try profile.tokenProvider(transport: transport, persisting: savingLogin)
         var retry = RetryPolicy()

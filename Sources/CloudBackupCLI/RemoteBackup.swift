@@ -48,6 +48,9 @@ struct RemoteBackup<Document> {
     let warn: (String) -> Void
     var progress: (@Sendable (Int, Int) -> Void)?
     var maxRounds = 8
+    /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
+    /// leave every device refusing the backup from the next run on, so it is refused here.
+    var maxBytes = Int.max
 
     struct Outcome {
         var file: DriveFile
@@ -63,13 +66,25 @@ struct RemoteBackup<Document> {
         var fromKeptCopy = false
     }
 
+    /// The bytes to upload for `document`, refused (exit 3, nothing sent) over `maxBytes`.
+    private func uploadBytes(_ document: Document) throws(CLIError) -> [UInt8] {
+        let bytes = codec.encode(document)
+        guard bytes.count <= maxBytes else {
+            throw CLIError(
+                "the backup would be \(bytes.count) bytes, over the \(maxBytes)-byte limit devices read it with; "
+                    + "nothing was uploaded; raise --max-bytes (on every device) if the data is genuine",
+                exitCode: .invalidFile)
+        }
+        return bytes
+    }
+
     /// Backs `local` up: creates the file, or merges into it and uploads only on a change.
     /// `kept` is the profile's copy of the remote file from its last run, if any.
     func backup(_ local: Document, kept: KeptCopy? = nil) throws -> Outcome {
         let files = try drive.list(named: name)
         guard let target = files.first else {
             let document = codec.stamp(local)
-            let bytes = codec.encode(document)
+            let bytes = try uploadBytes(document)
             let file = try drive.create(
                 name: name, id: try drive.generateID(), bytes: bytes, progress: progress)
             return Outcome(
@@ -120,7 +135,7 @@ struct RemoteBackup<Document> {
                     kept: KeptCopy(file: snapshot.file, etag: snapshot.etag, bytes: snapshot.bytes))
             }
             let document = codec.stamp(merged)
-            let bytes = codec.encode(document)
+            let bytes = try uploadBytes(document)
             switch try drive.update(
                 id: target.id, bytes: bytes, ifMatch: snapshot.etag, progress: progress)
             {
@@ -163,7 +178,7 @@ struct RemoteBackup<Document> {
             etag = tagged.etag
         }
         let document = codec.stamp(merged)
-        let bytes = codec.encode(document)
+        let bytes = try uploadBytes(document)
         switch try drive.update(id: listed.id, bytes: bytes, ifMatch: etag, progress: progress) {
         case .updated(let file):
             return Outcome(

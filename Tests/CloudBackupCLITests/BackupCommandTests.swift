@@ -167,6 +167,23 @@ import Testing
                 == true)
     }
 
+    /// A merge that would grow the backup past the limit devices read it with is not
+    /// uploaded: every device would refuse the backup from then on.
+    @Test func aBackupThatWouldGrowPastTheLimitIsNotUploaded() throws {
+        let remote = backupJSON(
+            device: "laptop", challenges: ["A": "2026-11-01T00:00:00.000Z"], logs: 30)
+        let state = backupJSON(
+            device: "phone", challenges: ["B": "2026-11-01T00:00:00.000Z"], logs: 30)
+        let limit = max(remote.utf8.count, state.utf8.count) + 200
+        try #require(remote.utf8.count + state.utf8.count > limit + 1_000)
+        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(remote.utf8))
+        try phone.write(state)
+        let result = try phone.backup(["--max-bytes", "\(limit)"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("-byte limit devices read it with; nothing was uploaded"))
+        #expect(try emulator.files().map(\.content) == [Data(remote.utf8)])
+    }
+
     @Test func aRemoteFileFromANewerVersionIsRefusedNotReplaced() throws {
         let newer = Data(
             try String(

@@ -69,7 +69,8 @@ struct BackupCommand: Command {
         let local = try BackupFile.load(file, options: readOptions).document
         let session = try DriveSession(
             profile: try Profile.load(name: profile, environment: context.environment),
-            context: context, now: now, verbose: verbose, quiet: quiet || json)
+            context: context, now: now, verbose: verbose, quiet: quiet || json,
+            maxBytes: readOptions.maxBytes)
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
@@ -80,6 +81,7 @@ struct BackupCommand: Command {
             codec: session.codec(
                 allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
             warn: warn)
+        remote.maxBytes = readOptions.maxBytes
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }

@@ -71,7 +71,7 @@ struct RestoreCommand: Command {
         let session = try DriveSession(
             profile: try Profile.load(name: profile, environment: context.environment),
             context: context, now: now, verbose: false, quiet: json,
-            locking: !dryRun, savingLogin: !dryRun)
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one.
