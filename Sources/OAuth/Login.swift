@@ -54,6 +54,8 @@ public struct Login {
                 } catch {
                     actions += flow.transportFailed(error)
                 }
+            case .sendAndForget(let request):
+                _ = try? transport.send(request)
             case .finish(let grant):
                 return grant
             case .fail(let error):

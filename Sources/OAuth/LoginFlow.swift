@@ -25,6 +25,9 @@ public struct LoginFlow: Sendable {
         case answer(status: Int, page: String)
         /// Exchange the code at the token endpoint; report with `tokenAnswer`.
         case send(HTTPRequest)
+        /// Send a request whose answer changes nothing: revoking a grant that is not kept,
+        /// so it does not stay live in the user's Google account.
+        case sendAndForget(HTTPRequest)
         case finish(TokenGrant)
         case fail(OAuthError)
     }
@@ -117,7 +120,7 @@ public struct LoginFlow: Sendable {
         phase = .finished
         do {
             let grant = try client.readGrant(response, now: now)
-            guard grant.refreshToken != nil else {
+            guard let refreshToken = grant.refreshToken else {
                 return [
                     .fail(
                         .malformedAnswer(
@@ -126,7 +129,12 @@ public struct LoginFlow: Sendable {
                 ]
             }
             let missing = client.scopesMissing(from: grant.scope)
-            guard missing.isEmpty else { return [.fail(.scopeNotGranted(missing: missing))] }
+            guard missing.isEmpty else {
+                return [
+                    .sendAndForget(client.revocationRequest(token: refreshToken)),
+                    .fail(.scopeNotGranted(missing: missing)),
+                ]
+            }
             return [.finish(grant)]
         } catch {
             return [.fail(error)]

@@ -1,4 +1,5 @@
 import Digests
+
 /// Proof Key for Code Exchange (RFC 7636) with the S256 method: the login sends
 /// `challenge = base64url(SHA-256(verifier))` with the authorization request and the
 /// `verifier` itself with the code exchange, so an app that intercepts the redirect cannot

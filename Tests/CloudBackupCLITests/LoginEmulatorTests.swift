@@ -184,6 +184,8 @@ import Testing
         #expect(result.stderr.contains("run `cloudbackup login` again and tick the box"))
         #expect(!LocalFile.exists(session.tokenPath))
         #expect(try session.emulator.log().contains { $0.path == "/token" && $0.status == 200 })
+        // The grant not kept is revoked, so it does not stay live in the user's account.
+        #expect(try session.emulator.log().contains { $0.path == "/revoke" && $0.status == 200 })
         try session.expectNoSecretPrinted()
     }
 

@@ -163,7 +163,10 @@ import Testing
             #"{"access_token":"at","expires_in":3599,"refresh_token":"rt","scope":"\#(granted)"}"#
         ).get()
         #expect(
-            flow.tokenAnswer(answer, now: Date()) == [.fail(.scopeNotGranted(missing: [scope]))])
+            flow.tokenAnswer(answer, now: Date()) == [
+                .sendAndForget(testClient.revocationRequest(token: "rt")),
+                .fail(.scopeNotGranted(missing: [scope])),
+            ])
     }
 
     @Test func aGrantWithoutRefreshTokenFails() throws {
