@@ -119,14 +119,10 @@ import Testing
     }
 
     @Test func twoRemoteFilesAreMergedIntoOne() throws {
-        _ = try emulator.seedFile(
-            name: "habit-backup.json",
-            content: Data(
-                backupJSON(device: "old1", challenges: ["X": "2026-10-01T00:00:00.000Z"]).utf8))
-        _ = try emulator.seedFile(
-            name: "habit-backup.json",
-            content: Data(
-                backupJSON(device: "old2", challenges: ["Y": "2026-10-02T00:00:00.000Z"]).utf8))
+        try emulator.seedBackup(
+            backupJSON(device: "old1", challenges: ["X": "2026-10-01T00:00:00.000Z"]))
+        try emulator.seedBackup(
+            backupJSON(device: "old2", challenges: ["Y": "2026-10-02T00:00:00.000Z"]))
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 0, "\(result.stderr)")
@@ -136,7 +132,7 @@ import Testing
     }
 
     @Test func anInvalidRemoteFileIsKeptAsADatedSideFile() throws {
-        _ = try emulator.seedFile(name: "habit-backup.json", content: Data("{not json".utf8))
+        try emulator.seedBackup("{not json")
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 0, "\(result.stderr)")
@@ -176,7 +172,7 @@ import Testing
             device: "phone", challenges: ["B": "2026-11-01T00:00:00.000Z"], logs: 30)
         let limit = max(remote.utf8.count, state.utf8.count) + 200
         try #require(remote.utf8.count + state.utf8.count > limit + 1_000)
-        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(remote.utf8))
+        try emulator.seedBackup(remote)
         try phone.write(state)
         let result = try phone.backup(["--max-bytes", "\(limit)"])
         #expect(result.status == 3)
@@ -370,14 +366,10 @@ import Testing
     }
 
     @Test func statusOfTwoRemoteFilesNamesEachOnceInJSON() throws {
-        let first = try emulator.seedFile(
-            name: "habit-backup.json",
-            content: Data(
-                backupJSON(device: "old1", challenges: ["X": "2026-10-01T00:00:00.000Z"]).utf8))
-        let second = try emulator.seedFile(
-            name: "habit-backup.json",
-            content: Data(
-                backupJSON(device: "old2", challenges: ["Y": "2026-10-02T00:00:00.000Z"]).utf8))
+        let first = try emulator.seedBackup(
+            backupJSON(device: "old1", challenges: ["X": "2026-10-01T00:00:00.000Z"]))
+        let second = try emulator.seedBackup(
+            backupJSON(device: "old2", challenges: ["Y": "2026-10-02T00:00:00.000Z"]))
         let result = try phone.run(["status", "--remote", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         // Foundation keeps one of two equal keys silently; count them in the raw text too.
@@ -434,17 +426,13 @@ import Testing
     /// What the stale guard holds back from a second copy of the backup on Drive is said as
     /// that copy's, not blamed on STATE with advice about STATE that would not help.
     @Test func aStaleSecondCopyOnDriveIsNamedAsSuch() throws {
-        _ = try emulator.seedFile(
-            name: "habit-backup.json",
-            content: Data(
-                backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]).utf8))
-        _ = try emulator.seedFile(
-            name: "habit-backup.json",
-            content: Data(
-                backupJSON(
-                    device: "tablet", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
-                    exportedAt: "2026-07-01T00:00:00.000Z"
-                ).utf8))
+        try emulator.seedBackup(
+            backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.seedBackup(
+            backupJSON(
+                device: "tablet", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
+                exportedAt: "2026-07-01T00:00:00.000Z"
+            ))
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 0, "\(result.stderr)")

@@ -149,3 +149,12 @@ func remoteBackups(_ emulator: Emulator, name: String = "habit-backup.json") thr
 func challengeIDs(_ document: BackupDocument) -> [String] {
     document.challenges.map(\.id.rawValue).sorted()
 }
+
+extension Emulator {
+    /// A backup file in the app folder under the name backups use, as another device (or
+    /// an older run) left it.
+    @discardableResult
+    func seedBackup(_ json: String) throws -> EmulatorFile {
+        try seedFile(name: "habit-backup.json", content: Data(json.utf8))
+    }
+}

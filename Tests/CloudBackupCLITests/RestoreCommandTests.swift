@@ -176,7 +176,7 @@ import Testing
             + #""appLock":{"enabled":true,"method":"biometric"}}"#
         let phoneText = backupJSON(
             device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"], settings: settings)
-        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(phoneText.utf8))
+        try emulator.seedBackup(phoneText)
         try FileManager.default.removeItem(at: laptop.state)
 
         let result = try restore(mode, "--yes")
@@ -216,7 +216,7 @@ import Testing
         let old = backupJSON(
             device: "old-phone", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
             exportedAt: "2026-07-01T00:00:00.000Z")
-        _ = try emulator.seedFile(name: "habit-backup.json", content: Data(old.utf8))
+        try emulator.seedBackup(old)
 
         let guarded = try restore("--merge", "--yes")
         #expect(guarded.status == 0, "\(guarded.stderr)")
