@@ -75,10 +75,7 @@ import Testing
 
     @Test func aWriteDuringALargeResumableUploadIsMergedNotLost() throws {
         let note = String(repeating: "m", count: 1_900)
-        var challenges = Dictionary(
-            uniqueKeysWithValues: (0..<9).map {
-                (String(format: "L%02d", $0), "2026-11-01T00:00:00.000Z")
-            })
+        var challenges = challengeStamps(9, prefix: "L")
         try phone.write(backupJSON(device: "phone", challenges: challenges, logs: 365, note: note))
         #expect(try phone.backup().status == 0)
         try emulator.interleave(
@@ -96,10 +93,7 @@ import Testing
     }
 
     @Test func onATerminalALargeUploadShowsAProgressLine() throws {
-        let challenges = Dictionary(
-            uniqueKeysWithValues: (0..<3).map {
-                (String(format: "P%02d", $0), "2026-11-01T00:00:00.000Z")
-            })
+        let challenges = challengeStamps(3, prefix: "P")
         try phone.write(
             backupJSON(
                 device: "phone", challenges: challenges, logs: 365,
@@ -317,10 +311,7 @@ import Testing
 
     @Test func aTwentyMebibyteDocumentGoesThroughTheResumablePathAndComesBackIdentical() throws {
         let note = String(repeating: "n", count: 1_900)
-        let challenges = Dictionary(
-            uniqueKeysWithValues: (0..<30).map {
-                (String(format: "C%02d", $0), "2026-11-01T00:00:00.000Z")
-            })
+        let challenges = challengeStamps(30, prefix: "C")
         let text = backupJSON(
             device: "phone", challenges: challenges, exportedAt: "2026-11-30T12:00:00.000Z",
             logs: 365, note: note)

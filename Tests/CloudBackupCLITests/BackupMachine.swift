@@ -137,6 +137,15 @@ func backupJSON(
         + #""challenges":{\#(items.joined(separator: ","))},"dayLogs":{\#(dayLogs.joined(separator: ","))},"tombstones":{}}"#
 }
 
+/// `count` challenges named `prefix` and two digits, all stamped 2026-11-01, for the
+/// documents big enough to pass a size threshold (with a year of logs and long notes).
+func challengeStamps(_ count: Int, prefix: String) -> [String: String] {
+    Dictionary(
+        uniqueKeysWithValues: (0..<count).map {
+            (String(format: "\(prefix)%02d", $0), "2026-11-01T00:00:00.000Z")
+        })
+}
+
 /// The app-folder files named like the backup, each read as a document.
 func remoteBackups(_ emulator: Emulator, name: String = "habit-backup.json") throws -> [(
     file: EmulatorFile, document: BackupDocument

@@ -64,34 +64,33 @@ extension BackupCommandTests {
         func withTheme(_ theme: String) -> String {
             original.replacingOccurrences(of: #""theme": "dark""#, with: "\"theme\": \"\(theme)\"")
         }
-        func remoteTheme() throws -> Settings.Theme? {
-            try remoteBackups(emulator).first?.document.settings.theme
+        /// Backs `machine` up and checks what the run did and the theme Drive then holds.
+        func expectBackup(
+            _ machine: BackupMachine, _ result: String, leaving theme: Settings.Theme,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
+            let run = try machine.backup(["--json"])
+            #expect(
+                run.stdout.contains("\"result\":\"\(result)\""), "\(run.stderr)",
+                sourceLocation: sourceLocation)
+            #expect(
+                try remoteBackups(emulator).first?.document.settings.theme == theme,
+                sourceLocation: sourceLocation)
         }
         let laptop = try BackupMachine(emulator)
         try laptop.login()
         try phone.write(original)
-        #expect(try phone.backup().status == 0)
+        try expectBackup(phone, "created", leaving: .dark)
         try laptop.write(withTheme("system"))
-        #expect(try laptop.backup().status == 0)
-        #expect(try remoteTheme() == .dark)
+        try expectBackup(laptop, "unchanged", leaving: .dark)
 
         try laptop.write(withTheme("light"))
-        let laptopChanged = try laptop.backup(["--json"])
-        #expect(laptopChanged.stdout.contains(#""result":"uploaded""#), "\(laptopChanged.stderr)")
-        #expect(try remoteTheme() == .light)
-
+        try expectBackup(laptop, "uploaded", leaving: .light)
         // The phone's settings did not change since its last backup: the laptop's stand.
-        let unchanged = try phone.backup(["--json"])
-        #expect(unchanged.stdout.contains(#""result":"unchanged""#), "\(unchanged.stderr)")
-        #expect(try remoteTheme() == .light)
-
+        try expectBackup(phone, "unchanged", leaving: .light)
         try phone.write(withTheme("system"))
-        let changed = try phone.backup(["--json"])
-        #expect(changed.stdout.contains(#""result":"uploaded""#), "\(changed.stderr)")
-        #expect(try remoteTheme() == .system)
-        let laptopAgain = try laptop.backup(["--json"])
-        #expect(laptopAgain.stdout.contains(#""result":"unchanged""#), "\(laptopAgain.stderr)")
-        #expect(try remoteTheme() == .system)
+        try expectBackup(phone, "uploaded", leaving: .system)
+        try expectBackup(laptop, "unchanged", leaving: .system)
     }
 
     /// A restore brings STATE and the backup in step, settings too: a change made after it,

@@ -7,10 +7,7 @@ extension BackupCommandTests {
     /// A resumable session URI is a bearer credential for the upload (Google): its
     /// `upload_id` is redacted like a token.
     @Test func aResumableUploadsSessionIdIsRedactedInTheTrace() throws {
-        let challenges = Dictionary(
-            uniqueKeysWithValues: (0..<9).map {
-                (String(format: "R%02d", $0), "2026-11-01T00:00:00.000Z")
-            })
+        let challenges = challengeStamps(9, prefix: "R")
         try phone.write(
             backupJSON(
                 device: "phone", challenges: challenges, logs: 365,

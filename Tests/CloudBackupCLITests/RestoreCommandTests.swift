@@ -296,10 +296,7 @@ import Testing
 
     /// SIGKILL at random moments of a restore: STATE is always the old or the new file.
     @Test func aRestoreKilledAtAnyPointLeavesTheOldOrTheNewState() throws {
-        let challenges = Dictionary(
-            uniqueKeysWithValues: (0..<12).map {
-                (String(format: "K%02d", $0), "2026-11-01T00:00:00.000Z")
-            })
+        let challenges = challengeStamps(12, prefix: "K")
         try phone.write(
             backupJSON(
                 device: "phone", challenges: challenges, logs: 365,
