@@ -1,6 +1,4 @@
 import BackupKit
-import Foundation
-import LocalFiles
 
 /// The settings a backup carries from one device to another: all but premium and the app
 /// lock, which an import never changes (SPEC §4 rule 6).
@@ -12,7 +10,7 @@ import LocalFiles
 /// and two devices with different settings do not overwrite each other every night. With no
 /// record (a new machine, or a profile from before the record existed) the backup's settings
 /// stay, so a new machine's defaults never replace them; the record starts then.
-struct SharedSettings: Codable, Equatable {
+struct SharedSettings: ProfileRecord, Equatable {
     var dayStartHour: Int
     var weekStartsOn: String
     var theme: String
@@ -25,22 +23,13 @@ struct SharedSettings: Codable, Equatable {
         reminderTime = settings.reminderTime?.description
     }
 
-    /// nil when there is no record (or it cannot be read).
-    static func load(from path: String) -> SharedSettings? {
-        guard let bytes = try? LocalFile.read(path, maxBytes: 1 << 16) else { return nil }
-        return try? JSONDecoder().decode(SharedSettings.self, from: Data(bytes))
-    }
-
-    /// Saves the record; a failure costs at most one settings change sent up late, so it is
-    /// a warning, not a failure of the backup or restore that already succeeded.
-    func save(to path: String, warn: (String) -> Void) {
-        do {
-            try LocalFile.writeAtomically(
-                Array((JSONLine.encode(self) + "\n").utf8), to: path, mode: 0o600)
-        } catch {
-            warn(
-                "\(error.description); a settings change made here before the next backup may not "
-                    + "reach Drive")
-        }
+    /// The JSON names of the settings that differ in `other`.
+    func changes(to other: SharedSettings) -> [String] {
+        [
+            ("dayStartHour", dayStartHour != other.dayStartHour),
+            ("weekStartsOn", weekStartsOn != other.weekStartsOn),
+            ("theme", theme != other.theme),
+            ("reminderTime", reminderTime != other.reminderTime),
+        ].filter(\.1).map(\.0)
     }
 }

@@ -7,7 +7,7 @@ import Testing
 extension BackupCommandTests {
     /// SPEC §6: exit 1 is an unexpected failure. Once Drive holds the new content, a profile
     /// record that cannot be saved is a warning, and the run succeeded.
-    @Test(arguments: ["kept-copy.json", "last-backup.json"])
+    @Test(arguments: ["kept-copy.json", "last-backup.json", "synced-settings.json"])
     func aBackupThatCannotSaveItsProfileRecordStillSucceeds(record: String) throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)

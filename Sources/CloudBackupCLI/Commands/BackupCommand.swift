@@ -90,28 +90,30 @@ struct BackupCommand: Command {
         let outcome = try remote.backup(local, kept: kept)
         // Drive holds the backup now, so the run succeeded (cron reads the exit code; SPEC §6
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
-        // full disk) only costs a download next time, or an old line in `status`.
-        if outcome.kept != kept {
+        // full disk) costs what its warning says, no more.
+        func keep(_ save: () throws(CLIError) -> Void, orElse cost: String) {
             do {
-                try outcome.kept.save(to: session.profile.keptCopyPath)
+                try save()
             } catch {
                 warn(
                     error.lines.joined(separator: "; ")
-                        + "; the backup on Drive is complete, but the next backup will download the file again"
-                )
+                        + "; the backup on Drive is complete, but " + cost)
             }
         }
-        do {
-            // When it really ran, even under --now (which only moves the tombstone window).
-            try LastBackup(outcome: outcome, at: ClockOptions.systemNow())
-                .save(to: session.profile.lastBackupPath)
-        } catch {
-            warn(
-                error.lines.joined(separator: "; ")
-                    + "; the backup on Drive is complete, but 'cloudbackup status' will show an older last backup"
-            )
+        if outcome.kept != kept {
+            keep(
+                { () throws(CLIError) in try outcome.kept.save(to: session.profile.keptCopyPath) },
+                orElse: "the next backup will download the file again")
         }
-        settings.save(to: session.profile.syncedSettingsPath, warn: warn)
+        // When it really ran, even under --now (which only moves the tombstone window).
+        keep(
+            { () throws(CLIError) in
+                try LastBackup(outcome: outcome, at: ClockOptions.systemNow())
+                    .save(to: session.profile.lastBackupPath)
+            }, orElse: "'cloudbackup status' will show an older last backup")
+        keep(
+            { () throws(CLIError) in try settings.save(to: session.profile.syncedSettingsPath) },
+            orElse: "a settings change made here before the next backup may not reach Drive")
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
         if json {
             context.print(Self.summary(outcome, result: result))
@@ -146,12 +148,7 @@ struct BackupCommand: Command {
     /// Which of the backup's settings STATE changed, by their JSON names. `premium` and
     /// `appLock` are not among them: an import never changes those.
     static func settingsWords(from before: Settings, to after: Settings) -> String {
-        let changed = [
-            ("dayStartHour", before.dayStartHour != after.dayStartHour),
-            ("weekStartsOn", before.weekStartsOn != after.weekStartsOn),
-            ("theme", before.theme != after.theme),
-            ("reminderTime", before.reminderTime != after.reminderTime),
-        ].filter(\.1).map(\.0)
+        let changed = SharedSettings(before).changes(to: SharedSettings(after))
         return "settings: "
             + (changed.isEmpty ? "unchanged" : "updated (\(changed.joined(separator: ", ")))")
     }
@@ -185,7 +182,7 @@ struct BackupCommand: Command {
 }
 
 /// The profile's record of its last successful backup (`last-backup.json`), for `status`.
-struct LastBackup: Codable, Equatable {
+struct LastBackup: ProfileRecord, Equatable {
     var time: String
     var fileId: String
     var name: String
@@ -205,7 +202,12 @@ struct LastBackup: Codable, Equatable {
             time: time.description, fileId: outcome.file.id, name: outcome.file.name,
             bytes: outcome.bytes, uploaded: outcome.uploaded)
     }
+}
 
+/// A small record in the profile's folder: one JSON line, readable only by the user.
+protocol ProfileRecord: Codable {}
+
+extension ProfileRecord {
     func save(to path: String) throws(CLIError) {
         do {
             try LocalFile.writeAtomically(
@@ -215,10 +217,11 @@ struct LastBackup: Codable, Equatable {
         }
     }
 
-    /// nil when this profile never backed up (or the record is unreadable).
-    static func load(from path: String) -> LastBackup? {
+    /// nil when there is no record yet (or it is unreadable): every record can be done
+    /// without, at the cost its user says.
+    static func load(from path: String) -> Self? {
         guard let bytes = try? LocalFile.read(path, maxBytes: 1 << 16) else { return nil }
-        return try? JSONDecoder().decode(LastBackup.self, from: Data(bytes))
+        return try? JSONDecoder().decode(Self.self, from: Data(bytes))
     }
 }
 

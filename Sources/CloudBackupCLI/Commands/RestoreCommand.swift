@@ -184,7 +184,14 @@ struct RestoreCommand: Command {
             }
         }
         try BackupFile.save(document, to: file)
-        SharedSettings(document.settings).save(to: session.profile.syncedSettingsPath, warn: warn)
+        do {
+            try SharedSettings(document.settings).save(to: session.profile.syncedSettingsPath)
+        } catch {
+            warn(
+                error.lines.joined(separator: "; ")
+                    + "; \(file) is restored, but a settings change made here before the next "
+                    + "backup may not reach Drive")
+        }
         return keptAs
     }
 
