@@ -99,9 +99,13 @@ struct RestoreCommand: Command {
         // Without a question to ask, STATE is written before anything goes to stdout, so a
         // write that fails prints its error alone, not a report that reads like a success.
         let ask = dryRun || yes ? nil : Self.question(in: context)
-        var keptAs: String?
+        // Where STATE's bytes will be kept, found once (it may read earlier copies) for the
+        // question, the write and the last line.
+        let keepAs = dryRun ? nil : previous.map(keptCopyPath(for:))
         if !dryRun, ask == nil {
-            keptAs = try write(outcome.document, previous: previous, session: session, warn: warn)
+            try write(
+                outcome.document, previous: previous, keepingAs: keepAs, session: session,
+                warn: warn)
         }
         if json {
             // The report's heldBack counts alone do not say why, or that --allow-stale exists.
@@ -131,17 +135,19 @@ struct RestoreCommand: Command {
             return
         }
         if let ask {
-            let kept = previous.map { " (the current file kept as \(keptCopyPath(for: $0)))" }
+            let kept = keepAs.map { " (the current file kept as \($0))" }
             ask("write \(file)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
             }
-            keptAs = try write(outcome.document, previous: previous, session: session, warn: warn)
+            try write(
+                outcome.document, previous: previous, keepingAs: keepAs, session: session,
+                warn: warn)
         }
         if !json {
             context.print(
-                "restored \(file)" + (keptAs.map { " (previous file kept as \($0))" } ?? ""))
+                "restored \(file)" + (keepAs.map { " (previous file kept as \($0))" } ?? ""))
         }
     }
 
@@ -157,8 +163,8 @@ struct RestoreCommand: Command {
         return { _ = LocalFile.writeAll($0.utf8, to: terminal) }
     }
 
-    /// STATE.bak (or the next free name) from the bytes STATE held (when it existed), then
-    /// STATE; returns where those bytes went. Nothing is written when STATE
+    /// `keepAs` (STATE.bak or the next free name) from the bytes STATE held (when it
+    /// existed), then STATE. Nothing is written when STATE
     /// is no longer those bytes. The merge was made from them, so an edit made since (at the
     /// question, during the download) would be overwritten without a trace, and `.bak` would
     /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
@@ -167,18 +173,17 @@ struct RestoreCommand: Command {
     /// Once STATE is written it and the backup are in step, settings too, and the profile's
     /// record of STATE's shared settings says so (see `SharedSettings`).
     private func write(
-        _ document: BackupDocument, previous: [UInt8]?, session: DriveSession,
-        warn: (String) -> Void
-    ) throws(CLIError) -> String? {
+        _ document: BackupDocument, previous: [UInt8]?, keepingAs keepAs: String?,
+        session: DriveSession, warn: (String) -> Void
+    ) throws(CLIError) {
         guard try bytesNow() == previous else {
             throw CLIError(
                 "\(file) changed while restoring; nothing was written; run restore again",
                 exitCode: .locked)
         }
-        let keptAs = previous.map { keptCopyPath(for: $0) }
-        if let previous, let keptAs {
+        if let previous, let keepAs {
             do {
-                try LocalFile.writeAtomically(previous, to: keptAs, mode: 0o600)
+                try LocalFile.writeAtomically(previous, to: keepAs, mode: 0o600)
             } catch {
                 throw CLIError("\(error.description); \(file) is unchanged", exitCode: .failure)
             }
@@ -192,7 +197,6 @@ struct RestoreCommand: Command {
                     + "; \(file) is restored, but a settings change made here before the next "
                     + "backup may not reach Drive")
         }
-        return keptAs
     }
 
     /// Where the bytes STATE held go: STATE.bak, or when that holds other bytes (an earlier
