@@ -98,7 +98,8 @@ struct DriveSession {
     ///
     /// `backingUp` is the state file `backup` merges into the remote copy. The device backing
     /// up is then the local side for settings (our reading of SPEC §4 rule 6 for backup) when
-    /// its settings changed since its last backup (`takesSettings`): the result carries the
+    /// its settings changed since it last backed up or restored (`takesSettings`, see
+    /// `SharedSettings`): the result carries the
     /// state file's settings, but `premium`, `appLock` and `deviceId` stay as the remote copy
     /// has them, as on any import. Keeping the base's settings always, as a plain merge does,
     /// would freeze them at whichever device created the file; taking the state file's always
@@ -118,19 +119,18 @@ struct DriveSession {
             let outcome = BackupKit.merge(
                 local: base, incoming: incoming,
                 options: MergeOptions(now: now(), allowStale: allowStale))
+            let source = copy ? copyName : statePath
             if !copy { notes.lastReport.withLock { $0 = outcome.report } }
-            // Each compare-and-swap round merges again; say it once.
+            // Each compare-and-swap round merges again; say it once per source.
             if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
-                notes.first(copy ? "heldBackInCopy" : "heldBack")
+                notes.first("heldBack " + source)
             {
                 warn(
                     copy
-                        ? Self.heldBack(outcome, inCopy: copyName)
-                        : Self.heldBack(outcome, from: statePath))
+                        ? Self.heldBack(outcome, inCopy: source)
+                        : Self.heldBack(outcome, from: source))
             }
-            if let line = Self.futureStamped(outcome, in: copy ? copyName : statePath),
-                notes.first(copy ? "futureInCopy" : "future")
-            {
+            if let line = Self.futureStamped(outcome, in: source), notes.first("future " + source) {
                 warn(line)
             }
             var document = outcome.document
