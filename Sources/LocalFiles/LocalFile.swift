@@ -116,11 +116,12 @@ public enum LocalFile {
         var replaced = stat()
         let replacing = stat(target, &replaced) == 0
         let folder = directory(of: target)
-        // Created with the bits it will have (less the umask), so it is never open to more
-        // people than the file it replaces, even before the exact fchmod below.
+        // The exact bits the new file must have; nil for a new file, which follows the umask.
+        let wanted = mode ?? (replacing ? replaced.st_mode & 0o7777 : nil)
+        // Created with those bits (less the umask), so it is never open to more people than
+        // the file it replaces, even before the exact fchmod below.
         let (fd, temporary) = try createTemporary(
-            in: folder, for: target,
-            mode: mode ?? (replacing ? replaced.st_mode & 0o7777 : 0o666), naming: path)
+            in: folder, for: target, mode: wanted ?? 0o666, naming: path)
         var committed = false
         defer {
             if !committed { unlink(temporary) }
@@ -132,7 +133,7 @@ public enum LocalFile {
                 // the writer is not in is refused. Before the mode, which chown may clear.
                 _ = fchown(fd, replaced.st_uid, replaced.st_gid)
             }
-            if let wanted = mode ?? (replacing ? replaced.st_mode & 0o7777 : nil) {
+            if let wanted {
                 guard fchmod(fd, wanted) == 0 else {
                     throw LocalFileError(path: path, operation: "chmod", errno: errno)
                 }
