@@ -42,8 +42,11 @@ let package = Package(
 
         // `make bench`: seeded document pairs and the timed runs, with Foundation as a peer.
         .target(name: "BenchDocuments", dependencies: ["BackupKit", "TestSupport"]),
+        // glibc's malloc.h, which the Glibc module leaves out (no library to link: it is libc).
+        .systemLibrary(name: "CMalloc"),
         .executableTarget(
-            name: "backup-bench", dependencies: ["BenchDocuments", "BackupKit", "LocalFiles"]),
+            name: "backup-bench",
+            dependencies: ["BenchDocuments", "BackupKit", "LocalFiles", "CMalloc"]),
 
         .target(
             name: "TestSupport", dependencies: ["Networking", "GoogleDrive"],

@@ -1,5 +1,6 @@
 import BackupKit
 import BenchDocuments
+import CMalloc
 import Foundation
 import LocalFiles
 
@@ -89,31 +90,69 @@ struct Runs {
     }
 }
 
-/// Wall-clock seconds of each timed call of `body`, the pages the kernel handed out during
-/// them (per call), and the last call's result. The untimed call takes what only a first
-/// call pays (code paged in, the allocator getting memory from the system), as the Python
-/// peers' first call does (bench.py), so no size's figure carries it. Each result is freed
-/// after its clock stops, as the Python peers' are (`del` after timing).
+/// What `time` measured: wall-clock seconds of each timed call, the pages the kernel handed
+/// out during them (per call), the most freed bytes glibc had not yet folded when a clock
+/// started (see `settleFreedMemory`; zero unless settling failed), and the last result.
+struct Timed<Value> {
+    var seconds: [Double] = []
+    var freshPages = 0.0
+    var unfoldedBytes = 0
+    var last: Value?
+}
+
+/// Times `body` as `runs` asks. The untimed call takes what only a first call pays (code
+/// paged in, the allocator getting memory from the system), as the Python peers' first call
+/// does (bench.py), so no size's figure carries it. Each result is freed, wholly, after its
+/// clock stops, as the Python peers' are (`del` after timing).
 func time<Value, Failure: Error>(
     _ runs: Runs, _ body: () throws(Failure) -> Value
-) throws(Failure) -> (seconds: [Double], freshPages: Double, last: Value?) {
+) throws(Failure) -> Timed<Value> {
     let clock = ContinuousClock()
-    var seconds: [Double] = []
-    var freshPages = 0
+    var timed = Timed<Value>()
+    var pages = 0
     _ = try body()
-    var last: Value?
     let begin = clock.now
-    while seconds.count < runs.runs || inSeconds(clock.now - begin) < runs.budget {
+    while timed.seconds.count < runs.runs || inSeconds(clock.now - begin) < runs.budget {
         // The previous result goes before the clock starts, so no call runs beside one.
-        last = nil
+        timed.last = nil
+        timed.unfoldedBytes = max(timed.unfoldedBytes, settleFreedMemory())
         let pagesBefore = pageFaults()
         let start = clock.now
         let value = try body()
-        seconds.append(inSeconds(clock.now - start))
-        freshPages += pageFaults() - pagesBefore
-        last = value
+        timed.seconds.append(inSeconds(clock.now - start))
+        pages += pageFaults() - pagesBefore
+        timed.last = value
     }
-    return (seconds, Double(freshPages) / Double(seconds.count), last)
+    timed.freshPages = Double(pages) / Double(timed.seconds.count)
+    return timed
+}
+
+/// Finishes freeing what earlier calls returned, so that none of it is done inside the next
+/// clock, and returns the bytes still waiting to be folded: zero when this worked.
+///
+/// glibc keeps freed small blocks (a day log's values, its note) in per-arena fast bins and
+/// folds them into free space only when a request of 1 KB or more reaches that arena. A
+/// result of up to a few hundred thousand day logs gets the main arena folded by its own
+/// free, as its day-log array is heap memory; a million logs' array is mapped on its own,
+/// its free folds nothing, and the next read's first large request did the folding: about
+/// 35 ms of the previous result's free ran inside the next timed read. The arena of the
+/// reader's second thread was left unfolded at every size. A request from this thread folds
+/// the main arena; one from a short-lived thread folds the arena the reader's next second
+/// thread gets, as glibc hands a new thread the arena an exited thread left.
+func settleFreedMemory() -> Int {
+    foldThisThreadsArena()
+    var thread = pthread_t()
+    guard pthread_create(&thread, nil, { _ in foldThisThreadsArena(); return nil }, nil) == 0
+    else { return Int(mallinfo2().fsmblks) }
+    pthread_join(thread, nil)
+    return Int(mallinfo2().fsmblks)
+}
+
+private func foldThisThreadsArena() {
+    let block = malloc(1 << 20)
+    // Handing the block to a C function keeps the optimizer from dropping the pair as unused.
+    _ = malloc_usable_size(block)
+    free(block)
 }
 
 /// The process's minor page faults so far: each a page the kernel had to hand out (zeroed)
@@ -183,13 +222,13 @@ func generate(_ options: Options) throws(BenchError) {
 func read(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
-    let (seconds, freshPages, document) = try time(try Runs(options)) {
-        () throws(BenchError) in
+    let timed = try time(try Runs(options)) { () throws(BenchError) in
         try readDocument(bytes, path: path)
     }
     report([
-        "seconds": seconds, "bytes": bytes.count, "dayLogs": document?.dayLogs.count ?? 0,
-        "freshPages": freshPages,
+        "seconds": timed.seconds, "bytes": bytes.count,
+        "dayLogs": timed.last?.dayLogs.count ?? 0, "freshPages": timed.freshPages,
+        "unfoldedBytes": timed.unfoldedBytes,
     ])
 }
 
@@ -197,11 +236,12 @@ func write(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let bytes = try load(path)
     let document = try readDocument(bytes, path: path)
-    let (seconds, _, written) = time(try Runs(options)) {
-        BackupWriter.write(document)
-    }
+    let timed = time(try Runs(options)) { BackupWriter.write(document) }
     // The generator writes canonical bytes, so writing its files back must change nothing.
-    report(["seconds": seconds, "bytes": written?.count ?? 0, "identical": written == bytes])
+    report([
+        "seconds": timed.seconds, "bytes": timed.last?.count ?? 0,
+        "identical": timed.last == bytes,
+    ])
 }
 
 /// The whole job of `cloudbackup merge`, timed from the first byte read to the last written.
@@ -254,7 +294,7 @@ func foundation(_ options: Options) throws(BenchError) {
     } catch {
         throw BenchError(message: "\(path): \(error.localizedDescription)")
     }
-    let (seconds, _, decoded) = try time(try Runs(options)) {
+    let timed = try time(try Runs(options)) {
         () throws(BenchError) in
         do {
             return try JSONDecoder().decode(CodableBackup.self, from: data)
@@ -262,7 +302,10 @@ func foundation(_ options: Options) throws(BenchError) {
             throw BenchError(message: "\(path): JSONDecoder: \(error)")
         }
     }
-    report(["seconds": seconds, "bytes": data.count, "dayLogs": decoded?.dayLogs.count ?? 0])
+    report([
+        "seconds": timed.seconds, "bytes": data.count,
+        "dayLogs": timed.last?.dayLogs.count ?? 0,
+    ])
 }
 
 let commands: [String: (Options) throws(BenchError) -> Void] = [
