@@ -77,10 +77,27 @@ struct MergeCommandParsingTests {
         report.challenges.keptDeleted = 1
         report.dayLogs.droppedOrphans = 3
         #expect(
-            MergeCommand.plainWords(report) == [
+            MergeCommand.plainWords(report, mode: .merge) == [
                 "challenges: 1 added, 2 updated, 1 kept deleted",
                 "day logs: 3 dropped with their challenge",
                 "tombstones: none",
             ])
+    }
+
+    /// A replace also drops the logs of challenges it keeps, when the backup lacks them; the
+    /// dry run must not say they went with their challenge.
+    @Test func aReplaceSaysItsDroppedLogsAreNotInTheBackup() throws {
+        // In the examples the laptop lacks the phone's last two days of a challenge both keep.
+        let local = Paths.file("Examples/phone.json")
+        let incoming = Paths.file("Examples/laptop.json")
+        let result = runInProcess([
+            "merge", local.path, incoming.path, "--replace", "--dry-run",
+            "--now", "2026-11-30T12:00:00Z",
+        ])
+        #expect(result.code == .success)
+        let line = try #require(
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("day logs:") })
+        #expect(line.hasSuffix("dropped (not in the backup)"))
+        #expect(!line.contains("with their challenge"))
     }
 }

@@ -130,7 +130,7 @@ struct BackupCommand: Command {
             }
             if let report = session.lastMergeReport {
                 context.printError("cloudbackup: what \(file) brought to the backup:")
-                for line in MergeCommand.plainWords(report) {
+                for line in MergeCommand.plainWords(report, mode: .merge) {
                     context.printError("cloudbackup:   " + line)
                 }
             }

@@ -102,7 +102,7 @@ struct MergeCommand: Command {
         if json {
             context.print(outcome.report.json)
         } else {
-            for line in Self.plainWords(outcome.report) { context.print(line) }
+            for line in Self.plainWords(outcome.report, mode: mode) { context.print(line) }
             if explain {
                 for decision in outcome.decisions { context.print("  \(decision)") }
             }
@@ -125,7 +125,11 @@ struct MergeCommand: Command {
     }
 
     /// `challenges: 1 added, 2 updated, 1 kept deleted`: the non-zero counts in plain words.
-    static func plainWords(_ report: MergeReport) -> [String] {
+    /// A replace drops every local day log the backup lacks, also of challenges it keeps;
+    /// the report has one count for both (`droppedOrphans`), so only the words differ.
+    static func plainWords(_ report: MergeReport, mode: MergeOptions.Mode) -> [String] {
+        let dropped =
+            mode == .replace ? "dropped (not in the backup)" : "dropped with their challenge"
         func line(_ noun: String, _ counts: [(Int, String)]) -> String {
             let parts = counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
             return "\(noun): " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
@@ -147,7 +151,7 @@ struct MergeCommand: Command {
                 [
                     (dayLogs.added, "added"), (dayLogs.updated, "updated"),
                     (dayLogs.unchanged, "unchanged"),
-                    (dayLogs.droppedOrphans, "dropped with their challenge"),
+                    (dayLogs.droppedOrphans, dropped),
                     (dayLogs.heldBack, "held back"),
                 ]),
             line(

@@ -121,7 +121,9 @@ struct RestoreCommand: Command {
             context.print(
                 "\(source) exported \(backup.exportedAt) → \(file)\(previous == nil ? " (new)" : ""):"
             )
-            for line in MergeCommand.plainWords(outcome.report) { context.print("  " + line) }
+            for line in MergeCommand.plainWords(outcome.report, mode: mode) {
+                context.print("  " + line)
+            }
             if previous == nil {
                 context.print(
                     "  settings: the backup's, as \(file) is new (premium and app lock are never taken)"
