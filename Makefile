@@ -22,7 +22,9 @@ deps:
 	@$(call apt_install,$(APT_PACKAGES))
 
 # A project-local Python for the JSON Schema check, the emulator's tests and the bench peers.
+# Debian's python3 has no venv (ensurepip) without python3-venv.
 $(VENV)/.ready: Tests/requirements.txt
+	@$(call apt_install,python3-venv)
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install -q --disable-pip-version-check -r Tests/requirements.txt
 	touch $@
