@@ -29,7 +29,8 @@ import Testing
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
-            (nothing uploaded), 4 not logged in, or the login was revoked or does not allow Drive
+            (nothing uploaded), or the profile's config.json or token file is broken or readable by
+            others, 4 not logged in, or the login was revoked or does not allow Drive
             access, 5 network or Drive failure after retries (the remote file is intact), 6 another
             run holds the profile's lock, 7 STATE or the backup is from a newer version.
 
