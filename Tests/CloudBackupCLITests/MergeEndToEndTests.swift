@@ -243,6 +243,32 @@ struct MergeEndToEndTests {
                 """)
     }
 
+    /// A replace has no guard (SPEC §4): future stamps are still reported, but never as held
+    /// back or as something a flag would hold back, and asking for the guard is refused.
+    @Test func aReplaceReportsFutureStampsWithoutClaimingAGuard() throws {
+        let incoming = Self.fixture("incoming.json")
+        let arguments = [
+            "merge", Self.fixture("local.json"), incoming, "--dry-run", "--replace", "--now",
+            "2026-11-20T00:00:00Z",
+        ]
+        let reported = try cloudbackup(arguments)
+        #expect(reported.status == 0)
+        let lines = reported.stderr.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(
+            lines.allSatisfy {
+                $0.hasPrefix("warning: ") && $0.hasSuffix("more than 24 h after now")
+            })
+
+        let guarded = try cloudbackup(arguments + ["--clock-guard"])
+        #expect(guarded.status == 2)
+        #expect(guarded.stdout == "")
+        #expect(
+            guarded.stderr.hasPrefix(
+                "cloudbackup: --clock-guard does not apply to --replace: a replace takes INCOMING as it is\n"
+            ))
+    }
+
     @Test func replaceTakesTheBackupButKeepsPremiumAppLockAndDevice() throws {
         let folder = try Paths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

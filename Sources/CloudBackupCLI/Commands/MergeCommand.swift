@@ -69,6 +69,12 @@ struct MergeCommand: Command {
             throw .usage(
                 "--explain and --json do not mix: --json prints only the report", Self.usage)
         }
+        // SPEC §4: a replace has no guard, so the flag would hold nothing back.
+        if clockGuard, mode == .replace {
+            throw .usage(
+                "--clock-guard does not apply to --replace: a replace takes INCOMING as it is",
+                Self.usage)
+        }
     }
 
     func run(in context: Context) throws {
@@ -177,10 +183,12 @@ struct MergeCommand: Command {
         for item in outcome.futureStamped.prefix(shown) {
             let what =
                 "\(item.item) in \(incomingPath) is stamped \(item.version.stamp), more than 24 h after now"
-            lines.append(
-                clockGuard
-                    ? "held back \(what)" : "warning: \(what) (--clock-guard holds such items back)"
-            )
+            switch (mode, clockGuard) {
+            case (.replace, _): lines.append("warning: \(what)")
+            case (.merge, true): lines.append("held back \(what)")
+            case (.merge, false):
+                lines.append("warning: \(what) (--clock-guard holds such items back)")
+            }
         }
         if outcome.futureStamped.count > shown {
             lines.append("… and \(outcome.futureStamped.count - shown) more future-stamped item(s)")
