@@ -28,6 +28,7 @@ struct MergeCommand: Command {
           --allow-stale     let in what the stale guard holds back: items missing here and
                             older than the window, from a file that predates it
           --clock-guard     hold back incoming items stamped more than 24 h after now
+                            (not with --replace, which has no guards)
           --window DAYS     the tombstone window (default 90)
           --now RFC3339     the clock to measure against (default: the system clock)
           --log FILE        append one JSON line describing this merge to FILE
