@@ -83,6 +83,45 @@ import Testing
     }
 }
 
+extension ReaderTests {
+    /// "Counted as done" is said only of a value that counts: not on a day after the
+    /// challenge (that log has its own note), a paused day, or once the task is archived.
+    @Test func aCountIsNotedAsDoneOnlyWhereItCounts() {
+        let start = DayKey(year: 2026, month: 3, day: 1)!
+        let stamp = Timestamp(millisecondsSince1970: 1_772_000_000_000)
+        let water = HabitTask(
+            id: TaskID(unchecked: "water"), title: "Water",
+            rules: [GoalRule(from: start, type: .check, target: 1, unit: nil)])
+        let stretch = HabitTask(
+            id: TaskID(unchecked: "stretch"), title: "Stretch",
+            rules: [GoalRule(from: start, type: .check, target: 1, unit: nil)],
+            archivedFrom: start.adding(days: 3))
+        let id = ChallengeID(unchecked: "c")
+        // Day 1 counts; day 4 is paused; day 5 is past archivedFrom for stretch only; day 8 is
+        // after the seven days.
+        let logs = [1, 4, 5, 8].map { offset in
+            DayLog(
+                key: DayLogKey(challengeID: id, day: start.adding(days: offset)),
+                values: [
+                    TaskValue(taskID: stretch.id, value: 3), TaskValue(taskID: water.id, value: 8),
+                ], updatedAt: stamp)
+        }
+        let document = BackupDocument(
+            exportedAt: stamp, deviceId: DeviceID(unchecked: "phone"),
+            challenges: [
+                Challenge(
+                    id: id, title: "Week", startDate: start, durationDays: 7,
+                    tasks: [stretch, water], pausedDays: [start.adding(days: 4)],
+                    createdAt: stamp, updatedAt: stamp)
+            ], dayLogs: logs)
+        #expect(
+            BackupValidator.notes(document).map(\.pointer) == [
+                "/dayLogs/c~12026-03-02/values/stretch", "/dayLogs/c~12026-03-02/values/water",
+                "/dayLogs/c~12026-03-06/values/water", "/dayLogs/c~12026-03-09",
+            ])
+    }
+}
+
 @Suite struct ReaderOrderTests {
     /// Maps come out as sorted arrays whatever order the file wrote them in.
     @Test func unsortedMapsAreSorted() throws {

@@ -237,6 +237,7 @@ public enum BackupValidator {
 private struct NoteRun {
     let startDate: DayKey
     let endDate: DayKey
+    let pausedDays: [DayKey]
     let tasks: [HabitTask]
     /// Whether a task ever has a `check` rule: most never do, and then a count above 1 needs
     /// no look for the rule in force.
@@ -245,12 +246,14 @@ private struct NoteRun {
     init(_ challenge: Challenge) {
         startDate = challenge.startDate
         endDate = challenge.endDate
+        pausedDays = challenge.pausedDays
         tasks = challenge.tasks
         everCheck = tasks.map { $0.rules.contains { $0.type == .check } }
     }
 
     func note(_ key: DayLogKey, _ values: [TaskValue], into notes: inout [ValidationIssue]) {
-        if key.day < startDate || key.day > endDate {
+        let outside = key.day < startDate || key.day > endDate
+        if outside {
             notes.append(
                 ValidationIssue(
                     pointer: Pointer.dayLog(key),
@@ -268,7 +271,12 @@ private struct NoteRun {
                     ))
                 continue
             }
-            guard value.value > 1, everCheck[task] else { continue }
+            // "Counted as done" only where the value counts at all (SPEC §5): a day of the
+            // challenge, not paused, the task not yet archived.
+            guard value.value > 1, everCheck[task], !outside,
+                tasks[task].archivedFrom.map({ key.day < $0 }) ?? true,
+                pausedDays.sortedIndex(of: key.day, by: { $0 }) == nil
+            else { continue }
             let rules = tasks[task].rules
             if let rule = rules.lastIndex(where: { $0.from <= key.day }), rules[rule].type == .check
             {
