@@ -280,6 +280,31 @@ let boundaryCases: [Edit] = [
         }
     }
 
+    /// A null unit says the fix its rule's type needs: a check rule has no unit, the others a
+    /// string; the type may come after the unit in the file.
+    @Test(arguments: [
+        (
+            #"{ "from": "2026-03-01", "type": "count", "target": 6, "unit": "glasses" }"#,
+            #"{ "unit": null, "from": "2026-03-01", "type": "check", "target": 1 }"#,
+            #"must be absent for a check task (remove "unit")"#
+        ),
+        (
+            #""target": 8, "unit": "glasses" }"#, #""target": 8, "unit": null }"#,
+            "must be a string (it may be empty), not null"
+        ),
+    ])
+    func aNullUnitIsToldItsFix(_ old: String, _ new: String, _ message: String) throws {
+        let text = try Edit("null unit", old, new).apply(to: exampleText())
+        do {
+            _ = try BackupReader.read(Array(text.utf8))
+            Issue.record("expected invalid")
+        } catch {
+            guard case .invalid(let issues) = error else { throw error }
+            #expect(issues.map(\.message) == [message])
+            #expect(issues.allSatisfy { $0.pointer.hasSuffix("/unit") })
+        }
+    }
+
     @Test func messagesArePlain() throws {
         let text = try Edit("target", #""target": 6"#, #""target": 10000"#).apply(to: exampleText())
         do {

@@ -216,17 +216,31 @@ extension DocumentDecoder {
         var unit: String?
         var from: DayKey?
         var unitValid = true
+        var unitIsNull = false
         let fields = withFrom ? Self.ruleFields : Array(Self.ruleFields.prefix(3))
         let complete = try object(fields, required: withFrom ? 0b1011 : 0b011) {
             field throws(ScanError) in
             switch field {
             case 0: type = try choice(GoalRule.Kind.self)
             case 1: target = try integer()
+            case 2 where scanner.peek() == UInt8(ascii: "n"):
+                // A null unit is fixed by removing it for a check task and by a string for
+                // the others; which one, the type says, and it may come later.
+                try scanner.skipValue()
+                unitIsNull = true
+                unitValid = false
             case 2:
                 unit = try string()
                 unitValid = unit != nil
             default: from = try dayKey()
             }
+        }
+        if unitIsNull {
+            report(
+                type == .check
+                    ? "must be absent for a check task (remove \"unit\")"
+                    : "must be a string (it may be empty), not null",
+                at: .name("unit"))
         }
         guard complete, unitValid, let type, let target, !withFrom || from != nil else {
             return nil
