@@ -55,6 +55,31 @@ import Testing
         #expect(result.stderr == "")
     }
 
+    /// A schema-1 file has no /dayLogs: its notes point into the migrated document, and the
+    /// line says so (validate), or names the migrated file (migrate).
+    @Test func notesOfAnOlderFileSayWhereTheyPoint() throws {
+        let text = try String(
+            contentsOfFile: Paths.file("Examples/old-v1.json").path, encoding: .utf8)
+        let old = #""challengeId": "pushups-2025",\#n      "date": "2025-01-02""#
+        try #require(text.components(separatedBy: old).count == 2)
+        let file = try write(
+            "old.json",
+            text.replacingOccurrences(
+                of: old, with: #""challengeId": "pushups-2025",\#n      "date": "2025-02-02""#))
+        let note =
+            "/dayLogs/pushups-2025~12025-02-02: note: 2025-02-02 is outside the challenge's days (2025-01-01…2025-01-31); kept, not counted"
+        let validated = try cloudbackup(["validate", "--verbose", file])
+        #expect(validated.status == 0)
+        #expect(
+            validated.stdout
+                == "\(file): valid (schema 1, migrates to schema 3)\n\(file) (as schema 3): \(note)\n"
+        )
+        let output = folder.appendingPathComponent("new.json").path
+        let migrated = try cloudbackup(["migrate", "--verbose", file, "-o", output])
+        #expect(migrated.status == 0)
+        #expect(migrated.stdout.hasSuffix("\n\(output): \(note)\n"))
+    }
+
     @Test func validateReportsEveryProblemOfEveryFileAndExitsWithTheHighestCode() throws {
         let invalid = try write(
             "invalid.json",

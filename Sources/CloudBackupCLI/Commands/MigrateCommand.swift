@@ -51,6 +51,7 @@ struct MigrateCommand: Command {
         context.print(
             "\(file) (schema \(result.sourceVersion)) → \(output) (schema \(BackupDocument.currentSchemaVersion))"
         )
-        for note in result.notes { context.print("\(file): \(note)") }
+        // A note points into the schema-3 document, which is OUT.
+        for note in result.notes { context.print("\(output): \(note)") }
     }
 }

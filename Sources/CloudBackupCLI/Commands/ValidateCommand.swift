@@ -51,7 +51,10 @@ struct ValidateCommand: Command {
                     result.sourceVersion == BackupDocument.currentSchemaVersion
                     ? "" : ", migrates to schema 3"
                 context.print("\(file): valid (schema \(result.sourceVersion)\(migrated))")
-                for note in result.notes { context.print("\(file): \(note)") }
+                // A note points into the schema-3 document; an older file's is the migrated
+                // one, which has no file of its own to name.
+                let place = migrated.isEmpty ? file : "\(file) (as schema 3)"
+                for note in result.notes { context.print("\(place): \(note)") }
             } catch {
                 failures += error.lines
                 if error.exitCode.rawValue > exitCode.rawValue { exitCode = error.exitCode }
