@@ -13,8 +13,6 @@ import Synchronization
 /// must not expire tombstones early. `--now` overrides both.
 struct DriveSession {
     static let skewTolerance: Double = 300
-    /// For tests only: the retry backoff base in milliseconds (default 1000).
-    static let retryBaseVariable = "CLOUDBACKUP_RETRY_BASE_MS"
 
     let profile: Profile
     let drive: DriveClient
@@ -41,18 +39,13 @@ struct DriveSession {
         transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)
         if let progress { transport.progress = { progress.download($0) } }
         let tokens = try profile.tokenProvider(transport: transport, persisting: savingLogin)
-        var retry = RetryPolicy()
-        if let text = context.environment[Self.retryBaseVariable], let milliseconds = Double(text),
-            milliseconds >= 0
-        {
-            retry.base = milliseconds / 1000
-        }
         self.profile = profile
         self.context = context
         self.fixedNow = now
         self.progress = progress
         self.drive = DriveClient(
-            baseURL: profile.driveURL, transport: transport, tokens: tokens, retry: retry)
+            baseURL: profile.driveURL, transport: transport, tokens: tokens,
+            retry: context.retryPolicy)
     }
 
     private static func lock(_ profile: Profile) throws(CLIError) -> FileLock {

@@ -1,4 +1,5 @@
 import Foundation
+import GoogleDrive
 import Networking
 import OAuth
 
@@ -55,6 +56,26 @@ extension Context {
             transport.trace = { [self] line in printError("cloudbackup: http: " + line) }
         }
         return transport
+    }
+
+    /// For tests only: the retry backoff base in milliseconds (default 1000).
+    static let retryBaseVariable = "CLOUDBACKUP_RETRY_BASE_MS"
+
+    /// Google's backoff (SPEC §6b), with the base `CLOUDBACKUP_RETRY_BASE_MS` sets.
+    var retryPolicy: RetryPolicy {
+        var retry = RetryPolicy()
+        if let text = environment[Self.retryBaseVariable], let milliseconds = Double(text),
+            milliseconds >= 0
+        {
+            retry.base = milliseconds / 1000
+        }
+        return retry
+    }
+
+    /// For login's code exchange and logout's revocation, which no Drive client retries: the
+    /// libcurl transport trying network errors, 429 and 5xx again under `retryPolicy`.
+    func retryingTransport(verbose: Bool) -> RetryingTransport {
+        RetryingTransport(transport(verbose: verbose), policy: retryPolicy)
     }
 }
 

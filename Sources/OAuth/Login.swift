@@ -3,6 +3,8 @@ import Networking
 
 /// Performs the actions of `LoginFlow` with real I/O: the loopback listener, the browser
 /// launcher the caller supplies, and the HTTP transport. All decisions stay in the flow.
+/// Retrying the code exchange after a blip is the transport's job (the CLI passes a
+/// `RetryingTransport`); the browser waits for the outcome meanwhile.
 public struct Login {
     public var client: OAuthClient
     public var transport: any HTTPTransport
@@ -68,6 +70,10 @@ public struct Login {
 
 /// `cloudbackup logout`: revoke at the server, then delete the token file whatever the
 /// server said, so a logout always leaves no usable token on disk.
+///
+/// The revocation is tried again on network errors, 429 and 5xx when `transport` does so
+/// (the CLI passes a `RetryingTransport`): a one-off blip must not leave the token live at
+/// Google after its only local copy is gone.
 public enum Logout {
     public enum Outcome: Sendable, Equatable {
         /// There was no token file.

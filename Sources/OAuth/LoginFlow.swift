@@ -10,20 +10,23 @@ import Networking
 ///     start()                          → [.openBrowser(url), .waitForRedirect]
 ///     received(GET /?state=OLD&code=x) → [.answer(400, mismatch page), .waitForRedirect]
 ///     received(GET /favicon.ico)       → [.answer(404, …), .waitForRedirect]
-///     received(GET /?state=S&code=c)   → [.answer(200, close-this-tab page), .send(exchange)]
-///     tokenAnswer(200 {…})             → [.finish(grant)]
+///     received(GET /?state=S&code=c)   → [.send(exchange)]
+///     tokenAnswer(200 {…})             → [.answer(200, close-this-tab page), .finish(grant)]
 ///
 /// Exactly one redirect is accepted: the one carrying our `state`. After it, the machine
-/// leaves the waiting state, so a second redirect can never start a second exchange.
+/// leaves the waiting state, so a second redirect can never start a second exchange. That
+/// redirect is answered only once the exchange is over, so the browser says whether the
+/// login worked: a failed exchange shows the failure page, not "you can close this tab".
 public struct LoginFlow: Sendable {
     public enum Action: Sendable, Equatable {
         /// Print the URL and open a browser on it.
         case openBrowser(url: String)
         /// Accept the next request on the loopback listener (until the deadline).
         case waitForRedirect
-        /// Answer the request just received, then close its connection.
+        /// Answer the request last received, then close its connection.
         case answer(status: Int, page: String)
-        /// Exchange the code at the token endpoint; report with `tokenAnswer`.
+        /// Exchange the code at the token endpoint; report with `tokenAnswer`. The redirect
+        /// that brought the code is still unanswered.
         case send(HTTPRequest)
         /// Send a request whose answer changes nothing: revoking a grant that is not kept,
         /// so it does not stay live in the user's Google account.
@@ -103,8 +106,7 @@ public struct LoginFlow: Sendable {
         }
         phase = .exchangingCode
         return [
-            .answer(status: 200, page: Self.successPage),
-            .send(client.codeExchangeRequest(code: code, pkce: pkce, redirectURI: redirectURI)),
+            .send(client.codeExchangeRequest(code: code, pkce: pkce, redirectURI: redirectURI))
         ]
     }
 
@@ -118,33 +120,36 @@ public struct LoginFlow: Sendable {
     public mutating func tokenAnswer(_ response: HTTPResponse, now: Date) -> [Action] {
         guard phase == .exchangingCode else { return [] }
         phase = .finished
+        let failed = Action.answer(status: 200, page: Self.failedPage)
         do {
             let grant = try client.readGrant(response, now: now)
             guard let refreshToken = grant.refreshToken else {
                 return [
+                    failed,
                     .fail(
                         .malformedAnswer(
                             endpoint: client.tokenEndpoint,
-                            problem: "the answer carries no refresh_token"))
+                            problem: "the answer carries no refresh_token")),
                 ]
             }
             let missing = client.scopesMissing(from: grant.scope)
             guard missing.isEmpty else {
+                // The browser is answered first: it need not wait for the revocation.
                 return [
-                    .sendAndForget(client.revocationRequest(token: refreshToken)),
+                    failed, .sendAndForget(client.revocationRequest(token: refreshToken)),
                     .fail(.scopeNotGranted(missing: missing)),
                 ]
             }
-            return [.finish(grant)]
+            return [.answer(status: 200, page: Self.successPage), .finish(grant)]
         } catch {
-            return [.fail(error)]
+            return [failed, .fail(error)]
         }
     }
 
     public mutating func transportFailed(_ error: TransportError) -> [Action] {
         guard phase == .exchangingCode else { return [] }
         phase = .finished
-        return [.fail(.transport(error))]
+        return [.answer(status: 200, page: Self.failedPage), .fail(.transport(error))]
     }
 
     /// `state` is a secret of sorts: compare without an early exit.

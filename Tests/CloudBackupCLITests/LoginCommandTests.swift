@@ -155,6 +155,8 @@ import Testing
         var environment = home.environment
         environment["CLOUDBACKUP_REVOKE_URL"] =
             "http://127.0.0.1:\(try LocalServer.closedPort())/revoke"
+        // Refused connections are retried; 1 ms keeps the backoff short.
+        environment["CLOUDBACKUP_RETRY_BASE_MS"] = "1"
         let result = try cloudbackup(["logout"], environment: environment)
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)

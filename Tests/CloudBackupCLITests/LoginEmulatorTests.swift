@@ -189,6 +189,39 @@ import Testing
         try session.expectNoSecretPrinted()
     }
 
+    /// Backoff of 1 ms, so the retries below take no time.
+    static let quickRetries = ["CLOUDBACKUP_RETRY_BASE_MS": "1"]
+
+    /// SPEC §6: a 503 at the token endpoint during the code exchange is tried again, so a
+    /// one-off blip does not cost the user a second consent.
+    @Test func aLoginRidesOutA503AtTheTokenEndpoint() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try session.emulator.inject(.status(503, count: 1, paths: ["/token"]))
+        let result = try session.cloudbackup(["login"], extra: Self.quickRetries)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try session.store.load()?.refreshToken.hasPrefix("1//emu-") == true)
+        #expect(
+            try session.emulator.log().filter { $0.path == "/token" }.map(\.status) == [503, 200])
+        try session.expectNoSecretPrinted()
+    }
+
+    /// A token endpoint that keeps answering 503 ends the login after the policy's 8 attempts,
+    /// as before: exit 5 and nothing saved.
+    @Test func aLoginWhoseExchangeKeepsFailingGivesUpAfterTheRetries() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try session.emulator.inject(.status(503, count: 20, paths: ["/token"]))
+        let result = try session.cloudbackup(["login"], extra: Self.quickRetries)
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("/token answered 503"))
+        #expect(!LocalFile.exists(session.tokenPath))
+        #expect(
+            try session.emulator.log().filter { $0.path == "/token" }.map(\.status)
+                == Array(repeating: 503, count: 8))
+        try session.expectNoSecretPrinted()
+    }
+
     @Test func anExpiredAccessTokenIsRefreshedAndTheRefreshTokenKept() throws {
         // Access tokens live 30 s: less than the provider's one-minute margin, so the saved
         // one counts as expired at once.
@@ -264,6 +297,23 @@ import Testing
         let verbose = try session.cloudbackup(["logout", "--verbose"])
         #expect(verbose.status == 0)
         #expect(verbose.stderr.contains("was not logged in"))
+        try session.expectNoSecretPrinted()
+    }
+
+    /// A 503 at the revocation endpoint is tried again: the refresh token must not stay live
+    /// at Google once its only local copy is deleted.
+    @Test func logoutRidesOutA503AtTheRevocationEndpoint() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try loggedIn(session)
+        try session.emulator.inject(.status(503, count: 1, paths: ["/revoke"]))
+        let result = try session.cloudbackup(["logout"], extra: Self.quickRetries)
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+        #expect(!LocalFile.exists(session.tokenPath))
+        let revocations = try session.emulator.log().filter { $0.path == "/revoke" }
+        #expect(revocations.map(\.status) == [503, 200])
+        #expect(revocations.last?.revoked == true)
         try session.expectNoSecretPrinted()
     }
 }

@@ -67,15 +67,19 @@ import Testing
         #expect(actions.last == .waitForRedirect)
         // The right one still works afterwards.
         let next = flow.received(method: "GET", target: "/?state=S&code=c")
-        #expect(next.first == .answer(status: 200, page: LoginFlow.successPage))
+        guard case .send = try #require(next.first) else {
+            Issue.record("expected the exchange, got \(next)")
+            return
+        }
     }
 
-    @Test func theMatchingRedirectIsAnsweredAndExchangedWithTheVerifier() throws {
+    /// The redirect is left unanswered until the exchange is over (see the tests below).
+    @Test func theMatchingRedirectIsExchangedWithTheVerifier() throws {
         var (flow, pkce) = try makeFlow()
         _ = flow.start()
         let actions = flow.received(method: "GET", target: "/?state=S&code=4%2Fabc&scope=x")
-        #expect(actions.first == .answer(status: 200, page: LoginFlow.successPage))
-        guard case .send(let request) = try #require(actions.last) else {
+        #expect(actions.count == 1)
+        guard case .send(let request) = try #require(actions.first) else {
             Issue.record("expected the exchange, got \(actions)")
             return
         }
@@ -130,10 +134,11 @@ import Testing
         ).get()
         #expect(
             flow.tokenAnswer(answer, now: now) == [
+                .answer(status: 200, page: LoginFlow.successPage),
                 .finish(
                     TokenGrant(
                         accessToken: "at", expiresAt: now + 3599, refreshToken: "rt",
-                        scope: "openid \(scope)"))
+                        scope: "openid \(scope)")),
             ])
     }
 
@@ -146,7 +151,7 @@ import Testing
         _ = flow.received(method: "GET", target: "/?state=S&code=c")
         let answer = try json(200, #"{"access_token":"at","expires_in":3599,"refresh_token":"rt"}"#)
             .get()
-        guard case .finish = try #require(flow.tokenAnswer(answer, now: Date()).first) else {
+        guard case .finish = try #require(flow.tokenAnswer(answer, now: Date()).last) else {
             Issue.record("expected the grant to finish")
             return
         }
@@ -164,6 +169,7 @@ import Testing
         ).get()
         #expect(
             flow.tokenAnswer(answer, now: Date()) == [
+                .answer(status: 200, page: LoginFlow.failedPage),
                 .sendAndForget(testClient.revocationRequest(token: "rt")),
                 .fail(.scopeNotGranted(missing: [scope])),
             ])
@@ -175,7 +181,8 @@ import Testing
         _ = flow.received(method: "GET", target: "/?state=S&code=c")
         let answer = try json(200, #"{"access_token":"at","expires_in":3599}"#).get()
         let actions = flow.tokenAnswer(answer, now: Date())
-        guard case .fail(.malformedAnswer) = try #require(actions.first) else {
+        #expect(actions.first == .answer(status: 200, page: LoginFlow.failedPage))
+        guard case .fail(.malformedAnswer) = try #require(actions.last) else {
             Issue.record("expected a failure, got \(actions)")
             return
         }
@@ -189,10 +196,11 @@ import Testing
             .get()
         #expect(
             flow.tokenAnswer(answer, now: Date()) == [
+                .answer(status: 200, page: LoginFlow.failedPage),
                 .fail(
                     .server(
                         endpoint: testClient.tokenEndpoint, status: 400, error: "invalid_grant",
-                        description: "Bad Request"))
+                        description: "Bad Request")),
             ])
     }
 
@@ -201,6 +209,9 @@ import Testing
         _ = flow.start()
         _ = flow.received(method: "GET", target: "/?state=S&code=c")
         let error = TransportError(kind: .couldNotConnect, message: "refused")
-        #expect(flow.transportFailed(error) == [.fail(.transport(error))])
+        #expect(
+            flow.transportFailed(error) == [
+                .answer(status: 200, page: LoginFlow.failedPage), .fail(.transport(error)),
+            ])
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GoogleDrive
 import Networking
 import TestSupport
 import Testing
@@ -17,13 +18,15 @@ import Testing
         #"{"access_token":"at-1","expires_in":3600,"refresh_token":"rt-1","scope":"\#(OAuthClient.driveAppDataScope)"}"#
     )
 
-    /// What the scripted browser saw: one status per request, or the transport failure.
+    /// What the scripted browser saw: one answer per request, or the transport failure.
     final class BrowserLog: @unchecked Sendable {
         private let lock = NSLock()
-        private var entries: [Result<Int, TransportError>] = []
+        private var entries: [Result<HTTPResponse, TransportError>] = []
         let done = DispatchGroup()
-        func add(_ entry: Result<Int, TransportError>) { lock.withLock { entries.append(entry) } }
-        var all: [Result<Int, TransportError>] {
+        func add(_ entry: Result<HTTPResponse, TransportError>) {
+            lock.withLock { entries.append(entry) }
+        }
+        var all: [Result<HTTPResponse, TransportError>] {
             done.wait()
             return lock.withLock { entries }
         }
@@ -43,15 +46,18 @@ import Testing
                     let request = HTTPRequest(
                         method: "GET", url: "http://127.0.0.1:\(port)\(target)", timeout: 10)
                     log.add(
-                        Result { () throws(TransportError) in
-                            try CurlTransport().send(request).status
-                        })
+                        Result { () throws(TransportError) in try CurlTransport().send(request) })
                 }
             }
         }
     }
 
-    func statuses(_ log: BrowserLog) -> [Int?] { log.all.map { try? $0.get() } }
+    func statuses(_ log: BrowserLog) -> [Int?] { log.all.map { try? $0.get().status } }
+
+    /// The text of each page the browser was shown.
+    func pages(_ log: BrowserLog) -> [String] {
+        log.all.map { (try? $0.get()).map { String(decoding: $0.body, as: UTF8.self) } ?? "" }
+    }
 
     @Test func aMismatchedStateIsRefusedAndTheListenerWaitsForTheRightOne() throws {
         let transport = ScriptedTransport(answers: [Self.grant])
@@ -100,7 +106,7 @@ import Testing
         }
         let results = log.all
         #expect(results.count == 2)
-        #expect((try? results.first?.get()) == 200)
+        #expect((try? results.first?.get())?.status == 200)
         #expect((try? results.last?.get()) == nil)
         #expect(transport.sent.count == 1)
         // And once the login is over, nothing listens there any more.
@@ -124,6 +130,63 @@ import Testing
         }
         #expect(idle >= 0)
         #expect(statuses(log) == [200])
+    }
+
+    /// SPEC §6: a network error, 429 or 5xx at the token endpoint is tried again (with the
+    /// `Retry-After` asked for) before the login fails, and the browser is told the outcome.
+    @Test(arguments: [
+        ("503", answer(503), 1.5),
+        ("429 with Retry-After", answer(429, headers: [("Retry-After", "7")]), 7),
+        ("connection reset", cut(), 1.5),
+    ])
+    func aBlipAtTheTokenEndpointIsRetriedAndTheLoginSucceeds(
+        _ name: String, blip: @escaping ScriptedTransport.Step, wait: Double
+    ) throws {
+        let transport = ScriptedTransport([blip, { _ in Self.grant }])
+        let clock = FakeClock()
+        let log = BrowserLog()
+        let grant = try Login(
+            client: testClient,
+            transport: RetryingTransport(transport, policy: RetryPolicy(), clock: clock.clock),
+            timeoutSeconds: 20
+        ).run(openBrowser: browser(log) { ["/?state=\($0)&code=good-code"] })
+        #expect(grant.refreshToken == "rt-1")
+        #expect(transport.sent.map { formFields($0)["code"] } == ["good-code", "good-code"])
+        #expect(clock.sleeps == [wait])
+        #expect(statuses(log) == [200])
+        #expect(pages(log).first?.contains(LoginFlow.successPage) == true)
+        #expect(pages(log).first?.contains(LoginFlow.failedPage) == false)
+    }
+
+    /// A refusal is not retried; transient failures are, up to the policy's attempts. Either
+    /// way the browser shows the failure page, not "you can close this tab" alone.
+    @Test(arguments: [
+        (answer(400, #"{"error":"invalid_grant"}"#), 1, 400),
+        (answer(503), 3, 503),
+    ])
+    func aFailedExchangeEndsTheLoginAndTheBrowserSaysSo(
+        failure: @escaping ScriptedTransport.Step, attempts: Int, status: Int
+    ) throws {
+        let transport = ScriptedTransport(Array(repeating: failure, count: 5))
+        let clock = FakeClock()
+        let log = BrowserLog()
+        let error = #expect(throws: OAuthError.self) {
+            try Login(
+                client: testClient,
+                transport: RetryingTransport(
+                    transport, policy: RetryPolicy(maxAttempts: 3), clock: clock.clock),
+                timeoutSeconds: 20
+            ).run(openBrowser: browser(log) { ["/?state=\($0)&code=c"] })
+        }
+        guard case .server(_, let reported, _, _) = error else {
+            Issue.record("expected the token endpoint's answer, got \(String(describing: error))")
+            return
+        }
+        #expect(reported == status)
+        #expect(transport.sent.count == attempts)
+        #expect(clock.sleeps.count == attempts - 1)
+        #expect(statuses(log) == [200])
+        #expect(pages(log).first?.contains(LoginFlow.failedPage) == true)
     }
 
     @Test func theListenerIsBoundToLoopbackOnly() throws {

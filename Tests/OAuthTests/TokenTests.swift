@@ -1,4 +1,5 @@
 import Foundation
+import GoogleDrive
 import LocalFiles
 import Networking
 import TestSupport
@@ -191,35 +192,65 @@ final class LockedArray: @unchecked Sendable {
 }
 
 @Suite struct LogoutTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var answers: [ScriptedTransport.Step]
+        var expected: Logout.Outcome
+        var attempts: Int
+        var testDescription: String { name }
+    }
+
+    static let refused = TransportError(kind: .couldNotConnect, message: "refused")
+
+    /// SPEC §6: network errors, 429 and 5xx are tried again (the policy here allows 3
+    /// attempts) before logout gives up; the token file goes whatever happened.
     @Test(arguments: [
-        (json(200, "{}"), Logout.Outcome.revoked),
-        (json(400, #"{"error":"invalid_token"}"#), Logout.Outcome.revoked),
-        (
-            json(503, "{}"),
-            Logout.Outcome.deletedWithoutRevoking(reason: "the revocation endpoint answered 503")
-        ),
-        (
-            Result.failure(TransportError(kind: .couldNotConnect, message: "refused")),
-            Logout.Outcome.deletedWithoutRevoking(reason: "refused")
-        ),
+        Case(name: "revoked", answers: [answer(200, "{}")], expected: .revoked, attempts: 1),
+        Case(
+            name: "already dead", answers: [answer(400, #"{"error":"invalid_token"}"#)],
+            expected: .revoked, attempts: 1),
+        Case(
+            name: "a 503, then revoked", answers: [answer(503), answer(200, "{}")],
+            expected: .revoked, attempts: 2),
+        Case(
+            name: "a reset and a 429, then revoked",
+            answers: [cut(), answer(429), answer(200, "{}")], expected: .revoked, attempts: 3),
+        Case(
+            name: "503 every time", answers: Array(repeating: answer(503), count: 3),
+            expected: .deletedWithoutRevoking(reason: "the revocation endpoint answered 503"),
+            attempts: 3),
+        Case(
+            name: "unreachable every time",
+            answers: Array(repeating: { _ in .failure(refused) }, count: 3),
+            expected: .deletedWithoutRevoking(reason: "refused"), attempts: 3),
+        Case(
+            name: "a refusal is not retried", answers: [answer(401)],
+            expected: .deletedWithoutRevoking(reason: "the revocation endpoint answered 401"),
+            attempts: 1),
     ])
-    func logoutRevokesAndAlwaysDeletes(
-        answer: Result<HTTPResponse, TransportError>, expected: Logout.Outcome
-    ) throws {
+    func logoutRevokesAndAlwaysDeletes(_ test: Case) throws {
         let folder = try Paths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = TokenStore(path: folder.path + "/token.json")
         try store.save(
             StoredLogin(
                 refreshToken: "rt", accessToken: "at", accessTokenExpiresAt: nil, scope: nil))
-        let transport = ScriptedTransport(answers: [answer])
-        #expect(try Logout.run(store: store, client: testClient, transport: transport) == expected)
+        let scripted = ScriptedTransport(test.answers)
+        let clock = FakeClock()
+        let transport = RetryingTransport(
+            scripted, policy: RetryPolicy(maxAttempts: 3), clock: clock.clock)
+        #expect(
+            try Logout.run(store: store, client: testClient, transport: transport) == test.expected)
         #expect(!LocalFile.exists(store.path))
-        let request = try #require(transport.sent.first)
-        #expect(request.url == testClient.revocationEndpoint)
-        #expect(formFields(request) == ["token": "rt"])
+        #expect(scripted.sent.count == test.attempts)
+        #expect(clock.sleeps.count == test.attempts - 1)
+        for request in scripted.sent {
+            #expect(request.url == testClient.revocationEndpoint)
+            #expect(formFields(request) == ["token": "rt"])
+        }
         #expect(
             try Logout.run(store: store, client: testClient, transport: transport)
                 == .wasNotLoggedIn)
+        #expect(scripted.sent.count == test.attempts)
     }
 }

@@ -52,7 +52,8 @@ struct LoginCommand: Command {
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         let login = Login(
-            client: try profile.oauthClient(), transport: context.transport(verbose: verbose),
+            client: try profile.oauthClient(),
+            transport: context.retryingTransport(verbose: verbose),
             port: port, timeoutSeconds: timeoutSeconds)
         let grant = try login.run { url, port in
             context.printError(

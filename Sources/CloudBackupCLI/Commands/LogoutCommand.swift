@@ -2,8 +2,9 @@ import LocalFiles
 import OAuth
 
 /// `cloudbackup logout`: revokes the login at Google and deletes the token file; the file
-/// goes even when the server cannot be reached, with one warning line. The kept copy of the
-/// remote backup goes too: it is the account's data, and a logged-out profile should not keep it.
+/// goes even when the server cannot be reached (after the usual retries), with one warning
+/// line. The kept copy of the remote backup goes too: it is the account's data, and a
+/// logged-out profile should not keep it.
 struct LogoutCommand: Command {
     static let name = "logout"
     static let summary = "revoke the saved login at Google and delete it"
@@ -12,8 +13,9 @@ struct LogoutCommand: Command {
         \(usage)
 
         Revokes the profile's login at Google's revocation endpoint and deletes its token
-        file and its kept copy of the backup. When the server cannot be reached, the files
-        are deleted anyway and a warning says how to remove the access by hand.
+        file and its kept copy of the backup. Network errors and 429/5xx answers are tried
+        again with backoff. When the server still cannot be reached, the files are deleted
+        anyway and a warning says how to remove the access by hand.
 
         options:
           --profile NAME  which profile to log out (default: default)
@@ -33,7 +35,7 @@ struct LogoutCommand: Command {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
-            transport: context.transport(verbose: verbose))
+            transport: context.retryingTransport(verbose: verbose))
         // Both describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
