@@ -69,7 +69,10 @@ public struct Login {
 }
 
 /// `cloudbackup logout`: revoke at the server, then delete the token file whatever the
-/// server said, so a logout always leaves no usable token on disk.
+/// server said, so a logout always leaves no usable token on disk. A damaged token file is
+/// deleted too: it holds no token to revoke, and keeping it would leave every command of the
+/// profile saying "delete it". A file readable by others is read all the same: logout is how
+/// to get rid of it.
 ///
 /// The revocation is tried again on network errors, 429 and 5xx when `transport` does so
 /// (the CLI passes a `RetryingTransport`): a one-off blip must not leave the token live at
@@ -82,6 +85,9 @@ public enum Logout {
         case revoked
         /// Deleted locally, but the server was not reached or refused; the message says why.
         case deletedWithoutRevoking(reason: String)
+        /// The token file was not a readable login (`problem` says why): deleted, and
+        /// nothing could be revoked.
+        case deletedDamaged(problem: String)
     }
 
     public static func run(store: TokenStore, client: OAuthClient, transport: any HTTPTransport)
@@ -90,7 +96,15 @@ public enum Logout {
         // Under the refresh lock, so a refresh running in another process cannot write the
         // file back after it was deleted.
         try store.withLock { () throws(OAuthError) -> Outcome in
-            guard let login = try store.load(checkingMode: false) else { return .wasNotLoggedIn }
+            let loaded: StoredLogin?
+            do throws(OAuthError) {
+                loaded = try store.load(checkingMode: false)
+            } catch {
+                guard let problem = Self.damage(error) else { throw error }
+                try store.delete()
+                return .deletedDamaged(problem: problem)
+            }
+            guard let login = loaded else { return .wasNotLoggedIn }
             let outcome: Outcome
             do throws(TransportError) {
                 // Revoking the refresh token also ends every access token issued from it.
@@ -108,6 +122,16 @@ public enum Logout {
             }
             try store.delete()
             return outcome
+        }
+    }
+
+    /// What makes the token file unusable as a login, or nil for a failure to read it at all
+    /// (no permission, a folder): such a file may not be ours to delete.
+    private static func damage(_ error: OAuthError) -> String? {
+        switch error {
+        case .corruptTokenFile(_, let problem): problem
+        case .file(let error) where error.errno == EFBIG: "too large for a token file"
+        default: nil
         }
     }
 }

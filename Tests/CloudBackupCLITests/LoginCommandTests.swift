@@ -148,10 +148,13 @@ import Testing
         #expect(result.stderr.contains("run `chmod 600 \(home.tokenPath)`"))
     }
 
-    @Test func logoutDeletesWithAWarningWhenTheServerIsUnreachable() throws {
+    /// Logout also gets rid of a token file others can read (every other command refuses it).
+    @Test(arguments: [0o600, 0o644])
+    func logoutDeletesWithAWarningWhenTheServerIsUnreachable(mode: Int) throws {
         let home = try Home()
         defer { home.remove() }
         try home.saveLogin(expiresAt: nil)
+        #expect(chmod(home.tokenPath, mode_t(mode)) == 0)
         var environment = home.environment
         environment["CLOUDBACKUP_REVOKE_URL"] =
             "http://127.0.0.1:\(try LocalServer.closedPort())/revoke"
@@ -164,6 +167,34 @@ import Testing
         #expect(
             result.stderr.hasPrefix(
                 "cloudbackup: warning: could not revoke the login at the server"))
+        #expect(!LocalFile.exists(home.tokenPath))
+        #expect(
+            try cloudbackup(["status"], environment: home.environment).stdout.contains(
+                "not logged in"))
+    }
+
+    /// A damaged token file holds nothing to revoke: logout deletes it with one warning
+    /// instead of refusing. Logout is also the way out of a file readable by others, so the
+    /// mode does not matter to it.
+    @Test(arguments: [0o600, 0o644])
+    func logoutDeletesADamagedTokenFileWithAWarning(mode: Int) throws {
+        let home = try Home()
+        defer { home.remove() }
+        try LocalFile.makeDirectory(home.folder)
+        try LocalFile.writeAtomically(
+            Array(#"{"refreshToken": "#.utf8), to: home.tokenPath, mode: mode_t(mode))
+        var environment = home.environment
+        environment["CLOUDBACKUP_REVOKE_URL"] =
+            "http://127.0.0.1:\(try LocalServer.closedPort())/revoke"
+        let result = try cloudbackup(["logout"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(
+            lines.first?.hasPrefix(
+                "cloudbackup: warning: \(home.tokenPath) was damaged (not a token file") == true)
+        #expect(lines.first?.contains("so nothing could be revoked at the server") == true)
         #expect(!LocalFile.exists(home.tokenPath))
         #expect(
             try cloudbackup(["status"], environment: home.environment).stdout.contains(

@@ -253,4 +253,40 @@ final class LockedArray: @unchecked Sendable {
                 == .wasNotLoggedIn)
         #expect(scripted.sent.count == test.attempts)
     }
+
+    /// A damaged token file holds nothing to revoke: logout deletes it (and says so) instead
+    /// of refusing, readable by others or not. A file it cannot read at all is left alone.
+    @Test(arguments: [0o600, 0o644])
+    func aDamagedTokenFileIsDeletedWithoutRevoking(mode: Int) throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = TokenStore(path: folder.path + "/token.json")
+        try LocalFile.writeAtomically(
+            Array(#"{"refreshToken": "#.utf8), to: store.path, mode: mode_t(mode))
+        let transport = ScriptedTransport([])
+        let outcome = try Logout.run(store: store, client: testClient, transport: transport)
+        guard case .deletedDamaged(let problem) = outcome else {
+            Issue.record("expected deletedDamaged, got \(outcome)")
+            return
+        }
+        #expect(problem.contains("not a token file"))
+        #expect(!LocalFile.exists(store.path))
+        #expect(transport.sent.isEmpty)
+    }
+
+    @Test func aTokenFileThatCannotBeReadIsNotDeleted() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = TokenStore(path: folder.path + "/token.json")
+        try FileManager.default.createDirectory(
+            atPath: store.path, withIntermediateDirectories: false)
+        let error = #expect(throws: OAuthError.self) {
+            try Logout.run(store: store, client: testClient, transport: ScriptedTransport([]))
+        }
+        guard case .file = error else {
+            Issue.record("expected a file error, got \(String(describing: error))")
+            return
+        }
+        #expect(LocalFile.exists(store.path))
+    }
 }

@@ -2,9 +2,9 @@ import LocalFiles
 import OAuth
 
 /// `cloudbackup logout`: revokes the login at Google and deletes the token file; the file
-/// goes even when the server cannot be reached (after the usual retries), with one warning
-/// line. The kept copy of the remote backup goes too: it is the account's data, and a
-/// logged-out profile should not keep it.
+/// goes even when the server cannot be reached (after the usual retries) or the file is
+/// damaged, with one warning line. The kept copy of the remote backup goes too: it is the
+/// account's data, and a logged-out profile should not keep it.
 struct LogoutCommand: Command {
     static let name = "logout"
     static let summary = "revoke the saved login at Google and delete it"
@@ -14,8 +14,9 @@ struct LogoutCommand: Command {
 
         Revokes the profile's login at Google's revocation endpoint and deletes its token
         file and its kept copy of the backup. Network errors and 429/5xx answers are tried
-        again with backoff. When the server still cannot be reached, the files are deleted
-        anyway and a warning says how to remove the access by hand.
+        again with backoff. When the server still cannot be reached, or the token file is
+        damaged, the files are deleted anyway and a warning says how to remove the access
+        by hand.
 
         options:
           --profile NAME  which profile to log out (default: default)
@@ -51,6 +52,10 @@ struct LogoutCommand: Command {
         case .deletedWithoutRevoking(let reason):
             context.printError(
                 "cloudbackup: warning: could not revoke the login at the server (\(reason)); the token file was deleted, but to be sure remove the app's access at https://myaccount.google.com/permissions"
+            )
+        case .deletedDamaged(let problem):
+            context.printError(
+                "cloudbackup: warning: \(profile.tokenPath) was damaged (\(problem)), so nothing could be revoked at the server; the file was deleted, but to be sure remove the app's access at https://myaccount.google.com/permissions"
             )
         }
     }
