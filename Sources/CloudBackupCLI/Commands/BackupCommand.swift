@@ -83,6 +83,7 @@ struct BackupCommand: Command {
                 allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
             warn: warn)
         remote.maxBytes = readOptions.maxBytes
+        remote.statePath = file
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
