@@ -516,6 +516,24 @@ import Testing
         #expect(warnings.count == 1)
     }
 
+    /// The first backup creates the file without a merge; its far-ahead stamps are still
+    /// reported, as every later backup's are.
+    @Test func theFirstBackupAlsoReportsFutureStamps() throws {
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "F": "2026-12-02T12:00:00.000Z"]))
+        let result = try phone.backup(["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""result":"created""#))
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(
+            lines.first?.hasPrefix(
+                "cloudbackup: warning: challenge F in \(phone.state.path) is stamped 2026-12-02T12:00:00.000Z, more than 24 h after now"
+            ) == true)
+    }
+
     @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
         try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v3/files"]))
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
