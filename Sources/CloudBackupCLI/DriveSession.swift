@@ -75,22 +75,29 @@ struct DriveSession {
     /// else ours. The skew is warned about once, under `--now` too: the clock is still wrong.
     func now() -> Timestamp {
         let local = Date()
+        let skew = clockSkew(
+            using: fixedNow == nil
+                ? "using Google's time for the tombstone window"
+                : "--now sets the time for this run")
+        if let fixedNow { return fixedNow }
+        return Self.timestamp(local.addingTimeInterval(skew ?? 0))
+    }
+
+    /// How far Google's clock (its last answer's `Date`) is ahead of ours, when more than five
+    /// minutes; warned about once, with what the run does about it (`using`), if anything.
+    @discardableResult
+    func clockSkew(using: String? = nil) -> TimeInterval? {
         let skew = drive.clockReading.map(\.skew).flatMap {
             abs($0) > Self.skewTolerance ? $0 : nil
         }
         if let skew, notes.first("skew") {
             let minutes = Int((abs(skew) / 60).rounded())
-            let using =
-                fixedNow == nil
-                ? "using Google's time for the tombstone window"
-                : "--now sets the time for this run"
             context.printError(
                 "cloudbackup: warning: this machine's clock is \(minutes) minutes \(skew > 0 ? "behind" : "ahead of") "
-                    + "Google's; \(using) (fix the clock: timedatectl / NTP)"
+                    + "Google's\(using.map { "; " + $0 } ?? "") (fix the clock: timedatectl / NTP)"
             )
         }
-        if let fixedNow { return fixedNow }
-        return Self.timestamp(local.addingTimeInterval(skew ?? 0))
+        return skew
     }
 
     /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes

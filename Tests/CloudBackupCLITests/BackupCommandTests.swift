@@ -602,6 +602,18 @@ import Testing
             result.stderr.contains("warning: this machine's clock is 60 minutes behind Google's"))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
+
+    @Test func statusRemoteWarnsAboutAClockOffGooglesToo() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try emulator.setClockOffset(-3_600)
+        let result = try phone.run(["status", "--remote"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "cloudbackup: warning: this machine's clock is 60 minutes ahead of Google's (fix the clock: timedatectl / NTP)\n"
+        )
+    }
 }
 
 /// Failures collected from concurrent work.
