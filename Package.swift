@@ -58,7 +58,8 @@ let package = Package(
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
-        .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
+        .testTarget(
+            name: "GoogleDriveTests", dependencies: ["GoogleDrive", "OAuth", "TestSupport"]),
         .testTarget(
             name: "BenchDocumentsTests",
             dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]

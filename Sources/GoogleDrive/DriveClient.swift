@@ -408,7 +408,8 @@ public struct DriveClient: Sendable {
                 token = try tokens.accessToken(refreshing: forceRefresh)
             } catch let failure as any TransientFailure where failure.isTransient {
                 // Out of attempts or time: the token error itself says best what failed.
-                guard (try? budget.backOff(after: "\(failure)", retryAfter: nil)) != nil else {
+                let wait = RetryPolicy.retryAfter(failure.retryAfter, now: clock.wall())
+                guard (try? budget.backOff(after: "\(failure)", retryAfter: wait)) != nil else {
                     throw .token(failure)
                 }
                 continue

@@ -92,4 +92,6 @@ public protocol AccessTokenSource: Sendable {
 /// connection): the Drive client backs off and asks again within its retry budget.
 public protocol TransientFailure: Error {
     var isTransient: Bool { get }
+    /// The server's `Retry-After` header as sent, if it said how long to wait.
+    var retryAfter: String? { get }
 }
