@@ -141,7 +141,19 @@ public enum CloudBackup {
             return CLIError(
                 "\(error.description); free up space in Google Drive (or get more storage), then back up again",
                 exitCode: .network)
-        case .unavailable, .rejected, .malformedResponse:
+        case .rejected(_, let google) where google.status == 403 && google.reason == "domainPolicy":
+            return CLIError(
+                "\(error.description); the account's administrator has turned off Drive apps for it: ask them, or log in with another account",
+                exitCode: .network)
+        case .rejected(_, let google) where google.status == 404:
+            return CLIError(
+                "\(error.description); the file changed on Drive meanwhile (another device may have merged it into its copy): run again",
+                exitCode: .network)
+        case .rejected:
+            return CLIError(
+                "\(error.description); the backup on Drive is as it was; run again, and if it repeats, run with --verbose to see the exchange",
+                exitCode: .network)
+        case .unavailable, .malformedResponse:
             return CLIError(error.description, exitCode: .network)
         }
     }

@@ -75,22 +75,29 @@ struct DriveSession {
     /// else ours. The skew is warned about once, under `--now` too: the clock is still wrong.
     func now() -> Timestamp {
         let local = Date()
+        let skew = clockSkew(
+            using: fixedNow == nil
+                ? "using Google's time for the tombstone window"
+                : "--now sets the time for this run")
+        if let fixedNow { return fixedNow }
+        return Self.timestamp(local.addingTimeInterval(skew ?? 0))
+    }
+
+    /// How far Google's clock (its last answer's `Date`) is ahead of ours, when more than five
+    /// minutes; warned about once, with what the run does about it (`using`), if anything.
+    @discardableResult
+    func clockSkew(using: String? = nil) -> TimeInterval? {
         let skew = drive.clockReading.map(\.skew).flatMap {
             abs($0) > Self.skewTolerance ? $0 : nil
         }
         if let skew, notes.first("skew") {
             let minutes = Int((abs(skew) / 60).rounded())
-            let using =
-                fixedNow == nil
-                ? "using Google's time for the tombstone window"
-                : "--now sets the time for this run"
             context.printError(
                 "cloudbackup: warning: this machine's clock is \(minutes) minutes \(skew > 0 ? "behind" : "ahead of") "
-                    + "Google's; \(using) (fix the clock: timedatectl / NTP)"
+                    + "Google's\(using.map { "; " + $0 } ?? "") (fix the clock: timedatectl / NTP)"
             )
         }
-        if let fixedNow { return fixedNow }
-        return Self.timestamp(local.addingTimeInterval(skew ?? 0))
+        return skew
     }
 
     /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes
@@ -114,7 +121,7 @@ struct DriveSession {
         let copyName = "another copy of the backup on Drive"
         /// `copy`: `incoming` is another copy of the backup, not the local document.
         func merged(_ base: BackupDocument, _ incoming: BackupDocument, copy: Bool)
-            -> BackupDocument
+            -> (document: BackupDocument, heldBack: Bool)
         {
             let outcome = BackupKit.merge(
                 local: base, incoming: incoming,
@@ -122,12 +129,11 @@ struct DriveSession {
             let source = copy ? copyName : statePath
             if !copy { notes.lastReport.withLock { $0 = outcome.report } }
             // Each compare-and-swap round merges again; say it once per source.
-            if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0,
-                notes.first("heldBack " + source)
-            {
+            let heldBack = outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0
+            if heldBack, notes.first("heldBack " + source) {
                 warn(
                     copy
-                        ? Self.heldBack(outcome, inCopy: source)
+                        ? Self.heldBack(outcome, inCopy: source, backingUp: backingUp != nil)
                         : Self.heldBack(outcome, from: source))
             }
             if let line = Self.futureStamped(outcome, in: source), notes.first("future " + source) {
@@ -142,12 +148,12 @@ struct DriveSession {
                 }
                 notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
             }
-            return document
+            return (document, heldBack)
         }
         return DocumentCodec(
             decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
             encode: { BackupWriter.write($0) },
-            merge: { base, incoming in merged(base, incoming, copy: false) },
+            merge: { base, incoming in merged(base, incoming, copy: false).document },
             stamp: { document in
                 var stamped = document
                 stamped.exportedAt = now()
@@ -183,12 +189,14 @@ struct DriveSession {
             + "'cloudbackup restore --file \(source) --merge', then back up again"
     }
 
-    /// The same for another copy of the backup on Drive, which is deleted once merged: what
-    /// it held back is not kept anywhere, and the line says so.
-    static func heldBack(_ outcome: MergeOutcome, inCopy copy: String) -> String {
+    /// The same for another copy of the backup on Drive. A backup keeps that copy aside
+    /// before deleting it, and says so on the next line; a restore deletes nothing, and
+    /// `--allow-stale` lets the items in.
+    static func heldBack(_ outcome: MergeOutcome, inCopy copy: String, backingUp: Bool) -> String {
         heldBackItems(outcome)
             + ": \(copy) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired; they are left out"
+            + "so they may be deletions whose records expired"
+            + (backingUp ? "" : "; to let them in, run again with --allow-stale")
     }
 
     /// "held back challenges a, b, c and 2 more (with 9 day log(s))".

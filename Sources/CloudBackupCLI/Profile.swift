@@ -91,6 +91,13 @@ struct Profile: Sendable {
                         throw CLIError(
                             "\(path): setting '\(key)' must be a string", exitCode: .invalidFile)
                     }
+                    // An empty variable counts as unset, but "" written in the file is a slip
+                    // (an empty fileName would create an 'Untitled' file every run).
+                    guard !text.isEmpty else {
+                        throw CLIError(
+                            "\(path): setting '\(key)' is empty; give it a value or remove it",
+                            exitCode: .invalidFile)
+                    }
                     file[key] = text
                 }
             } catch let error as CLIError {
@@ -103,22 +110,26 @@ struct Profile: Sendable {
                     exitCode: .invalidFile)
             }
         }
+        func fromEnvironment(_ index: Int) -> String? {
+            environment[Self.settings[index].variable].flatMap { $0.isEmpty ? nil : $0 }
+        }
         func value(_ index: Int) -> String? {
-            let setting = Self.settings[index]
-            if let fromEnvironment = environment[setting.variable], !fromEnvironment.isEmpty {
-                return fromEnvironment
-            }
-            return file[setting.key] ?? setting.fallback
+            fromEnvironment(index) ?? file[Self.settings[index].key]
+                ?? Self.settings[index].fallback
         }
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
             fileName: value(6)!)
-        for (index, url) in [
-            profile.authURL, profile.tokenURL, profile.revokeURL, profile.driveURL,
-        ]
-        .enumerated() {
-            try checkEndpoint(url, setting: Self.settings[index + 2].variable)
+        // Each URL's error names where it came from: the variable (like an option, exit 2)
+        // or the file (an invalid file, exit 3).
+        for index in 2...5 {
+            let setting = Self.settings[index]
+            let origin =
+                fromEnvironment(index) != nil
+                ? (setting.variable, ExitCode.usage)
+                : ("\(path): setting '\(setting.key)'", ExitCode.invalidFile)
+            try checkEndpoint(value(index)!, named: origin.0, exitCode: origin.1)
         }
         return profile
     }
@@ -126,11 +137,13 @@ struct Profile: Sendable {
     /// https everywhere; plain http only for loopback hosts (the local emulator).
     /// The transport's own rule, checked when the profile loads so a bad setting is named
     /// before any request.
-    static func checkEndpoint(_ url: String, setting: String) throws(CLIError) {
+    static func checkEndpoint(_ url: String, named setting: String, exitCode: ExitCode)
+        throws(CLIError)
+    {
         do {
             _ = try CurlTransport.allowedScheme(for: url)
         } catch {
-            throw CLIError("\(setting): \(error.message)", exitCode: .usage)
+            throw CLIError("\(setting): \(error.message)", exitCode: exitCode)
         }
     }
 }

@@ -12,13 +12,14 @@ struct DocumentCodec<Document> {
     /// The local document into the backup.
     var merge: (Document, Document) -> Document
     var stamp: (Document) -> Document
-    /// Another copy of the backup on Drive (names are not unique) into the one kept; `merge`
-    /// when nil. Kept apart so what the local side alone does (its warnings, its settings)
-    /// is not done, or blamed on it, for a copy.
-    var mergeCopy: ((Document, Document) -> Document)? = nil
+    /// Another copy of the backup on Drive (names are not unique) into the one kept, and
+    /// whether the merge held back items of the copy (the stale guard), which the result then
+    /// lacks; `merge`, holding nothing back, when nil. Kept apart so what the local side alone
+    /// does (its warnings, its settings) is not done, or blamed on it, for a copy.
+    var mergeCopy: ((Document, Document) -> (document: Document, heldBack: Bool))? = nil
 
-    func merge(copy: Document, into base: Document) -> Document {
-        (mergeCopy ?? merge)(base, copy)
+    func merge(copy: Document, into base: Document) -> (document: Document, heldBack: Bool) {
+        mergeCopy?(base, copy) ?? (merge(base, copy), false)
     }
 }
 
@@ -29,8 +30,10 @@ struct DocumentCodec<Document> {
 /// between: read again, merge again, write again, a bounded number of times with backoff.
 /// Because each round merges into what is on Drive NOW, no device's items are lost whatever
 /// the interleaving. Names are not unique on Drive: with several files of our name, all are
-/// merged into the oldest and the others deleted only after that upload succeeded. A remote
-/// file that fails validation is copied to a dated side file before it is replaced.
+/// merged into the oldest and the others deleted only after that upload succeeded; a copy
+/// whose items the stale guard held back is first kept in a dated side file, so deleting it
+/// loses nothing. A remote file that fails validation is copied to a side file before it is
+/// replaced.
 ///
 /// Example: remote {a} (etag e1), local {b}. Read → {a}; merged {a,b}; PUT If-Match e1 → 412
 /// (device 2 wrote {a,c}, etag e2). Read → {a,c}; merged {a,b,c}; PUT If-Match e2 → 200.
@@ -51,6 +54,8 @@ struct RemoteBackup<Document> {
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
     var maxBytes = Int.max
+    /// The state file, for the command that takes in a kept-aside copy's held-back items.
+    var statePath = "STATE"
 
     struct Outcome {
         var file: DriveFile
@@ -98,7 +103,7 @@ struct RemoteBackup<Document> {
         }
         var duplicates: [DriveFile] = []
         var sideFiles: [DriveFile] = []
-        var extra: [Document] = []
+        var extra: [(document: Document, snapshot: DriveSnapshot)] = []
         for duplicate in files.dropFirst() {
             let snapshot: DriveSnapshot
             do {
@@ -110,7 +115,7 @@ struct RemoteBackup<Document> {
             }
             duplicates.append(duplicate)
             if let document = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles) {
-                extra.append(document)
+                extra.append((document, snapshot))
             }
         }
         var keptAside: Set<String> = []
@@ -124,8 +129,15 @@ struct RemoteBackup<Document> {
                 if base == nil { keptAside.insert(snapshot.etag) }
             }
             var copies = base
+            var holdingBack: [DriveSnapshot] = []
             for copy in extra {
-                copies = copies.map { codec.merge(copy: copy, into: $0) } ?? copy
+                guard let into = copies else {
+                    copies = copy.document
+                    continue
+                }
+                let merged = codec.merge(copy: copy.document, into: into)
+                copies = merged.document
+                if merged.heldBack { holdingBack.append(copy.snapshot) }
             }
             let merged = copies.map { codec.merge($0, local) } ?? local
             if let base, duplicates.isEmpty, codec.encode(merged) == codec.encode(base) {
@@ -140,6 +152,14 @@ struct RemoteBackup<Document> {
                 id: target.id, bytes: bytes, ifMatch: snapshot.etag, progress: progress)
             {
             case .updated(let file):
+                for copy in holdingBack {
+                    let side = try keepAside(copy, as: "held-back", sideFiles: &sideFiles)
+                    warn(
+                        "kept that copy (id \(copy.file.id)) as '\(side)' in the app folder; to take "
+                            + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(side) cloudbackup "
+                            + "restore --file \(statePath) --merge --allow-stale', then back up again"
+                    )
+                }
                 for duplicate in duplicates { try drive.delete(id: duplicate.id) }
                 return Outcome(
                     file: file, bytes: bytes.count, uploaded: true, document: document,
@@ -202,7 +222,7 @@ struct RemoteBackup<Document> {
             } catch let error as BackupFileError {
                 throw BackupFile.describe(error, file: "Drive file \(file.name) (id \(file.id))")
             }
-            merged = merged.map { codec.merge(copy: document, into: $0) } ?? document
+            merged = merged.map { codec.merge(copy: document, into: $0).document } ?? document
         }
         return merged.map { ($0, files) }
     }
@@ -222,16 +242,27 @@ struct RemoteBackup<Document> {
                 throw BackupFile.describe(
                     error, file: "Drive file \(snapshot.file.name) (id \(snapshot.file.id))")
             }
-            let stamp = Self.sideFileStamp(drive.clock.wall())
-            let sideName = "\(name).invalid-\(stamp)-\(snapshot.file.id)"
-            let side = try drive.create(
-                name: sideName, id: try drive.generateID(), bytes: snapshot.bytes)
-            sideFiles.append(side)
+            let sideName = try keepAside(snapshot, as: "invalid", sideFiles: &sideFiles)
             warn(
                 "the backup on Drive (id \(snapshot.file.id)) is not a valid backup (\(Self.firstLine(error))); "
                     + "kept its bytes as '\(sideName)' in the app folder and replaced it")
             return nil
         }
+    }
+
+    /// Copies `snapshot`'s bytes to a new app-folder file named after ours, `label`, the time
+    /// and the copy's id (never our name, so no later run takes it for a backup), and
+    /// returns that name.
+    private func keepAside(
+        _ snapshot: DriveSnapshot, as label: String, sideFiles: inout [DriveFile]
+    )
+        throws -> String
+    {
+        let stamp = Self.sideFileStamp(drive.clock.wall())
+        let sideName = "\(name).\(label)-\(stamp)-\(snapshot.file.id)"
+        sideFiles.append(
+            try drive.create(name: sideName, id: try drive.generateID(), bytes: snapshot.bytes))
+        return sideName
     }
 
     static func sideFileStamp(_ date: Date) -> String {

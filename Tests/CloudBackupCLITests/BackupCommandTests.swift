@@ -419,7 +419,7 @@ import Testing
     @Test func aStaleSecondCopyOnDriveIsNamedAsSuch() throws {
         try emulator.seedBackup(
             backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
-        try emulator.seedBackup(
+        let tabletCopy = try emulator.seedBackup(
             backupJSON(
                 device: "tablet", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
                 exportedAt: "2026-07-01T00:00:00.000Z"
@@ -427,12 +427,62 @@ import Testing
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        try #require(lines.count == 2, "\(result.stderr)")
         #expect(
-            result.stderr.contains(
-                "warning: held back challenge OLD: another copy of the backup on Drive was exported before"
+            lines[0].hasPrefix(
+                "cloudbackup: warning: held back challenge OLD: another copy of the backup on Drive was exported before"
             ))
-        #expect(!result.stderr.contains(phone.state.path))
+        #expect(!lines[0].contains(phone.state.path))
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A"]])
+
+        // Deleting the copy loses nothing: it waits in a side file, and the line's command
+        // takes its items in.
+        let sides = try emulator.files().filter {
+            $0.name.hasPrefix("habit-backup.json.held-back-")
+        }
+        let side = try #require(sides.first)
+        #expect(sides.count == 1)
+        #expect(challengeIDs(try BackupReader.read(Array(side.content)).document) == ["OLD"])
+        #expect(
+            lines[1]
+                == "cloudbackup: warning: kept that copy (id \(tabletCopy.id)) as '\(side.name)' in the app folder; to take its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(side.name) cloudbackup restore --file \(phone.state.path) --merge --allow-stale', then back up again"
+        )
+        var environment = phone.environment
+        environment["CLOUDBACKUP_FILE_NAME"] = side.name
+        let restored = try cloudbackup(
+            [
+                "restore", "--file", phone.state.path, "--merge", "--allow-stale", "--yes", "--now",
+                BackupMachine.now,
+            ], environment: environment)
+        #expect(restored.status == 0, "\(restored.stderr)")
+        let state = try BackupReader.read(Array(try Data(contentsOf: phone.state))).document
+        #expect(challengeIDs(state) == ["A", "OLD"])
+    }
+
+    /// Restore deletes no copy: it holds back a stale copy's items as it would the backup's,
+    /// and --allow-stale lets them in (SPEC §4 rule 7).
+    @Test func restoreHoldsBackAStaleCopyUnlessAllowed() throws {
+        try emulator.seedBackup(
+            backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.seedBackup(
+            backupJSON(
+                device: "tablet", challenges: ["OLD": "2026-06-01T00:00:00.000Z"],
+                exportedAt: "2026-07-01T00:00:00.000Z"))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let restore = [
+            "restore", "--file", phone.state.path, "--merge", "--dry-run", "--now",
+            BackupMachine.now,
+        ]
+        let held = try phone.run(restore)
+        #expect(held.status == 0, "\(held.stderr)")
+        #expect(
+            held.stderr.contains("held back challenge OLD: another copy of the backup on Drive"))
+        #expect(held.stderr.contains("; to let them in, run again with --allow-stale\n"))
+        #expect(held.stdout.contains("  challenges: 1 unchanged\n"))
+        let allowed = try phone.run(restore + ["--allow-stale"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowed.stdout.contains("  challenges: 1 added, 1 unchanged\n"))
     }
 
     @Test func manyHeldBackChallengesAreNamedAFewAndCounted() throws {
@@ -464,6 +514,24 @@ import Testing
             $0.contains("more than 24 h after now")
         }
         #expect(warnings.count == 1)
+    }
+
+    /// The first backup creates the file without a merge; its far-ahead stamps are still
+    /// reported, as every later backup's are.
+    @Test func theFirstBackupAlsoReportsFutureStamps() throws {
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "F": "2026-12-02T12:00:00.000Z"]))
+        let result = try phone.backup(["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""result":"created""#))
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(
+            lines.first?.hasPrefix(
+                "cloudbackup: warning: challenge F in \(phone.state.path) is stamped 2026-12-02T12:00:00.000Z, more than 24 h after now"
+            ) == true)
     }
 
     @Test func aCreateRetriedAfterACutConnectionLeavesOneFile() throws {
@@ -533,6 +601,18 @@ import Testing
         #expect(
             result.stderr.contains("warning: this machine's clock is 60 minutes behind Google's"))
         #expect(result.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func statusRemoteWarnsAboutAClockOffGooglesToo() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        try emulator.setClockOffset(-3_600)
+        let result = try phone.run(["status", "--remote"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "cloudbackup: warning: this machine's clock is 60 minutes ahead of Google's (fix the clock: timedatectl / NTP)\n"
+        )
     }
 }
 

@@ -26,6 +26,7 @@ extension BackupCommandTests {
     }
 
     struct RefusalCase: Sendable, CustomTestStringConvertible {
+        var status = 403
         var reason: String
         var exitCode: Int32
         var advice: String
@@ -36,10 +37,14 @@ extension BackupCommandTests {
         RefusalCase(reason: "insufficientPermissions", exitCode: 4, advice: "tick"),
         RefusalCase(reason: "insufficientScopes", exitCode: 4, advice: "tick"),
         RefusalCase(reason: "storageQuotaExceeded", exitCode: 5, advice: "free up"),
+        RefusalCase(reason: "domainPolicy", exitCode: 5, advice: "administrator"),
+        RefusalCase(status: 404, reason: "notFound", exitCode: 5, advice: "run again"),
+        RefusalCase(status: 400, reason: "badRequest", exitCode: 5, advice: "--verbose"),
     ])
     func aDriveRefusalSaysWhatToDo(_ refusal: RefusalCase) throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
-        try emulator.inject(.status(403, count: 1, reason: refusal.reason, paths: ["/upload/"]))
+        try emulator.inject(
+            .status(refusal.status, count: 1, reason: refusal.reason, paths: ["/upload/"]))
         let result = try phone.backup()
         #expect(result.status == refusal.exitCode, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)

@@ -45,7 +45,10 @@ import Testing
         #expect(error?.lines.first?.contains("unknown setting 'clientID'") == true)
     }
 
-    @Test(arguments: [#"{"clientID":"x"}"#, #"{"fileName":3}"#, "{", "[]"])
+    @Test(arguments: [
+        #"{"clientID":"x"}"#, #"{"fileName":3}"#, "{", "[]", #"{"fileName":""}"#,
+        #"{"driveUrl":"http://drive.example.com"}"#,
+    ])
     func aBrokenConfigFileIsAnInvalidFile(text: String) throws {
         let base = try Paths.temporaryFolder()
         let folder = base.appendingPathComponent("cloudbackup/default").path
@@ -66,8 +69,24 @@ import Testing
         ("http://127.0.0.1.example.com", false),
     ])
     func plainHTTPOnlyForLoopback(url: String, allowed: Bool) {
-        let accepted = (try? Profile.checkEndpoint(url, setting: "CLOUDBACKUP_DRIVE_URL")) != nil
+        let accepted =
+            (try? Profile.checkEndpoint(url, named: "CLOUDBACKUP_DRIVE_URL", exitCode: .usage))
+            != nil
         #expect(accepted == allowed)
+    }
+
+    /// A bad URL from the environment is named by its variable, like an option (exit 2).
+    @Test func aBadURLInTheEnvironmentIsNamedByItsVariable() throws {
+        let error = #expect(throws: CLIError.self) {
+            try Profile.load(
+                name: "default",
+                environment: [
+                    "XDG_CONFIG_HOME": "/tmp/x",
+                    "CLOUDBACKUP_DRIVE_URL": "http://drive.example.com",
+                ])
+        }
+        #expect(error?.exitCode == .usage)
+        #expect(error?.lines.first?.hasPrefix("CLOUDBACKUP_DRIVE_URL: ") == true)
     }
 
     @Test(arguments: ["../etc", ".hidden", "", "a/b", "white space"])

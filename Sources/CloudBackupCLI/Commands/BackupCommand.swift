@@ -83,12 +83,21 @@ struct BackupCommand: Command {
                 allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
             warn: warn)
         remote.maxBytes = readOptions.maxBytes
+        remote.statePath = file
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
         let kept = KeptCopy.load(
             from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         let outcome = try remote.backup(local, kept: kept)
+        if outcome.created {
+            // A first upload merges with nothing, so the merge's report of items stamped far
+            // ahead (SPEC §4 rule 8: always reported) is made here, against an empty backup.
+            let empty = BackupDocument(exportedAt: local.exportedAt, deviceId: local.deviceId)
+            let check = BackupKit.merge(
+                local: empty, incoming: local, options: MergeOptions(now: session.now()))
+            if let line = DriveSession.futureStamped(check, in: file) { warn(line) }
+        }
         // Drive holds the backup now, so the run succeeded (cron reads the exit code; SPEC §6
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
         // full disk) costs what its warning says, no more.

@@ -82,7 +82,8 @@ struct RestoreCommand: Command {
         let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
         let remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: true, readOptions: readOptions, warn: warn), warn: warn
+            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn),
+            warn: warn
         )
         guard let (backup, files) = try remote.fetch() else {
             throw CLIError(

@@ -54,6 +54,8 @@ struct StatusCommand: Command {
             let (section, failure) = DriveStatus.remoteSection(session)
             sections.append(section)
             remoteFailure = failure
+            // SPEC §6b: a clock off Google's is warned about whenever Drive answered.
+            session.clockSkew()
         }
         if let file { sections.append(try DriveStatus.localSection(file, options: readOptions)) }
         if json {
