@@ -59,7 +59,9 @@ let package = Package(
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         // GoogleDrive: its RetryingTransport is what login and logout run over.
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "GoogleDrive", "TestSupport"]),
-        .testTarget(name: "GoogleDriveTests", dependencies: ["GoogleDrive", "TestSupport"]),
+        // OAuth: a real TokenProvider under DriveClient's token refresh.
+        .testTarget(
+            name: "GoogleDriveTests", dependencies: ["GoogleDrive", "OAuth", "TestSupport"]),
         .testTarget(
             name: "BenchDocumentsTests",
             dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]

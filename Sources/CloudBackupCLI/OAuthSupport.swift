@@ -163,7 +163,7 @@ extension CloudBackup {
             return CLIError(
                 "no answer from the browser within \(seconds) s; \(login) again (--timeout S waits longer; --no-browser prints the URL to open elsewhere)",
                 exitCode: .notLoggedIn)
-        case .server(let endpoint, let status, let code, let description):
+        case .server(let endpoint, let status, let code, let description, _):
             let shown = Redaction.url(endpoint)
             let detail = [code, description].compactMap { $0 }.joined(separator: ": ")
             let said = detail.isEmpty ? "\(status)" : "\(status) (\(detail))"

@@ -262,14 +262,22 @@ public struct DriveClient: Sendable {
                     ],
                     body: Array(bytes[offset..<offset + count]), timeout: 600)
                 action = try machine.handle(
-                    sessionEvent(request, accepting: accepting, budget: &budget))
+                    sessionEvent(
+                        request, accepting: accepting, expectingMoreThan: machine.received,
+                        budget: &budget))
                 progress?(machine.received, bytes.count)
             case .queryStatus:
                 let request = HTTPRequest(
                     method: "PUT", url: machine.session ?? "",
                     headers: [("Content-Range", "bytes */\(bytes.count)")])
+                // A query after a lost answer has paid its backoff already; one asked because
+                // all bytes are in must bring the final answer, or it would be asked forever.
+                let allIn = machine.received == bytes.count
                 action = try machine.handle(
-                    sessionEvent(request, accepting: accepting, budget: &budget))
+                    sessionEvent(
+                        request, accepting: accepting,
+                        expectingMoreThan: allIn ? machine.received : nil,
+                        budget: &budget))
             case .finished(let status, let body):
                 return HTTPResponse(status: status, body: body)
             }
@@ -278,8 +286,15 @@ public struct DriveClient: Sendable {
 
     /// One request on the session URL turned into the machine's event. Failures that leave
     /// the server's position unknown back off first, then become `.connectionLost`.
+    ///
+    /// An answer that sends the machine round again without progress spends the retry budget
+    /// too: a session that expired (404/410), or a 308 whose `Range` holds no more than
+    /// `floor` bytes (nil: any 308 counts as progress). A session that keeps expiring or
+    /// never keeps a chunk so ends in `.unavailable`, like any other exhausted retry, instead
+    /// of sending the file again at full speed forever.
     private func sessionEvent(
-        _ request: HTTPRequest, accepting: Set<Int>, budget: inout Budget
+        _ request: HTTPRequest, accepting: Set<Int>, expectingMoreThan floor: Int?,
+        budget: inout Budget
     ) throws(DriveError) -> ResumableUpload.Event {
         switch try exchange(request, budget: &budget) {
         case .failure(let error):
@@ -298,8 +313,18 @@ public struct DriveClient: Sendable {
                         operation: budget.operation,
                         detail: "308 with Range '\(response.header("Range") ?? "")'")
                 }
+                if let floor, received <= floor {
+                    try budget.backOff(
+                        after:
+                            "the upload session kept no more than \(received) bytes (308 with Range '\(response.header("Range") ?? "")')",
+                        retryAfter: retryAfter(response))
+                }
                 return .incomplete(received: received)
             case 404, 410:
+                try budget.backOff(
+                    after:
+                        "the upload session expired (\(Self.summary(GoogleAPIError(response))))",
+                    retryAfter: retryAfter(response))
                 return .sessionExpired
             default:
                 let error = GoogleAPIError(response)
@@ -383,7 +408,8 @@ public struct DriveClient: Sendable {
                 token = try tokens.accessToken(refreshing: forceRefresh)
             } catch let failure as any TransientFailure where failure.isTransient {
                 // Out of attempts or time: the token error itself says best what failed.
-                guard (try? budget.backOff(after: "\(failure)", retryAfter: nil)) != nil else {
+                let wait = RetryPolicy.retryAfter(failure.retryAfter, now: clock.wall())
+                guard (try? budget.backOff(after: "\(failure)", retryAfter: wait)) != nil else {
                     throw .token(failure)
                 }
                 continue

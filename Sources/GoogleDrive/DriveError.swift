@@ -58,6 +58,7 @@ enum HTTPStatus {
         case 403: return "Forbidden"
         case 404: return "Not Found"
         case 409: return "Conflict"
+        case 410: return "Gone"
         case 412: return "Precondition Failed"
         case 429: return "Too Many Requests"
         case 500: return "Internal Server Error"

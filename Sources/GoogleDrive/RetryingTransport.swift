@@ -32,16 +32,12 @@ public struct RetryingTransport: HTTPTransport {
                 guard (try? budget.backOff(after: error)) != nil else { throw error }
                 continue
             }
-            guard Self.isTransient(response.status) else { return response }
+            guard HTTPResponse.isTransient(status: response.status) else { return response }
             let retryAfter = RetryPolicy.retryAfter(
                 response.header("Retry-After"), now: clock.wall())
             guard
                 (try? budget.backOff(after: "\(response.status)", retryAfter: retryAfter)) != nil
             else { return response }
         }
-    }
-
-    static func isTransient(_ status: Int) -> Bool {
-        status == 429 || (500...599).contains(status)
     }
 }

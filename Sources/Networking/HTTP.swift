@@ -88,8 +88,18 @@ public protocol AccessTokenSource: Sendable {
     func accessToken(refreshing: Bool) throws -> String
 }
 
+extension HTTPResponse {
+    /// Google's retry guidance for a status alone (SPEC §6b): too many requests, or a server
+    /// error. Drive adds its rate-limit 403s, which need the body (`GoogleAPIError`).
+    public static func isTransient(status: Int) -> Bool {
+        status == 429 || (500...599).contains(status)
+    }
+}
+
 /// A failure to get a token that a retry may cure (the token endpoint's 429 or 5xx, a lost
 /// connection): the Drive client backs off and asks again within its retry budget.
 public protocol TransientFailure: Error {
     var isTransient: Bool { get }
+    /// The server's `Retry-After` header as sent, if it said how long to wait.
+    var retryAfter: String? { get }
 }

@@ -90,7 +90,8 @@ public struct OAuthClient: Sendable {
             let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: Data(response.body))
             throw .server(
                 endpoint: tokenEndpoint, status: response.status, error: answer?.error,
-                description: answer?.error_description)
+                description: answer?.error_description,
+                retryAfter: response.header("Retry-After"))
         }
         let answer: GrantAnswer
         do {

@@ -18,8 +18,11 @@ public enum OAuthError: Error, Equatable, Sendable {
     case scopeNotGranted(missing: [String])
     /// No matching redirect arrived in time.
     case timedOut(seconds: Int)
-    /// The token or revocation endpoint answered with an unexpected status.
-    case server(endpoint: String, status: Int, error: String?, description: String?)
+    /// The token or revocation endpoint answered with an unexpected status; `retryAfter` is
+    /// its `Retry-After` header, which a retry of a 429 or 503 honours.
+    case server(
+        endpoint: String, status: Int, error: String?, description: String?,
+        retryAfter: String? = nil)
     /// A 2xx answer that is not the JSON it should be.
     case malformedAnswer(endpoint: String, problem: String)
     /// No HTTP answer at all.
@@ -39,8 +42,13 @@ extension OAuthError: TransientFailure {
     public var isTransient: Bool {
         switch self {
         case .transport(let error): error.isRetryable
-        case .server(_, let status, _, _): status == 429 || (500...599).contains(status)
+        case .server(_, let status, _, _, _): HTTPResponse.isTransient(status: status)
         default: false
         }
+    }
+
+    public var retryAfter: String? {
+        guard case .server(_, _, _, _, let retryAfter) = self else { return nil }
+        return retryAfter
     }
 }

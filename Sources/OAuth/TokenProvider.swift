@@ -100,7 +100,7 @@ public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
         let grant: TokenGrant
         do {
             grant = try client.readGrant(response, now: now())
-        } catch .server(_, _, "invalid_grant", _) {
+        } catch .server(_, _, "invalid_grant", _, _) {
             throw .revoked(tokenFile: store.path)
         }
         var updated = login

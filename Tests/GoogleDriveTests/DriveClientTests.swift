@@ -2,6 +2,7 @@ import Digests
 import Foundation
 import GoogleDrive
 import Networking
+import OAuth
 import Synchronization
 import TestSupport
 import Testing
@@ -227,6 +228,42 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     }
     #expect(inner is Revoked)
     #expect(transport.sent.isEmpty)
+}
+
+/// A refresh inside a Drive operation meets a busy token endpoint: its `Retry-After` is
+/// honoured as Drive's own is; without one the usual backoff (1.5 s at jitter 0.5) applies.
+@Test(arguments: [("6", 6.0), (nil, 1.5)])
+func aBusyTokenEndpointIsRetriedAfterItsRetryAfter(header: String?, wait: Double) throws {
+    let folder = try Paths.temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = TokenStore(path: folder.path + "/token.json")
+    try store.save(
+        StoredLogin(
+            refreshToken: "rt", accessToken: "at-old",
+            accessTokenExpiresAt: Date(timeIntervalSinceNow: -60), scope: nil))
+    let busy = HTTPResponse(
+        status: 503, headers: header.map { [("Retry-After", $0)] } ?? [],
+        body: Array(#"{"error":"temporarily_unavailable"}"#.utf8))
+    let tokenEndpoint = ScriptedTransport(answers: [
+        .success(busy),
+        .success(
+            HTTPResponse(
+                status: 200, body: Array(#"{"access_token":"at-new","expires_in":3599}"#.utf8))),
+    ])
+    let tokens = TokenProvider(
+        client: OAuthClient(
+            clientID: "c", clientSecret: "s", authorizationEndpoint: "http://127.0.0.1:9/auth",
+            tokenEndpoint: "http://127.0.0.1:9/token",
+            revocationEndpoint: "http://127.0.0.1:9/revoke"),
+        store: store, transport: tokenEndpoint)
+    let clock = FakeClock()
+    let drive = ScriptedTransport([answer(200, #"{"ids":["X1"]}"#)])
+    let client = DriveClient(
+        baseURL: "http://127.0.0.1:9/", transport: drive, tokens: tokens, clock: clock.clock)
+    #expect(try client.generateID() == "X1")
+    #expect(clock.sleeps == [wait])
+    #expect(tokenEndpoint.sent.count == 2)
+    #expect(drive.sent.map { $0.header("Authorization") } == ["Bearer at-new"])
 }
 
 @Test func theServerDateIsRecorded() throws {

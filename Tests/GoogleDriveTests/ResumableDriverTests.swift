@@ -47,10 +47,12 @@ private func payload(_ count: Int) -> [UInt8] {
         answer(308, headers: [("Range", "bytes=0-262143")]),
         answer(201, #"{"id":"F1","name":"n.json"}"#),
     ])
-    _ = try fakeDrive(transport, resumableThreshold: 256 * kib).create(
+    let clock = FakeClock()
+    _ = try fakeDrive(transport, clock: clock, resumableThreshold: 256 * kib).create(
         name: "n.json", id: "F1", bytes: bytes)
     let sent = transport.sent
     #expect(sent.map(\.method) == ["POST", "PUT", "POST", "PUT", "PUT"])
+    #expect(clock.sleeps.count == 1)
     #expect(sent[3].url == session + "b")
     #expect(sent[3].header("Content-Range") == "bytes 0-262143/307200")
     #expect(sent[4].header("Content-Range") == "bytes 262144-307199/307200")
@@ -96,4 +98,59 @@ private func payload(_ count: Int) -> [UInt8] {
         id: "F1", bytes: payload(300 * kib), ifMatch: "e9")
     #expect(result == .changedSinceRead)
     #expect(transport.remaining == 0)
+}
+
+struct StuckSession: Sendable, CustomTestStringConvertible {
+    var testDescription: String
+    /// The session URL's answer to every PUT, chunk or status query.
+    var put: ScriptedTransport.Step
+    /// Session POSTs and PUTs until 8 attempts (the default policy) are spent.
+    var posts: Int
+    var puts: Int
+    var last: String
+}
+
+/// 300 KiB in 256 KiB chunks against a session that never gets anywhere. Each answer that
+/// makes no progress is a failed attempt: 7 backoffs, then `.unavailable` (the CLI's exit 5).
+@Test(arguments: [
+    StuckSession(
+        testDescription: "404 on every PUT", put: googleError(404, "notFound"), posts: 8,
+        puts: 8, last: "the upload session expired (HTTP 404 notFound"),
+    StuckSession(
+        testDescription: "410 on every PUT", put: answer(410), posts: 8, puts: 8,
+        last: "the upload session expired (HTTP 410"),
+    // The first chunk moves the server from 0 to 1 byte; every later one from 1 to 1.
+    StuckSession(
+        testDescription: "308 bytes=0-0 on every PUT",
+        put: answer(308, headers: [("Range", "bytes=0-0")]), posts: 1, puts: 9,
+        last: "308 with Range 'bytes=0-0'"),
+    // Every byte is in after the first chunk, yet no final answer comes to the queries.
+    StuckSession(
+        testDescription: "308 for all bytes, never a 200",
+        put: answer(308, headers: [("Range", "bytes=0-307199")]), posts: 1, puts: 9,
+        last: "308 with Range 'bytes=0-307199'"),
+])
+func aSessionThatMakesNoProgressSpendsTheRetryBudget(_ stuck: StuckSession) throws {
+    let clock = FakeClock(jitter: 0)
+    let server: ScriptedTransport.Step = { request in
+        request.method == "POST"
+            ? .success(HTTPResponse(status: 200, headers: [("Location", session)], body: []))
+            : stuck.put(request)
+    }
+    let transport = ScriptedTransport(Array(repeating: server, count: 100))
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, clock: clock, resumableThreshold: 256 * kib).create(
+            name: "n.json", id: "F1", bytes: payload(300 * kib))
+    }
+    guard case .unavailable(let operation, let attempts, let last) = error else {
+        Issue.record("expected .unavailable, got \(String(describing: error))")
+        return
+    }
+    #expect(operation == "create n.json")
+    #expect(attempts == 8)
+    #expect(last.contains(stuck.last))
+    #expect(transport.sent.filter { $0.method == "POST" }.count == stuck.posts)
+    #expect(transport.sent.filter { $0.method == "PUT" }.count == stuck.puts)
+    // Base 1 s doubling, capped at 32 s (SPEC §6b).
+    #expect(clock.sleeps == [1, 2, 4, 8, 16, 32, 32])
 }

@@ -178,7 +178,7 @@ import Testing
                 timeoutSeconds: 20
             ).run(openBrowser: browser(log) { ["/?state=\($0)&code=c"] })
         }
-        guard case .server(_, let reported, _, _) = error else {
+        guard case .server(_, let reported, _, _, _) = error else {
             Issue.record("expected the token endpoint's answer, got \(String(describing: error))")
             return
         }
