@@ -370,7 +370,12 @@ public struct DriveClient: Sendable {
             let wait = policy.delay(
                 beforeRetry: retries, jitter: clock.random(), retryAfter: retryAfter)
             guard clock.monotonic() - began + wait <= policy.deadline else {
-                throw .unavailable(operation: operation, attempts: retries + 1, last: failure)
+                // Giving up early on the server's word, not on a failure of ours: say so.
+                let asked = retryAfter.map {
+                    "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(policy.deadline)) s limit"
+                }
+                throw .unavailable(
+                    operation: operation, attempts: retries + 1, last: failure + (asked ?? ""))
             }
             clock.sleep(wait)
             retries += 1

@@ -89,7 +89,7 @@ public enum DriveError: Error, CustomStringConvertible {
         case .unavailable(let operation, let attempts, let last):
             let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
             return
-                "could not \(operation) after \(tries): \(last); check the network and try again later"
+                "could not \(operation) after \(tries): \(last); try again later (if it keeps failing, check the network)"
         case .rejected(let operation, let error):
             let reason = error.reason.map { " (\($0))" } ?? ""
             return "Drive refused to \(operation): HTTP \(error.status)\(reason): \(error.message)"

@@ -192,10 +192,14 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
             repeating: googleError(429, "rateLimitExceeded", headers: [("Retry-After", "20")]),
             count: 5))
     let policy = RetryPolicy(base: 1, maxDelay: 32, maxAttempts: 10, deadline: 45)
-    #expect(throws: DriveError.self) {
+    let error = #expect(throws: DriveError.self) {
         try fakeDrive(transport, clock: clock, retry: policy).generateID()
     }
     #expect(clock.sleeps == [20, 20])
+    // The user learns it was Google's wait, not the network, that ended the run.
+    #expect(
+        error?.description.contains("Google asked to wait 20 s, past this run's 45 s limit") == true
+    )
 }
 
 @Test func a401RefreshesTheTokenOnce() throws {
