@@ -113,7 +113,8 @@ enum BackupFile {
                 try BackupWriter.write(document, pretty: pretty, to: write)
             }
         } catch {
-            throw CLIError("\(error.description); \(path) is unchanged", exitCode: .failure)
+            let kept = LocalFile.exists(path) ? "\(path) is unchanged" : "nothing was written"
+            throw CLIError("\(error.description); \(kept)", exitCode: .failure)
         }
     }
 }

@@ -9,15 +9,18 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
     public var path: String
     public var operation: String
     public var errno: Int32
+    /// Our own words where the OS's would mislead (a FIFO given as the output file).
+    public var reason: String?
 
-    public init(path: String, operation: String, errno: Int32) {
+    public init(path: String, operation: String, errno: Int32, reason: String? = nil) {
         self.path = path
         self.operation = operation
         self.errno = errno
+        self.reason = reason
     }
 
     public var description: String {
-        "\(path): cannot \(operation): \(String(cString: strerror(errno)))"
+        "\(path): cannot \(operation): \(reason ?? String(cString: strerror(errno)))"
     }
 
     public var isMissing: Bool { errno == ENOENT }
@@ -103,6 +106,11 @@ public enum LocalFile {
     /// otherwise those of the file it replaces, as an editor saving it would keep them, and
     /// for a new file 0666 less the umask, as any program creating one gets. A `path` that
     /// is a symbolic link stays one: the file it points to is the one replaced.
+    /// A FIFO, device or socket at `path` is refused, not replaced by a file.
+    ///
+    /// A run killed mid-write (SIGKILL, or Ctrl-C) leaves its temporary file behind; the
+    /// temporary's name carries the writer's pid, so the next write to the same target
+    /// removes those whose writer is gone.
     ///
     ///     try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
     ///         try BackupWriter.write(document, to: write)
@@ -112,10 +120,18 @@ public enum LocalFile {
         _ produce: (_ write: (UnsafeRawBufferPointer) throws(LocalFileError) -> Void)
             throws(LocalFileError) -> Void
     ) throws(LocalFileError) {
-        let target = resolvingLink(path)
+        let target = try resolvingLink(path)
         var replaced = stat()
         let replacing = stat(target, &replaced) == 0
+        if replacing, replaced.st_mode & S_IFMT != S_IFREG {
+            throw LocalFileError(
+                path: path, operation: "write it", errno: EINVAL,
+                reason: (replaced.st_mode & S_IFMT == S_IFDIR
+                    ? "it is a folder" : "it is a FIFO, device or socket")
+                    + ", not a regular file; give the path of a file")
+        }
         let folder = directory(of: target)
+        removeLeftovers(in: folder, stem: temporaryStem(for: target))
         // The exact bits the new file must have; nil for a new file, which follows the umask.
         let wanted = mode ?? (replacing ? replaced.st_mode & 0o7777 : nil)
         // Created with those bits (less the umask), so it is never open to more people than
@@ -166,32 +182,70 @@ public enum LocalFile {
     private static func createTemporary(
         in folder: String, for target: String, mode: mode_t, naming path: String
     ) throws(LocalFileError) -> (fd: Int32, path: String) {
-        let stem = folder + "/.\(baseName(of: target)).tmp-"
+        let stem = folder + "/" + temporaryStem(for: target) + "\(getpid())-"
         while true {
             let temporary = stem + String(UInt64.random(in: 0...UInt64.max), radix: 36)
             let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 { return (fd, temporary) }
             guard errno == EEXIST || errno == EINTR else {
-                throw LocalFileError(path: path, operation: "create a temporary file", errno: errno)
+                // The folder is what failed (missing, read-only); the temporary file is ours.
+                throw LocalFileError(
+                    path: folder, operation: "create a file in this folder", errno: errno)
             }
         }
     }
 
-    /// The file a symbolic link at `path` points to, or `path` itself when it is not a link.
-    /// A link to a file not yet there (a first restore into a synced folder) points where the
-    /// file is to be made: its target, read against the link's folder.
-    private static func resolvingLink(_ path: String) -> String {
-        var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { return path }
-        if let resolved = realpath(path, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved)
+    /// `.<name>.tmp-`, then the writer's pid and a random part. The name is cut so that the
+    /// whole stays within the 255 bytes a file name may have, as the target's may use them.
+    private static func temporaryStem(for target: String) -> String {
+        let name = baseName(of: target).utf8
+        let kept =
+            name.count > 200 ? String(decoding: name.prefix(200), as: UTF8.self) : String(name)
+        return ".\(kept).tmp-"
+    }
+
+    /// Removes temporary files of earlier writes to the same target whose writer no longer
+    /// runs (killed mid-write); a live writer's, another target's and anything unparsable
+    /// stay. Best effort: a folder that cannot be listed is left as it is.
+    private static func removeLeftovers(in folder: String, stem: String) {
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(stem),
+                let pid = Int32(name.dropFirst(stem.count).prefix { $0 != "-" }), pid > 0,
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            unlink(folder + "/" + name)
         }
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &target, target.count - 1)
-        guard count > 0 else { return path }
-        let text = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return text.hasPrefix("/") ? text : directory(of: path) + "/" + text
+    }
+
+    /// The file a symbolic link at `path` finally points to, or `path` itself when it is not
+    /// a link. A link to a file not yet there (a first restore into a synced folder) points
+    /// where the file is to be made: the end of its chain, each link read against its own
+    /// folder. A loop is an error (ELOOP), as for open(2).
+    private static func resolvingLink(_ path: String) throws(LocalFileError) -> String {
+        var current = path
+        // Linux's own limit on links followed in one lookup.
+        for _ in 0..<40 {
+            var info = stat()
+            guard lstat(current, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else {
+                return current
+            }
+            if let resolved = realpath(current, nil) {
+                defer { free(resolved) }
+                return String(cString: resolved)
+            }
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(current, &target, target.count - 1)
+            guard count > 0 else { return current }
+            let text = String(
+                decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
+        }
+        throw LocalFileError(path: path, operation: "follow its symbolic links", errno: ELOOP)
     }
 
     /// Writes every byte to `fd`, going on after short writes and EINTR; returns the errno of

@@ -73,10 +73,81 @@ import Testing
                 == Array("new\n".utf8))
     }
 
+    /// The error names the folder that failed, not a temporary file the user never sees.
     @Test func failedWriteLeavesTheOldFileAndNoTemporary() throws {
-        let path = folder.appendingPathComponent("missing-folder/state.json").path
-        #expect(throws: LocalFileError.self) { try LocalFile.writeAtomically([1, 2, 3], to: path) }
+        let missing = folder.appendingPathComponent("missing-folder").path
+        let path = missing + "/state.json"
+        let error = #expect(throws: LocalFileError.self) {
+            try LocalFile.writeAtomically([1, 2, 3], to: path)
+        }
+        #expect(error?.path == missing)
+        #expect(error?.isMissing == true)
         #expect(!LocalFile.exists(path))
+    }
+
+    /// A link chain ending nowhere yet is followed to its end; a loop is refused and both
+    /// links stay links.
+    @Test func linkChainsAreFollowedToTheEndAndLoopsRefused() throws {
+        let fm = FileManager.default
+        let first = folder.appendingPathComponent("a").path
+        try fm.createSymbolicLink(atPath: first, withDestinationPath: "b")
+        try fm.createSymbolicLink(
+            atPath: folder.appendingPathComponent("b").path, withDestinationPath: "c")
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: first)
+        #expect(try LocalFile.read(folder.appendingPathComponent("c").path) == Array("new\n".utf8))
+        #expect(
+            try fm.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("b").path) == "c"
+        )
+
+        let loop = folder.appendingPathComponent("x").path
+        try fm.createSymbolicLink(atPath: loop, withDestinationPath: "y")
+        try fm.createSymbolicLink(
+            atPath: folder.appendingPathComponent("y").path, withDestinationPath: "x")
+        let error = #expect(throws: LocalFileError.self) {
+            try LocalFile.writeAtomically([1], to: loop)
+        }
+        #expect(error?.errno == ELOOP)
+        #expect(try fm.destinationOfSymbolicLink(atPath: loop) == "y")
+        #expect(
+            try fm.destinationOfSymbolicLink(atPath: folder.appendingPathComponent("y").path) == "x"
+        )
+    }
+
+    /// `-o` naming a FIFO (or a device) must not turn it into a regular file.
+    @Test func aFIFOIsRefusedNotReplaced() throws {
+        let path = folder.appendingPathComponent("fifo").path
+        try #require(mkfifo(path, 0o600) == 0)
+        let error = #expect(throws: LocalFileError.self) {
+            try LocalFile.writeAtomically([1], to: path)
+        }
+        #expect(error?.description.contains("not a regular file") == true)
+        var info = stat()
+        #expect(lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    /// A name near the 255-byte limit still leaves room for the temporary file's name.
+    @Test func aNameNearTheLimitCanBeWritten() throws {
+        let path = folder.appendingPathComponent(String(repeating: "n", count: 250)).path
+        try LocalFile.writeAtomically(Array("new\n".utf8), to: path)
+        #expect(try LocalFile.read(path) == Array("new\n".utf8))
+    }
+
+    /// A write killed midway leaves its temporary file; the next write to the same target
+    /// removes it when its writer is gone, and leaves a live writer's alone.
+    @Test func aKilledWritersTemporaryIsRemovedByTheNextWrite() throws {
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let gone = folder.appendingPathComponent(".state.json.tmp-\(finished.processIdentifier)-a1")
+        let live = folder.appendingPathComponent(".state.json.tmp-\(getpid())-b2")
+        let other = folder.appendingPathComponent(
+            ".other.json.tmp-\(finished.processIdentifier)-c3")
+        for leftover in [gone, live, other] { try Data([1]).write(to: leftover) }
+        try LocalFile.writeAtomically(
+            Array("new\n".utf8), to: folder.appendingPathComponent("state.json").path)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == [other.lastPathComponent, live.lastPathComponent, "state.json"].sorted())
     }
 
     /// Chunks of any size, empty ones too, land in order and nothing else does.
