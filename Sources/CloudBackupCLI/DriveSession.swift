@@ -33,7 +33,7 @@ struct DriveSession {
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
         locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes
     ) throws {
-        lock = locking ? try Self.lock(profile) : nil
+        lock = locking ? try profile.lock() : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)
@@ -46,22 +46,6 @@ struct DriveSession {
         self.drive = DriveClient(
             baseURL: profile.driveURL, transport: transport, tokens: tokens,
             retry: context.retryPolicy)
-    }
-
-    private static func lock(_ profile: Profile) throws(CLIError) -> FileLock {
-        let held: FileLock?
-        do {
-            try LocalFile.makeDirectory(profile.folder)
-            held = try FileLock(path: profile.lockPath)
-        } catch {
-            throw CLIError(error.description, exitCode: .failure)
-        }
-        guard let held else {
-            throw CLIError(
-                "another cloudbackup run holds the lock of profile '\(profile.name)' (\(profile.lockPath)); "
-                    + "try again when it has finished", exitCode: .locked)
-        }
-        return held
     }
 
     /// `--now`, else the server's time when our clock is off by more than five minutes,

@@ -147,3 +147,23 @@ struct Profile: Sendable {
         }
     }
 }
+
+extension Profile {
+    /// One run at a time per profile (SPEC §6): the profile's lock, or exit 6 at once when
+    /// another run holds it. Held until the returned lock is released.
+    func lock() throws(CLIError) -> FileLock {
+        let held: FileLock?
+        do {
+            try LocalFile.makeDirectory(folder)
+            held = try FileLock(path: lockPath)
+        } catch {
+            throw CLIError(error.description, exitCode: .failure)
+        }
+        guard let held else {
+            throw CLIError(
+                "another cloudbackup run holds the lock of profile '\(name)' (\(lockPath)); "
+                    + "try again when it has finished", exitCode: .locked)
+        }
+        return held
+    }
+}

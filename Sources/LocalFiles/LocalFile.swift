@@ -293,6 +293,16 @@ public enum LocalFile {
         return info.st_mode & 0o7777
     }
 
+    /// Whether two paths name one file: the same text, or, both existing, the same device
+    /// and inode (a link, `./x` beside `x`).
+    public static func isSameFile(_ first: String, _ second: String) -> Bool {
+        if first == second { return true }
+        var a = stat()
+        var b = stat()
+        return stat(first, &a) == 0 && stat(second, &b) == 0 && a.st_dev == b.st_dev
+            && a.st_ino == b.st_ino
+    }
+
     public static func exists(_ path: String) -> Bool {
         access(path, F_OK) == 0
     }

@@ -201,6 +201,22 @@ import Testing
                 "not logged in"))
     }
 
+    /// One run at a time per profile: logout waits for no one, and deletes nothing a running
+    /// backup still reads.
+    @Test func logoutWhileAnotherRunHoldsTheProfileExits6() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try LocalFile.makeDirectory(home.folder)
+        try LocalFile.writeAtomically(
+            Array(#"{"refreshToken": "#.utf8), to: home.tokenPath, mode: 0o600)
+        let held = try #require(try FileLock(path: home.folder + "/lock"))
+        let result = try cloudbackup(["logout"], environment: home.environment)
+        withExtendedLifetime(held) {}
+        #expect(result.status == 6, "\(result.stderr)")
+        #expect(result.stderr.contains("another cloudbackup run holds the lock"))
+        #expect(LocalFile.exists(home.tokenPath))
+    }
+
     @Test func revokedAndNotLoggedInAreExit4WithTheWayOut() {
         let revoked = CloudBackup.describe(OAuthError.revoked(tokenFile: "/t/token.json"))
         #expect(revoked.exitCode == .notLoggedIn)

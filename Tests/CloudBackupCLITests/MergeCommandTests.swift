@@ -43,6 +43,12 @@ struct MergeCommandParsingTests {
             message:
                 "--now expects an RFC 3339 UTC time such as 2026-11-29T22:14:03Z, not '2026-11-29 10:00'"
         ),
+        UsageCase(
+            arguments: ["merge", "a.json", "b.json", "-o", "c.json", "--log", "a.json"],
+            message: "--log a.json is also a.json, a backup; give the log a file of its own"),
+        UsageCase(
+            arguments: ["merge", "a.json", "b.json", "-o", "c.json", "--log", "c.json"],
+            message: "--log c.json is also c.json, a backup; give the log a file of its own"),
         UsageCase(arguments: ["verify"], message: "missing <FILE>"),
         UsageCase(
             arguments: ["verify", "a.json", "--frobnicate"],

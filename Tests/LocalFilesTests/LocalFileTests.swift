@@ -113,6 +113,19 @@ import Testing
         )
     }
 
+    @Test func isSameFileSeesThroughLinksAndDotSlash() throws {
+        let file = folder.appendingPathComponent("x.json").path
+        let other = folder.appendingPathComponent("z.json").path
+        try LocalFile.writeAtomically([1], to: file)
+        try LocalFile.writeAtomically([1], to: other)
+        let link = folder.appendingPathComponent("y.json").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "x.json")
+        #expect(LocalFile.isSameFile(link, file))
+        #expect(LocalFile.isSameFile(folder.path + "/./x.json", file))
+        #expect(!LocalFile.isSameFile(file, other))
+        #expect(!LocalFile.isSameFile(file, folder.appendingPathComponent("missing").path))
+    }
+
     /// `-o` naming a FIFO (or a device) must not turn it into a regular file.
     @Test func aFIFOIsRefusedNotReplaced() throws {
         let path = folder.appendingPathComponent("fifo").path

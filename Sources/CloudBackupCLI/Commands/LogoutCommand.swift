@@ -34,6 +34,9 @@ struct LogoutCommand: Command {
 
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
+        // A backup or restore running now reads the token and the kept copy: not under it.
+        let lock = try profile.lock()
+        defer { withExtendedLifetime(lock) {} }
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
             transport: context.retryingTransport(verbose: verbose))

@@ -70,6 +70,16 @@ struct MergeCommand: Command {
             throw .usage(
                 "--explain and --json do not mix: --json prints only the report", Self.usage)
         }
+        // The log is appended to: naming a document there would break that document.
+        if let logPath,
+            let named = [localPath, incomingPath, outputPath].compactMap({ $0 }).first(where: {
+                LocalFile.isSameFile(logPath, $0)
+            })
+        {
+            throw .usage(
+                "--log \(logPath) is also \(named), a backup; give the log a file of its own",
+                Self.usage)
+        }
         // SPEC §4: a replace has no guard, so the flag would hold nothing back.
         if clockGuard, mode == .replace {
             throw .usage(
