@@ -145,10 +145,12 @@ public enum CloudBackup {
             return CLIError(
                 "\(error.description); the account's administrator has turned off Drive apps for it: ask them, or log in with another account",
                 exitCode: .network)
-        case .rejected(_, let google) where google.status == 404:
-            return CLIError(
-                "\(error.description); the file changed on Drive meanwhile (another device may have merged it into its copy): run again",
-                exitCode: .network)
+        case .rejected(let operation, let google) where google.status == 404:
+            let advice =
+                DriveClient.addressesAFile(operation)
+                ? "the file changed on Drive meanwhile (another device may have merged it into its copy): run again"
+                : "check the Drive URL setting (CLOUDBACKUP_DRIVE_URL or driveUrl in config.json)"
+            return CLIError("\(error.description); \(advice)", exitCode: .network)
         case .rejected:
             return CLIError(
                 "\(error.description); the backup on Drive is as it was; run again, and if it repeats, run with --verbose to see the exchange",

@@ -91,13 +91,6 @@ struct Profile: Sendable {
                         throw CLIError(
                             "\(path): setting '\(key)' must be a string", exitCode: .invalidFile)
                     }
-                    // An empty variable counts as unset, but "" written in the file is a slip
-                    // (an empty fileName would create an 'Untitled' file every run).
-                    guard !text.isEmpty else {
-                        throw CLIError(
-                            "\(path): setting '\(key)' is empty; give it a value or remove it",
-                            exitCode: .invalidFile)
-                    }
                     file[key] = text
                 }
             } catch let error as CLIError {
@@ -116,6 +109,15 @@ struct Profile: Sendable {
         func value(_ index: Int) -> String? {
             fromEnvironment(index) ?? file[Self.settings[index].key]
                 ?? Self.settings[index].fallback
+        }
+        // An empty variable counts as unset, but "" written in the file is a slip (an empty
+        // fileName would create an 'Untitled' file every run), unless the environment,
+        // which wins, gives the value.
+        for (index, setting) in Self.settings.enumerated()
+        where file[setting.key] == "" && fromEnvironment(index) == nil {
+            throw CLIError(
+                "\(path): setting '\(setting.key)' is empty; give it a value or remove it",
+                exitCode: .invalidFile)
         }
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),

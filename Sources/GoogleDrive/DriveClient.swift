@@ -338,6 +338,13 @@ public struct DriveClient: Sendable {
     // MARK: - The retry loop
 
     /// One operation's share of the retry policy: attempts so far and when it began.
+    /// Whether `operation` (as `DriveError` carries it) addresses one file by its id, so that
+    /// a 404 means that file is gone, not that the endpoint is wrong.
+    public static func addressesAFile(_ operation: String) -> Bool {
+        ["read the metadata of ", "download ", "read the etag of ", "upload to ", "delete "]
+            .contains { operation.hasPrefix($0) }
+    }
+
     struct Budget {
         let operation: String
         let policy: RetryPolicy
@@ -370,9 +377,13 @@ public struct DriveClient: Sendable {
             let wait = policy.delay(
                 beforeRetry: retries, jitter: clock.random(), retryAfter: retryAfter)
             guard clock.monotonic() - began + wait <= policy.deadline else {
-                // Giving up early on the server's word, not on a failure of ours: say so.
-                let asked = retryAfter.map {
-                    "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(policy.deadline)) s limit"
+                // Giving up early on the server's word, not on a failure of ours: say so, when
+                // its wait alone passes what is left of the deadline.
+                let left = policy.deadline - (clock.monotonic() - began)
+                let asked = retryAfter.flatMap {
+                    $0 > left
+                        ? "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(policy.deadline)) s limit"
+                        : nil
                 }
                 throw .unavailable(
                     operation: operation, attempts: retries + 1, last: failure + (asked ?? ""))

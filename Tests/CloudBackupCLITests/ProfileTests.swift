@@ -34,6 +34,18 @@ import Testing
         #expect(profile.fileName == "file.json")
     }
 
+    /// An empty value in the file is refused only when it would be used.
+    @Test func anEmptyFileValueTheEnvironmentOverridesIsFine() throws {
+        let base = try Paths.temporaryFolder()
+        let folder = base.appendingPathComponent("cloudbackup/default").path
+        try LocalFile.makeDirectory(folder)
+        try LocalFile.writeAtomically(Array(#"{"fileName":""}"#.utf8), to: folder + "/config.json")
+        let profile = try Profile.load(
+            name: "default",
+            environment: ["XDG_CONFIG_HOME": base.path, "CLOUDBACKUP_FILE_NAME": "x.json"])
+        #expect(profile.fileName == "x.json")
+    }
+
     @Test func unknownConfigKeyIsNamed() throws {
         let base = try Paths.temporaryFolder()
         let folder = base.appendingPathComponent("cloudbackup/default").path

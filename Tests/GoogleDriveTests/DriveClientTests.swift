@@ -202,6 +202,21 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     )
 }
 
+/// Our own backoff, not Google's short wait, passing the deadline is not blamed on Google.
+@Test func aShortRetryAfterIsNotBlamedForTheDeadline() throws {
+    let clock = FakeClock(jitter: 0)
+    let transport = ScriptedTransport(
+        Array(
+            repeating: googleError(429, "rateLimitExceeded", headers: [("Retry-After", "1")]),
+            count: 5))
+    let policy = RetryPolicy(base: 10, maxDelay: 32, maxAttempts: 10, deadline: 15)
+    let error = #expect(throws: DriveError.self) {
+        try fakeDrive(transport, clock: clock, retry: policy).generateID()
+    }
+    #expect(clock.sleeps == [10])
+    #expect(error?.description.contains("Google asked") == false)
+}
+
 @Test func a401RefreshesTheTokenOnce() throws {
     let tokens = CountingTokens()
     let transport = ScriptedTransport([answer(401), answer(200, #"{"ids":["X1"]}"#)])
