@@ -111,7 +111,9 @@ struct DriveSession {
                 warn(
                     copy
                         ? Self.heldBack(outcome, inCopy: source, backingUp: backingUp != nil)
-                        : Self.heldBack(outcome, from: source))
+                        : Self.heldBack(
+                            outcome, from: source,
+                            restore: Self.restoreCommand(into: source, profile: profile.name)))
             }
             if let line = Self.futureStamped(outcome, in: source), notes.first("future " + source) {
                 warn(line)
@@ -159,11 +161,30 @@ struct DriveSession {
     /// let them in that exists. A restore merge writes `source` with a fresh export time, so
     /// the next backup no longer holds them back; it also brings in what the backup has, so
     /// nothing else is lost on the way.
-    static func heldBack(_ outcome: MergeOutcome, from source: String) -> String {
+    static func heldBack(_ outcome: MergeOutcome, from source: String, restore: String) -> String {
         heldBackItems(outcome)
             + ": \(source) was exported before the tombstone window and the backup lacks them, "
             + "so they may be deletions whose records expired; to keep them, run "
-            + "'cloudbackup restore --file \(source) --merge', then back up again"
+            + "'\(restore)', then back up again"
+    }
+
+    /// `cloudbackup restore --file STATE --merge` as the user must type it for this run: with
+    /// `--profile` unless it is the default, the path quoted when the shell would split it.
+    static func restoreCommand(into state: String, profile: String) -> String {
+        "cloudbackup restore --file \(shellQuoted(state)) --merge"
+            + (profile == "default" ? "" : " --profile \(profile)")
+    }
+
+    /// `text` as one shell word: as it is when made of safe characters only, else in single
+    /// quotes (a quote inside written '\\'').
+    static func shellQuoted(_ text: String) -> String {
+        let safe = text.unicodeScalars.allSatisfy {
+            $0.isASCII
+                && (CharacterSet.alphanumerics.contains($0)
+                    || "/._-+,:=@%".unicodeScalars.contains($0))
+        }
+        return safe && !text.isEmpty
+            ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// The same for another copy of the backup on Drive. A backup keeps that copy aside

@@ -54,8 +54,9 @@ struct RemoteBackup<Document> {
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
     var maxBytes = Int.max
-    /// The state file, for the command that takes in a kept-aside copy's held-back items.
-    var statePath = "STATE"
+    /// The command that merges a backup into the state file (`DriveSession.restoreCommand`),
+    /// said with a kept-aside copy's name so its held-back items can be taken in.
+    var restoreCommand = "cloudbackup restore --file STATE --merge"
 
     struct Outcome {
         var file: DriveFile
@@ -156,8 +157,8 @@ struct RemoteBackup<Document> {
                     let side = try keepAside(copy, as: "held-back", sideFiles: &sideFiles)
                     warn(
                         "kept that copy (id \(copy.file.id)) as '\(side)' in the app folder; to take "
-                            + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(side) cloudbackup "
-                            + "restore --file \(statePath) --merge --allow-stale', then back up again"
+                            + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(side) "
+                            + "\(restoreCommand) --allow-stale', then back up again"
                     )
                 }
                 for duplicate in duplicates { try drive.delete(id: duplicate.id) }

@@ -101,6 +101,23 @@ import Testing
         #expect(error?.lines.first?.hasPrefix("CLOUDBACKUP_DRIVE_URL: ") == true)
     }
 
+    /// The restore command a warning suggests runs as printed: the profile named, the path
+    /// one shell word.
+    @Test(arguments: [
+        (
+            "/home/me/state.json", "default",
+            "cloudbackup restore --file /home/me/state.json --merge"
+        ),
+        (
+            "/home/me/my state.json", "work",
+            "cloudbackup restore --file '/home/me/my state.json' --merge --profile work"
+        ),
+        ("it's.json", "default", #"cloudbackup restore --file 'it'\''s.json' --merge"#),
+    ])
+    func theSuggestedRestoreRunsAsPrinted(state: String, profile: String, command: String) {
+        #expect(DriveSession.restoreCommand(into: state, profile: profile) == command)
+    }
+
     @Test(arguments: ["../etc", ".hidden", "", "a/b", "white space"])
     func badProfileNamesAreRefused(name: String) {
         #expect(throws: CLIError.self) {

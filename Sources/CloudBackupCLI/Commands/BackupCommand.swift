@@ -83,7 +83,8 @@ struct BackupCommand: Command {
                 allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
             warn: warn)
         remote.maxBytes = readOptions.maxBytes
-        remote.statePath = file
+        remote.restoreCommand = DriveSession.restoreCommand(
+            into: file, profile: session.profile.name)
         if let line = session.progress {
             remote.progress = { sent, total in line.upload(sent, total) }
         }
