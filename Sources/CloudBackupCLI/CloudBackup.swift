@@ -101,7 +101,10 @@ public enum CloudBackup {
     /// Maps any error to its lines on stderr and its exit code.
     static func report(_ error: any Error, in context: Context) -> ExitCode {
         let cliError = describe(error)
-        for line in cliError.lines { context.printError("cloudbackup: " + line) }
+        // A line may name a file whose name holds a newline or an escape sequence.
+        for line in cliError.lines {
+            context.printError("cloudbackup: " + ValidationIssue.escapingControls(line))
+        }
         if let usage = cliError.usage { context.printError(usage) }
         return cliError.exitCode
     }

@@ -102,6 +102,18 @@ import Testing
                 """)
     }
 
+    /// A file's name is shown on one line, without the terminal escapes it may hold.
+    @Test func aFileNameWithControlCharactersStaysOnOneLine() throws {
+        let file = try write(
+            "bad\nname\u{1B}[31m.json", example(replacing: #""target": 6"#, with: #""target": 0"#))
+        let result = try cloudbackup(["validate", file])
+        #expect(result.status == 3)
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 2 && lines[1].isEmpty, "\(result.stderr)")
+        #expect(lines[0].contains("bad\\u000Aname\\u001B[31m.json: /challenges/"))
+        #expect(!result.stderr.contains("\u{1B}"))
+    }
+
     @Test func validateOfInvalidFilesOnlyExitsThree() throws {
         let other = try write("other.json", #"{"foo":1}"#)
         let result = try cloudbackup(["validate", other])

@@ -14,10 +14,15 @@ public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
     /// or the message, are shown as `\u001B`, so they can neither break the line nor reach
     /// a terminal as an escape sequence.
     public var description: String {
-        let line = "\(pointer.isEmpty ? "/" : pointer): \(message)"
-        guard line.unicodeScalars.contains(where: Self.isControl) else { return line }
+        Self.escapingControls("\(pointer.isEmpty ? "/" : pointer): \(message)")
+    }
+
+    /// `text` with its control characters shown as `\u001B`: for anything shown on one line
+    /// that an untrusted source chose, such as a key of a file, or the file's own name.
+    public static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: Self.isControl) else { return text }
         var shown = String.UnicodeScalarView()
-        for scalar in line.unicodeScalars {
+        for scalar in text.unicodeScalars {
             guard Self.isControl(scalar) else {
                 shown.append(scalar)
                 continue
