@@ -1,5 +1,6 @@
 import Foundation
 import GoogleDrive
+import LocalFiles
 import Networking
 import OAuth
 
@@ -191,8 +192,14 @@ extension CloudBackup {
                 exitCode: .invalidFile)
         case .corruptTokenFile(let path, let problem):
             return CLIError("\(path): \(problem); delete it and \(login)", exitCode: .invalidFile)
-        case .file(let error):
+        case .file(let error) where ["open", "read", "stat"].contains(error.operation):
             return CLIError(error.description, exitCode: .invalidFile)
+        case .file(let error):
+            // The token file or its lock could not be written (a full disk, a read-only
+            // profile folder): a failed write, exit 1, not a bad file.
+            return CLIError(
+                "\(error.description); free up space or make \(LocalFile.directory(of: error.path)) writable, then run again",
+                exitCode: .failure)
         case .listener(let message):
             return CLIError(message, exitCode: .failure)
         case .crypto(let message):

@@ -48,8 +48,14 @@ struct Profile: Sendable {
         } else if let home = environment["HOME"], !home.isEmpty {
             base = home + "/.config"
         } else {
+            // XDG's rule: a relative XDG_CONFIG_HOME is ignored, so say that, not "unset".
+            let xdg = environment["XDG_CONFIG_HOME"].map {
+                $0.isEmpty ? "is empty" : "'\($0)' is not an absolute path"
+            }
             throw CLIError(
-                "neither XDG_CONFIG_HOME nor HOME is set; set one to say where the profile lives",
+                (xdg.map { "XDG_CONFIG_HOME \($0) and HOME is not set" }
+                    ?? "neither XDG_CONFIG_HOME nor HOME is set")
+                    + "; set one to an absolute path to say where the profile lives",
                 exitCode: .usage)
         }
         return base + "/cloudbackup/" + name

@@ -217,6 +217,21 @@ import Testing
         #expect(LocalFile.exists(home.tokenPath))
     }
 
+    /// A token file that cannot be read is a bad file (3); one that cannot be written, after a
+    /// refresh on a full disk, is a failed write (1) with its fix.
+    @Test func aTokenFileThatCannotBeWrittenIsAFailedWriteNotABadFile() {
+        let unreadable = CloudBackup.describe(
+            OAuthError.file(LocalFileError(path: "/p/token.json", operation: "read", errno: EIO)))
+        #expect(unreadable.exitCode == .invalidFile)
+        let full = CloudBackup.describe(
+            OAuthError.file(
+                LocalFileError(path: "/p/token.json", operation: "write", errno: ENOSPC)))
+        #expect(full.exitCode == .failure)
+        #expect(
+            full.lines.first?.hasSuffix("; free up space or make /p writable, then run again")
+                == true)
+    }
+
     @Test func revokedAndNotLoggedInAreExit4WithTheWayOut() {
         let revoked = CloudBackup.describe(OAuthError.revoked(tokenFile: "/t/token.json"))
         #expect(revoked.exitCode == .notLoggedIn)

@@ -118,6 +118,16 @@ import Testing
         #expect(DriveSession.restoreCommand(into: state, profile: profile) == command)
     }
 
+    @Test func aRelativeXDGConfigHomeIsNamedAsSuch() {
+        let error = #expect(throws: CLIError.self) {
+            try Profile.folder(for: "default", environment: ["XDG_CONFIG_HOME": "rel"])
+        }
+        #expect(
+            error?.lines.first
+                == "XDG_CONFIG_HOME 'rel' is not an absolute path and HOME is not set; set one to an absolute path to say where the profile lives"
+        )
+    }
+
     @Test(arguments: ["../etc", ".hidden", "", "a/b", "white space"])
     func badProfileNamesAreRefused(name: String) {
         #expect(throws: CLIError.self) {
