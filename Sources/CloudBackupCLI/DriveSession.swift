@@ -81,13 +81,14 @@ struct DriveSession {
     /// on the way out, merged by SPEC §4 with the remote copy as the base.
     ///
     /// `backingUp` is the state file `backup` merges into the remote copy. The device backing
-    /// up is then the local side for settings (our reading of SPEC §4 rule 6 for backup) when
-    /// its settings changed since it last backed up or restored (`takesSettings`, see
-    /// `SharedSettings`): the result carries the
-    /// state file's settings, but `premium`, `appLock` and `deviceId` stay as the remote copy
-    /// has them, as on any import. Keeping the base's settings always, as a plain merge does,
-    /// would freeze them at whichever device created the file; taking the state file's always
-    /// would have two devices with different settings overwrite each other every night.
+    /// up is then the local side for the settings it changed since it last backed up or
+    /// restored (`changedSettings`, see `SharedSettings`; our reading of SPEC §4 rule 6 for
+    /// backup): the result carries those of the state file's settings and the backup's others,
+    /// and `premium`, `appLock` and `deviceId` stay as the remote copy has them, as on any
+    /// import. Keeping the base's settings always, as a plain merge does, would freeze them at
+    /// whichever device created the file; taking all of the state file's would have two
+    /// devices with different settings overwrite each other every night, and undo another
+    /// device's change to a setting this one did not touch.
     /// Everything else (guards, counts, the state file as the incoming side) is the plain
     /// merge.
     func codec(
@@ -122,9 +123,8 @@ struct DriveSession {
             // The export time changes only with an upload, so "nothing changed" compares equal.
             document.exportedAt = base.exportedAt
             if !copy, let backingUp {
-                if backingUp.takesSettings {
-                    document.settings = base.settings.importing(incoming.settings)
-                }
+                document.settings = SharedSettings.taking(
+                    backingUp.changedSettings, from: incoming.settings, into: base.settings)
                 notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
             }
             return (document, heldBack)
@@ -141,10 +141,10 @@ struct DriveSession {
             mergeCopy: { base, copy in merged(base, copy, copy: true) })
     }
 
-    /// The state file `backup` merges into the remote copy, and whether its settings go up.
+    /// The state file `backup` merges into the remote copy, and which of its settings go up.
     struct BackingUp {
         var path: String
-        var takesSettings: Bool
+        var changedSettings: [SharedSettings.Field]
     }
 
     /// What the state file changed in the backup, counted against the remote copy.

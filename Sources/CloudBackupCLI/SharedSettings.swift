@@ -5,9 +5,9 @@ import BackupKit
 ///
 /// The profile keeps them as STATE had them when STATE and the backup were last brought
 /// together, by a backup or a restore (`synced-settings.json`). `backup` sends STATE's
-/// settings up only when they differ from that record, that is, when they were changed on
-/// this machine since: a change made on another device then stands until one is made here,
-/// and two devices with different settings do not overwrite each other every night. With no
+/// settings up only where they differ from that record, that is, the ones changed on this
+/// machine since: a change made on another device then stands until that setting is changed
+/// here, and two devices with different settings do not overwrite each other every night. With no
 /// record (a new machine, or a profile from before the record existed) the backup's settings
 /// stay, so a new machine's defaults never replace them; the record starts then.
 struct SharedSettings: ProfileRecord, Equatable {
@@ -23,13 +23,37 @@ struct SharedSettings: ProfileRecord, Equatable {
         reminderTime = settings.reminderTime?.description
     }
 
-    /// The JSON names of the settings that differ in `other`.
-    func changes(to other: SharedSettings) -> [String] {
-        [
-            ("dayStartHour", dayStartHour != other.dayStartHour),
-            ("weekStartsOn", weekStartsOn != other.weekStartsOn),
-            ("theme", theme != other.theme),
-            ("reminderTime", reminderTime != other.reminderTime),
-        ].filter(\.1).map(\.0)
+    /// One shared setting, by its JSON name.
+    enum Field: String, CaseIterable {
+        case dayStartHour, weekStartsOn, theme, reminderTime
+    }
+
+    /// The settings that differ in `other`.
+    func changes(to other: SharedSettings) -> [Field] {
+        Field.allCases.filter { field in
+            switch field {
+            case .dayStartHour: dayStartHour != other.dayStartHour
+            case .weekStartsOn: weekStartsOn != other.weekStartsOn
+            case .theme: theme != other.theme
+            case .reminderTime: reminderTime != other.reminderTime
+            }
+        }
+    }
+
+    /// `target` with `fields` taken from `source`, the others as they were: a device sends up
+    /// only the settings it changed, so another device's change to another setting stands.
+    static func taking(_ fields: [Field], from source: Settings, into target: Settings)
+        -> Settings
+    {
+        var result = target
+        for field in fields {
+            switch field {
+            case .dayStartHour: result.dayStartHour = source.dayStartHour
+            case .weekStartsOn: result.weekStartsOn = source.weekStartsOn
+            case .theme: result.theme = source.theme
+            case .reminderTime: result.reminderTime = source.reminderTime
+            }
+        }
+        return result
     }
 }

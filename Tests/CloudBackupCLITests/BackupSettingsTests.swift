@@ -93,6 +93,34 @@ extension BackupCommandTests {
         try expectBackup(laptop, "unchanged", leaving: .system)
     }
 
+    /// A device sends up only the settings it changed: the phone's theme and the laptop's
+    /// reminder, changed on each since their last backups, both stand.
+    @Test func twoDevicesChangingDifferentSettingsKeepBoth() throws {
+        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        try #require(original.contains(#""theme": "dark""#))
+        try #require(original.contains(#""reminderTime": "#))
+        let laptop = try BackupMachine(emulator)
+        try laptop.login()
+        try phone.write(original)
+        #expect(try phone.backup().status == 0)
+        try laptop.write(original)
+        #expect(try laptop.backup().status == 0)
+
+        try phone.write(
+            original.replacingOccurrences(of: #""theme": "dark""#, with: #""theme": "light""#))
+        #expect(try phone.backup().status == 0)
+        let reminder = try #require(
+            original.range(of: #""reminderTime": ("[0-9:]+"|null)"#, options: .regularExpression))
+        var later = original
+        later.replaceSubrange(reminder, with: #""reminderTime": "06:45""#)
+        try laptop.write(later)
+        #expect(try laptop.backup().status == 0)
+
+        let settings = try #require(try remoteBackups(emulator).first?.document.settings)
+        #expect(settings.theme == .light)
+        #expect(settings.reminderTime == ReminderTime(hour: 6, minute: 45))
+    }
+
     /// A restore brings STATE and the backup in step, settings too: a change made after it,
     /// even back to what this device had before, goes up.
     @Test func aSettingsChangeAfterARestoreGoesUp() throws {

@@ -76,7 +76,7 @@ struct BackupCommand: Command {
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
         let backingUp = DriveSession.BackingUp(
-            path: file, takesSettings: synced.map { $0 != settings } ?? false)
+            path: file, changedSettings: synced?.changes(to: settings) ?? [])
         var remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
             codec: session.codec(
@@ -161,7 +161,8 @@ struct BackupCommand: Command {
     static func settingsWords(from before: Settings, to after: Settings) -> String {
         let changed = SharedSettings(before).changes(to: SharedSettings(after))
         return "settings: "
-            + (changed.isEmpty ? "unchanged" : "updated (\(changed.joined(separator: ", ")))")
+            + (changed.isEmpty
+                ? "unchanged" : "updated (\(changed.map(\.rawValue).joined(separator: ", ")))")
     }
 
     /// The `--json` line.
