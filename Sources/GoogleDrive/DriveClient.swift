@@ -89,6 +89,7 @@ public struct DriveClient: Sendable {
             let media = try perform(&budget) {
                 HTTPRequest(method: "GET", url: mediaURL, timeout: 600)
             }
+            budget.restartDeadline()
             let actual = Digest.hex(Digest.md5(media.body))
             if let expected = file.md5Checksum, expected.lowercased() != actual {
                 try budget.backOff(
@@ -261,10 +262,12 @@ public struct DriveClient: Sendable {
                         ("Content-Range", "bytes \(offset)-\(offset + count - 1)/\(bytes.count)"),
                     ],
                     body: Array(bytes[offset..<offset + count]), timeout: 600)
+                let before = machine.received
                 action = try machine.handle(
                     sessionEvent(
                         request, accepting: accepting, expectingMoreThan: machine.received,
                         budget: &budget))
+                if machine.received > before { budget.restartDeadline() }
                 progress?(machine.received, bytes.count)
             case .queryStatus:
                 let request = HTTPRequest(
@@ -349,7 +352,8 @@ public struct DriveClient: Sendable {
         let operation: String
         let policy: RetryPolicy
         let clock: DriveClock
-        let began: Double
+        /// When the deadline started: the operation's start, or its last progress.
+        var began: Double
         var retries = 0
         /// The one token refresh a 401 may trigger per operation has been spent.
         var refreshed = false
@@ -359,6 +363,13 @@ public struct DriveClient: Sendable {
             self.policy = policy
             self.clock = clock
             self.began = clock.monotonic()
+        }
+
+        /// Starts the deadline again after bytes moved (a chunk kept, a body received): the
+        /// deadline bounds waiting for a server that does not answer, not a slow link's
+        /// transfer, or a large file on it could never be retried after five minutes.
+        mutating func restartDeadline() {
+            began = clock.monotonic()
         }
 
         /// Sleeps before the next attempt, or throws `.unavailable` when attempts or time ran out.
@@ -435,12 +446,13 @@ public struct DriveClient: Sendable {
             var authorised = request
             authorised.headers.append(("Authorization", "Bearer \(token)"))
             let response: HTTPResponse
+            let sent = clock.wall()
             do {
                 response = try transport.send(authorised)
             } catch {
                 return .failure(error)
             }
-            record(response)
+            record(response, sentAt: sent)
             guard response.status == 401 else { return .success(response) }
             guard !budget.refreshed else {
                 throw .unauthorized(operation: budget.operation, GoogleAPIError(response))
@@ -450,10 +462,13 @@ public struct DriveClient: Sendable {
         }
     }
 
-    private func record(_ response: HTTPResponse) {
+    /// Google stamps `Date` somewhere between our request and the end of its answer, which
+    /// for a large body on a slow link is minutes later: only a `Date` outside that span says
+    /// the clocks differ, and by how much it lies outside.
+    private func record(_ response: HTTPResponse, sentAt sent: Date) {
         guard let text = response.header("Date"), let server = HTTPDate.parse(text) else { return }
-        let reading = ClockReading(server: server, local: clock.wall())
-        readings.latest.withLock { $0 = reading }
+        let local = min(max(server, sent), clock.wall())
+        readings.latest.withLock { $0 = ClockReading(server: server, local: local) }
     }
 
     private func retryAfter(_ response: HTTPResponse) -> Double? {

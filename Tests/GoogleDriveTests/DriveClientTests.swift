@@ -297,6 +297,47 @@ func aBusyTokenEndpointIsRetriedAfterItsRetryAfter(header: String?, wait: Double
     #expect(reading.skew == 600)
 }
 
+/// Google stamps Date as it starts answering; a body that then takes minutes is not a clock
+/// minutes apart. (The fake wall clock starts at 2027-01-15T08:00:00Z.)
+@Test func aSlowAnswerIsNotTakenForClockSkew() throws {
+    let clock = FakeClock()
+    let transport = ScriptedTransport([
+        { _ in
+            clock.advance(400)
+            return .success(
+                HTTPResponse(
+                    status: 200, headers: [("Date", "Fri, 15 Jan 2027 08:00:00 GMT")],
+                    body: Array(#"{"ids":["X1"]}"#.utf8)))
+        }
+    ])
+    let drive = fakeDrive(transport, clock: clock)
+    _ = try drive.generateID()
+    #expect(try #require(drive.clockReading).skew == 0)
+}
+
+/// A download whose minutes of body arrive damaged is read again: the deadline counts from
+/// the end of the transfer, not from its start.
+@Test func aSlowDownloadThatArrivesDamagedIsReadAgain() throws {
+    let bytes = Array("{\"hello\":1}\n".utf8)
+    let clock = FakeClock()
+    let metadata = answer(
+        200,
+        #"{"id":"F1","title":"n.json","etag":"\"e1\"","md5Checksum":"\#(Digest.hex(Digest.md5(bytes)))"}"#
+    )
+    let transport = ScriptedTransport([
+        metadata,
+        { _ in
+            clock.advance(400)
+            return .success(HTTPResponse(status: 200, body: Array(bytes.dropLast())))
+        },
+        metadata,
+        answer(200, bytes: bytes),
+    ])
+    let snapshot = try fakeDrive(transport, clock: clock).read(id: "F1")
+    #expect(snapshot.bytes == bytes)
+    #expect(clock.sleeps.count == 1)
+}
+
 @Test func createSendsTheIdAndTheAppFolderAsParent() throws {
     let bytes = Array("{}\n".utf8)
     let transport = ScriptedTransport([answer(201, fileJSON)])

@@ -38,6 +38,32 @@ private func payload(_ count: Int) -> [UInt8] {
     #expect(clock.sleeps.count == 1)
 }
 
+/// Five minutes of chunks on a slow link, then a 503: still retried, as the deadline counts
+/// from the last chunk kept.
+@Test func aSlowUploadIsStillRetriedAfterFiveMinutes() throws {
+    let bytes = payload(600 * kib)
+    let clock = FakeClock()
+    func slowChunk(keptUpTo last: Int) -> ScriptedTransport.Step {
+        { _ in
+            clock.advance(200)
+            return .success(HTTPResponse(status: 308, headers: [("Range", "bytes=0-\(last)")]))
+        }
+    }
+    let transport = ScriptedTransport([
+        answer(200, headers: [("Location", session)]),
+        slowChunk(keptUpTo: 262_143),
+        slowChunk(keptUpTo: 524_287),
+        googleError(503, "backendError"),
+        answer(308, headers: [("Range", "bytes=0-524287")]),
+        answer(200, #"{"id":"F1","name":"n.json","size":"614400"}"#),
+    ])
+    let file = try fakeDrive(transport, clock: clock, resumableThreshold: 512 * kib).create(
+        name: "n.json", id: "F1", bytes: bytes)
+    #expect(file.size == 600 * kib)
+    #expect(transport.sent.last?.header("Content-Range") == "bytes 524288-614399/614400")
+    #expect(clock.sleeps.count == 1)
+}
+
 @Test func anExpiredSessionStartsOver() throws {
     let bytes = payload(300 * kib)
     let transport = ScriptedTransport([

@@ -92,6 +92,11 @@ public final class FakeClock: Sendable {
 
     public var sleeps: [Double] { state.withLock { $0.sleeps } }
 
+    /// Time passing without a sleep: a slow transfer inside a request.
+    public func advance(_ seconds: Double) {
+        state.withLock { $0.now += seconds }
+    }
+
     public var clock: DriveClock {
         DriveClock(
             monotonic: { self.state.withLock { $0.now } },
