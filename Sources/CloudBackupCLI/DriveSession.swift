@@ -119,6 +119,13 @@ struct DriveSession {
             if let line = Self.futureStamped(outcome, in: source), notes.first("future " + source) {
                 warn(line)
             }
+            if !copy,
+                let line = Self.staleSurvivors(
+                    of: incoming, missingFrom: base, keptIn: outcome.document, now: now(),
+                    named: source), notes.first("survivors")
+            {
+                warn(line)
+            }
             var document = outcome.document
             // The export time changes only with an upload, so "nothing changed" compares equal.
             document.exportedAt = base.exportedAt
@@ -205,13 +212,40 @@ struct DriveSession {
             }
             return id.rawValue
         }
-        let shown = 3
-        let named =
-            ids.prefix(shown).joined(separator: ", ")
-            + (ids.count > shown ? " and \(ids.count - shown) more" : "")
         let logs = outcome.report.dayLogs.heldBack
-        return "held back challenge\(ids.count == 1 ? "" : "s") \(named)"
-            + (logs > 0 ? " (with \(logs) day log(s))" : "")
+        return "held back \(challenges(ids))" + (logs > 0 ? " (with \(logs) day log(s))" : "")
+    }
+
+    /// "challenges a, b, c and 2 more": a few ids, then how many others.
+    private static func challenges(_ ids: [String]) -> String {
+        let shown = 3
+        return "challenge\(ids.count == 1 ? "" : "s") " + ids.prefix(shown).joined(separator: ", ")
+            + (ids.count > shown ? " and \(ids.count - shown) more" : "")
+    }
+
+    /// The stale guard's case seen from the side it does not cover (SPEC §4 rule 7 guards only
+    /// the incoming file): `state`, exported before the tombstone window, brings into `result`
+    /// challenges that `other` has no live copy of and that were last edited before the
+    /// window. They may be deletions whose tombstones have expired since, so a person is told;
+    /// nil when there are none. `state` is STATE in a restore (the local side) and in a backup
+    /// (the incoming side, where the guard is off for a backup with nothing left in it).
+    static func staleSurvivors(
+        of state: BackupDocument, missingFrom other: BackupDocument, keptIn result: BackupDocument,
+        now: Timestamp, named source: String
+    ) -> String? {
+        let cutoff =
+            now.millisecondsSince1970 - Int64(MergeOptions.defaultWindowDays) * 86_400_000
+        guard state.exportedAt.millisecondsSince1970 < cutoff else { return nil }
+        let live = Set(other.challenges.map(\.id))
+        let kept = Set(result.challenges.map(\.id))
+        let ids = state.challenges.filter {
+            $0.updatedAt.millisecondsSince1970 < cutoff && !live.contains($0.id)
+                && kept.contains($0.id)
+        }.map(\.id.rawValue)
+        guard !ids.isEmpty else { return nil }
+        return "\(source) was exported before the tombstone window and keeps \(challenges(ids)), "
+            + "last edited before it, that the backup does not have: they may have been deleted on "
+            + "another device since; if so, delete them again in the app"
     }
 
     /// One line for items stamped more than 24 h ahead (SPEC §4 rule 8 reports them always).

@@ -485,6 +485,45 @@ import Testing
         #expect(allowed.stdout.contains("  challenges: 1 added, 1 unchanged\n"))
     }
 
+    /// An old STATE restored by merge keeps what the backup no longer has; those may be
+    /// deletions whose tombstones expired, so the restore says so (the guard covers only the
+    /// backup's side).
+    @Test func restoringAStaleStateSaysWhatItKeepsThatTheBackupLacks() throws {
+        try emulator.seedBackup(
+            backupJSON(device: "tablet", challenges: ["Y": "2026-11-01T00:00:00.000Z"]))
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["X": "2026-06-01T00:00:00.000Z", "Y": "2026-06-01T00:00:00.000Z"],
+                exportedAt: "2026-07-01T00:00:00.000Z"))
+        let result = try phone.run([
+            "restore", "--file", phone.state.path, "--merge", "--dry-run", "--now",
+            BackupMachine.now,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "warning: \(phone.state.path) was exported before the tombstone window and keeps challenge X, last edited before it, that the backup does not have"
+            ))
+        #expect(!result.stderr.contains("challenges X, Y"))
+    }
+
+    /// A backup with nothing left in it takes an old STATE's challenges without the stale
+    /// guard (SPEC §4 rule 7's empty-local case); the run says what came back.
+    @Test func anOldStateBackedUpIntoAnEmptyBackupSaysWhatItBroughtBack() throws {
+        try emulator.seedBackup(backupJSON(device: "tablet", challenges: [:]))
+        try phone.write(
+            backupJSON(
+                device: "phone", challenges: ["X": "2026-06-01T00:00:00.000Z"],
+                exportedAt: "2026-07-01T00:00:00.000Z"))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["X"]])
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("keeps challenge X, last edited before it") == true)
+    }
+
     @Test func manyHeldBackChallengesAreNamedAFewAndCounted() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)

@@ -96,6 +96,12 @@ struct RestoreCommand: Command {
         let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
         if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
+        if let current, mode == .merge,
+            let line = DriveSession.staleSurvivors(
+                of: current, missingFrom: backup, keptIn: outcome.document, now: now, named: file)
+        {
+            warn(line)
+        }
 
         // Without a question to ask, STATE is written before anything goes to stdout, so a
         // write that fails prints its error alone, not a report that reads like a success.
