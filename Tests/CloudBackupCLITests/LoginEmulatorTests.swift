@@ -189,6 +189,19 @@ import Testing
         try session.expectNoSecretPrinted()
     }
 
+    /// A login that cannot be saved (here the token file's place is a folder) is revoked, so
+    /// no grant stays live that nobody holds; the save's failure is the error (exit 1).
+    @Test func aLoginThatCannotBeSavedIsRevoked() throws {
+        let session = try Session()
+        defer { session.finish() }
+        try LocalFile.makeDirectory(session.tokenPath + "/x")
+        let result = try session.cloudbackup(["login"])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("\(session.tokenPath): cannot"))
+        #expect(try session.emulator.log().contains { $0.path == "/revoke" && $0.status == 200 })
+        try session.expectNoSecretPrinted()
+    }
+
     /// Backoff of 1 ms, so the retries below take no time.
     static let quickRetries = ["CLOUDBACKUP_RETRY_BASE_MS": "1"]
 

@@ -51,8 +51,9 @@ struct LoginCommand: Command {
 
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
+        let client = try profile.oauthClient()
         let login = Login(
-            client: try profile.oauthClient(),
+            client: client,
             transport: context.retryingTransport(verbose: verbose),
             port: port, timeoutSeconds: timeoutSeconds)
         let grant = try login.run { url, port in
@@ -75,7 +76,15 @@ struct LoginCommand: Command {
             throw OAuthError.malformedAnswer(
                 endpoint: profile.tokenURL, problem: "no refresh_token")
         }
-        try profile.tokenStore.save(saved)
+        do {
+            try profile.tokenStore.save(saved)
+        } catch {
+            // A login nobody holds must not stay live in the user's account: revoke it (once,
+            // best effort), then say why it could not be kept.
+            _ = try? context.transport(verbose: verbose).send(
+                client.revocationRequest(token: saved.refreshToken))
+            throw error
+        }
         if verbose {
             context.printError("cloudbackup: logged in; the login is saved in \(profile.tokenPath)")
         }
