@@ -1,3 +1,4 @@
+import BackupKit
 import LocalFiles
 
 #if canImport(Glibc)
@@ -71,6 +72,10 @@ public final class Context: @unchecked Sendable {
     public func print(_ line: String) { writeOut(line + "\n") }
     /// Prints a line on stderr: warnings and failures.
     public func printError(_ line: String) { writeErr(line + "\n") }
+    /// Prints a warning on one line of stderr, whatever file names or ids it quotes hold.
+    public func printWarning(_ line: String) {
+        printError("cloudbackup: warning: " + ValidationIssue.escapingControls(line))
+    }
     /// Raw stderr, for progress lines that rewrite themselves with `\r`.
     public func writeError(_ text: String) { writeErr(text) }
 }

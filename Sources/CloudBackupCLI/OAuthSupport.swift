@@ -196,10 +196,18 @@ extension CloudBackup {
             return CLIError(error.description, exitCode: .invalidFile)
         case .file(let error):
             // The token file or its lock could not be written (a full disk, a read-only
-            // profile folder): a failed write, exit 1, not a bad file.
+            // profile folder): a failed write, exit 1, not a bad file. A folder that failed
+            // is the error's own path; for a file, its folder.
+            let folder =
+                error.operation == "create a file in this folder"
+                ? error.path : LocalFile.directory(of: error.path)
+            let fix =
+                [ENOSPC, EDQUOT].contains(error.errno)
+                ? "free up space"
+                : [EACCES, EPERM, EROFS].contains(error.errno)
+                    ? "make \(folder) writable" : "fix \(error.path)"
             return CLIError(
-                "\(error.description); free up space or make \(LocalFile.directory(of: error.path)) writable, then run again",
-                exitCode: .failure)
+                "\(error.description); \(fix), then run again", exitCode: .failure)
         case .listener(let message):
             return CLIError(message, exitCode: .failure)
         case .crypto(let message):

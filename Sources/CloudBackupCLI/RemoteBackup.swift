@@ -157,7 +157,7 @@ struct RemoteBackup<Document> {
                     let side = try keepAside(copy, as: "held-back", sideFiles: &sideFiles)
                     warn(
                         "kept that copy (id \(copy.file.id)) as '\(side)' in the app folder; to take "
-                            + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(side) "
+                            + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(DriveSession.shellQuoted(side)) "
                             + "\(restoreCommand) --allow-stale', then back up again"
                     )
                 }

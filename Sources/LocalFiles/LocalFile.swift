@@ -205,20 +205,30 @@ public enum LocalFile {
     }
 
     /// Removes temporary files of earlier writes to the same target whose writer no longer
-    /// runs (killed mid-write); a live writer's, another target's and anything unparsable
-    /// stay. Best effort: a folder that cannot be listed is left as it is.
+    /// runs (killed mid-write). Only what this code names so (`stem`, a pid, `-`, a base-36
+    /// part), a regular file of this user untouched for ten minutes (a writer in another pid
+    /// namespace, over NFS say, looks dead here but keeps writing), whose pid is gone.
+    /// Best effort: a folder that cannot be listed is left as it is.
     private static func removeLeftovers(in folder: String, stem: String) {
         guard let directory = opendir(folder) else { return }
         defer { closedir(directory) }
+        let settled = time(nil) - 600
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
-            guard name.hasPrefix(stem),
-                let pid = Int32(name.dropFirst(stem.count).prefix { $0 != "-" }), pid > 0,
+            guard name.hasPrefix(stem) else { continue }
+            let parts = name.dropFirst(stem.count).split(
+                separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            var info = stat()
+            let path = folder + "/" + name
+            guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, !parts[1].isEmpty,
+                parts[1].allSatisfy({ $0.isASCII && ($0.isNumber || $0.isLowercase) }),
+                lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+                info.st_uid == geteuid(), info.st_mtim.tv_sec < settled,
                 kill(pid, 0) != 0, errno == ESRCH
             else { continue }
-            unlink(folder + "/" + name)
+            unlink(path)
         }
     }
 
@@ -293,14 +303,21 @@ public enum LocalFile {
         return info.st_mode & 0o7777
     }
 
-    /// Whether two paths name one file: the same text, or, both existing, the same device
-    /// and inode (a link, `./x` beside `x`).
+    /// Whether two paths name one file: the same text, the same device and inode (a link,
+    /// `./x` beside `x`), or, for a file not made yet, the same name in the same real folder.
     public static func isSameFile(_ first: String, _ second: String) -> Bool {
         if first == second { return true }
-        var a = stat()
-        var b = stat()
-        return stat(first, &a) == 0 && stat(second, &b) == 0 && a.st_dev == b.st_dev
-            && a.st_ino == b.st_ino
+        guard let a = identity(of: first), let b = identity(of: second) else { return false }
+        return a == b
+    }
+
+    /// "device:inode" of an existing file; else its folder's real path and its name.
+    private static func identity(of path: String) -> String? {
+        var info = stat()
+        if stat(path, &info) == 0 { return "\(info.st_dev):\(info.st_ino)" }
+        var folder = stat()
+        guard stat(directory(of: path), &folder) == 0 else { return nil }
+        return "\(folder.st_dev):\(folder.st_ino)/\(baseName(of: path))"
     }
 
     public static func exists(_ path: String) -> Bool {

@@ -227,9 +227,13 @@ import Testing
             OAuthError.file(
                 LocalFileError(path: "/p/token.json", operation: "write", errno: ENOSPC)))
         #expect(full.exitCode == .failure)
-        #expect(
-            full.lines.first?.hasSuffix("; free up space or make /p writable, then run again")
-                == true)
+        #expect(full.lines.first?.hasSuffix("; free up space, then run again") == true)
+        let locked = CloudBackup.describe(
+            OAuthError.file(
+                LocalFileError(
+                    path: "/p/default", operation: "create a file in this folder", errno: EACCES)))
+        #expect(locked.exitCode == .failure)
+        #expect(locked.lines.first?.hasSuffix("; make /p/default writable, then run again") == true)
     }
 
     @Test func revokedAndNotLoggedInAreExit4WithTheWayOut() {

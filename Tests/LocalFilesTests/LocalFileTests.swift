@@ -124,6 +124,10 @@ import Testing
         #expect(LocalFile.isSameFile(folder.path + "/./x.json", file))
         #expect(!LocalFile.isSameFile(file, other))
         #expect(!LocalFile.isSameFile(file, folder.appendingPathComponent("missing").path))
+        // A file not made yet (merge's OUT) is named the same way two ways too.
+        let new = folder.appendingPathComponent("new.json").path
+        #expect(LocalFile.isSameFile(new, folder.path + "/./new.json"))
+        #expect(!LocalFile.isSameFile(new, folder.appendingPathComponent("other.json").path))
     }
 
     /// `-o` naming a FIFO (or a device) must not turn it into a regular file.
@@ -152,15 +156,29 @@ import Testing
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
         try finished.run()
         finished.waitUntilExit()
-        let gone = folder.appendingPathComponent(".state.json.tmp-\(finished.processIdentifier)-a1")
+        let dead = finished.processIdentifier
+        let gone = folder.appendingPathComponent(".state.json.tmp-\(dead)-a1")
         let live = folder.appendingPathComponent(".state.json.tmp-\(getpid())-b2")
-        let other = folder.appendingPathComponent(
-            ".other.json.tmp-\(finished.processIdentifier)-c3")
-        for leftover in [gone, live, other] { try Data([1]).write(to: leftover) }
+        let other = folder.appendingPathComponent(".other.json.tmp-\(dead)-c3")
+        // Named like ours but not in our shape: never ours to delete.
+        let lookalike = folder.appendingPathComponent(".state.json.tmp-\(dead)")
+        // In our shape but written a moment ago: perhaps a live writer elsewhere.
+        let fresh = folder.appendingPathComponent(".state.json.tmp-\(dead)-d4")
+        let anHourAgo = Date(timeIntervalSinceNow: -3600)
+        for leftover in [gone, live, other, lookalike, fresh] {
+            try Data([1]).write(to: leftover)
+            if leftover != fresh {
+                try FileManager.default.setAttributes(
+                    [.modificationDate: anHourAgo], ofItemAtPath: leftover.path)
+            }
+        }
         try LocalFile.writeAtomically(
             Array("new\n".utf8), to: folder.appendingPathComponent("state.json").path)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(names == [other.lastPathComponent, live.lastPathComponent, "state.json"].sorted())
+        #expect(
+            names
+                == ([other, live, lookalike, fresh].map(\.lastPathComponent) + ["state.json"])
+                .sorted())
     }
 
     /// Chunks of any size, empty ones too, land in order and nothing else does.

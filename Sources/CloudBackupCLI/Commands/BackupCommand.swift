@@ -72,7 +72,7 @@ struct BackupCommand: Command {
             profile: try Profile.load(name: profile, environment: context.environment),
             context: context, now: now, verbose: verbose, quiet: quiet || json,
             maxBytes: readOptions.maxBytes)
-        let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
+        let warn = { (line: String) in context.printWarning(line) }
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
         let backingUp = DriveSession.BackingUp(

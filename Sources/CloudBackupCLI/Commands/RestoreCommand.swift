@@ -79,7 +79,7 @@ struct RestoreCommand: Command {
             LocalFile.exists(file) ? try BackupFile.loadWithBytes(file, options: readOptions) : nil
         let previous = loaded?.bytes
         let current = loaded?.result.document
-        let warn = { (line: String) in context.printError("cloudbackup: warning: " + line) }
+        let warn = { (line: String) in context.printWarning(line) }
         let remote = RemoteBackup(
             drive: session.drive, name: session.profile.fileName,
             codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn),
