@@ -121,6 +121,24 @@ extension BackupCommandTests {
         #expect(settings.reminderTime == ReminderTime(hour: 6, minute: 45))
     }
 
+    /// A merge restore keeps STATE's settings, a change not yet backed up among them: the
+    /// next backup still sends it (the restore's own advice for held-back items is exactly
+    /// such a restore).
+    @Test func aSettingsChangeNotYetBackedUpSurvivesAMergeRestore() throws {
+        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        try #require(original.contains(#""theme": "dark""#))
+        try phone.write(original)
+        #expect(try phone.backup().status == 0)
+        try phone.write(
+            original.replacingOccurrences(of: #""theme": "dark""#, with: #""theme": "light""#))
+        let restored = try phone.run([
+            "restore", "--file", phone.state.path, "--merge", "--yes", "--now", BackupMachine.now,
+        ])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(try phone.backup().status == 0)
+        #expect(try remoteBackups(emulator).first?.document.settings.theme == .light)
+    }
+
     /// A restore brings STATE and the backup in step, settings too: a change made after it,
     /// even back to what this device had before, goes up.
     @Test func aSettingsChangeAfterARestoreGoesUp() throws {

@@ -179,8 +179,8 @@ struct RestoreCommand: Command {
     /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
     /// again is the fix.
     ///
-    /// Once STATE is written it and the backup are in step, settings too, and the profile's
-    /// record of STATE's shared settings says so (see `SharedSettings`).
+    /// Once STATE is written it and the backup are in step, and the profile's record of STATE's
+    /// shared settings says which settings are (see `SharedSettings`).
     private func write(
         _ document: BackupDocument, previous: [UInt8]?, keepingAs keepAs: String?,
         session: DriveSession, warn: (String) -> Void
@@ -198,8 +198,14 @@ struct RestoreCommand: Command {
             }
         }
         try BackupFile.save(document, to: file)
+        // A replace brings STATE's settings and the backup's in step. A merge keeps STATE's as
+        // they are, changes made here and not backed up yet among them: the record stays as it
+        // was (a new profile's starts here), so the next backup still sends those changes.
+        let path = session.profile.syncedSettingsPath
+        let written = SharedSettings(document.settings)
         do {
-            try SharedSettings(document.settings).save(to: session.profile.syncedSettingsPath)
+            try (mode == .merge ? SharedSettings.load(from: path) ?? written : written).save(
+                to: path)
         } catch {
             warn(
                 error.lines.joined(separator: "; ")
