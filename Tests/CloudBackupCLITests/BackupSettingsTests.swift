@@ -5,11 +5,18 @@ import Testing
 
 /// What `backup` does with STATE's settings.
 extension BackupCommandTests {
+    /// Examples/phone.json as text, whose theme, dark, the tests below change.
+    static func phoneExample() throws -> String {
+        let text = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        try #require(text.contains(#""theme": "dark""#))
+        return text
+    }
+
     /// The device backing up is the local side for settings: STATE's settings go up, except
     /// premium, app lock and the device id, which stay as the backup has them (SPEC §4 rule 6:
     /// import never changes those three).
     @Test func aSettingsOnlyChangeIsUploadedAndSaidSo() throws {
-        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        let original = try Self.phoneExample()
         try phone.write(original)
         #expect(try phone.backup().status == 0)
         let before = try #require(try remoteBackups(emulator).first?.document)
@@ -59,8 +66,7 @@ extension BackupCommandTests {
     /// brought together, so a no-change night stays a night without an upload. A new device's
     /// first backup leaves the backup's settings alone (its own may be the app's defaults).
     @Test func settingsGoUpOnlyFromTheDeviceThatChangedThem() throws {
-        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
-        try #require(original.contains(#""theme": "dark""#))
+        let original = try Self.phoneExample()
         func withTheme(_ theme: String) -> String {
             original.replacingOccurrences(of: #""theme": "dark""#, with: "\"theme\": \"\(theme)\"")
         }
@@ -96,8 +102,7 @@ extension BackupCommandTests {
     /// A device sends up only the settings it changed: the phone's theme and the laptop's
     /// reminder, changed on each since their last backups, both stand.
     @Test func twoDevicesChangingDifferentSettingsKeepBoth() throws {
-        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
-        try #require(original.contains(#""theme": "dark""#))
+        let original = try Self.phoneExample()
         try #require(original.contains(#""reminderTime": "#))
         let laptop = try BackupMachine(emulator)
         try laptop.login()
@@ -125,8 +130,7 @@ extension BackupCommandTests {
     /// next backup still sends it (the restore's own advice for held-back items is exactly
     /// such a restore).
     @Test func aSettingsChangeNotYetBackedUpSurvivesAMergeRestore() throws {
-        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
-        try #require(original.contains(#""theme": "dark""#))
+        let original = try Self.phoneExample()
         try phone.write(original)
         #expect(try phone.backup().status == 0)
         try phone.write(
@@ -142,7 +146,7 @@ extension BackupCommandTests {
     /// A restore brings STATE and the backup in step, settings too: a change made after it,
     /// even back to what this device had before, goes up.
     @Test func aSettingsChangeAfterARestoreGoesUp() throws {
-        let original = try String(contentsOf: Paths.file("Examples/phone.json"), encoding: .utf8)
+        let original = try Self.phoneExample()
         let light = original.replacingOccurrences(
             of: #""theme": "dark""#, with: #""theme": "light""#)
         try phone.write(original)

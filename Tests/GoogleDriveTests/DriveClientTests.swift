@@ -185,36 +185,28 @@ func finalFailuresAreNotRetried(status: Int, reason: String) throws {
     #expect(attempts == 6)
 }
 
-@Test func theDeadlineStopsRetriesBeforeAWaitWouldPassIt() throws {
+/// The deadline stops retries before a wait would pass it; the error blames Google's
+/// `Retry-After` only when that wait alone was too long, not when our own backoff was.
+@Test(arguments: [
+    (retryAfter: "20", base: 1.0, deadline: 45.0, sleeps: [20.0, 20], blamed: true),
+    (retryAfter: "1", base: 10.0, deadline: 15.0, sleeps: [10.0], blamed: false),
+])
+func theDeadlineStopsRetriesBeforeAWaitWouldPassIt(
+    retryAfter: String, base: Double, deadline: Double, sleeps: [Double], blamed: Bool
+) throws {
     let clock = FakeClock(jitter: 0)
     let transport = ScriptedTransport(
         Array(
-            repeating: googleError(429, "rateLimitExceeded", headers: [("Retry-After", "20")]),
+            repeating: googleError(
+                429, "rateLimitExceeded", headers: [("Retry-After", retryAfter)]),
             count: 5))
-    let policy = RetryPolicy(base: 1, maxDelay: 32, maxAttempts: 10, deadline: 45)
+    let policy = RetryPolicy(base: base, maxDelay: 32, maxAttempts: 10, deadline: deadline)
     let error = #expect(throws: DriveError.self) {
         try fakeDrive(transport, clock: clock, retry: policy).generateID()
     }
-    #expect(clock.sleeps == [20, 20])
-    // The user learns it was Google's wait, not the network, that ended the run.
-    #expect(
-        error?.description.contains("Google asked to wait 20 s, past this run's 45 s limit") == true
-    )
-}
-
-/// Our own backoff, not Google's short wait, passing the deadline is not blamed on Google.
-@Test func aShortRetryAfterIsNotBlamedForTheDeadline() throws {
-    let clock = FakeClock(jitter: 0)
-    let transport = ScriptedTransport(
-        Array(
-            repeating: googleError(429, "rateLimitExceeded", headers: [("Retry-After", "1")]),
-            count: 5))
-    let policy = RetryPolicy(base: 10, maxDelay: 32, maxAttempts: 10, deadline: 15)
-    let error = #expect(throws: DriveError.self) {
-        try fakeDrive(transport, clock: clock, retry: policy).generateID()
-    }
-    #expect(clock.sleeps == [10])
-    #expect(error?.description.contains("Google asked") == false)
+    #expect(clock.sleeps == sleeps)
+    let said = "Google asked to wait \(retryAfter) s, past this run's \(Int(deadline)) s limit"
+    #expect(error?.description.contains(said) == blamed)
 }
 
 @Test func a401RefreshesTheTokenOnce() throws {
