@@ -103,6 +103,14 @@ enum BackupFile {
         return options
     }
 
+    /// A write that failed: the OS's words, what was left as it was, and what to do about it
+    /// when errno says.
+    static func failedWrite(_ error: LocalFileError, leaving what: String) -> CLIError {
+        CLIError(
+            "\(error.description); \(what)" + (error.writeFix.map { "; \($0)" } ?? ""),
+            exitCode: .failure)
+    }
+
     /// Writes the canonical bytes of `document` to `path` atomically, streamed: the bytes
     /// go to the file a few MB at a time and are never held whole.
     static func save(_ document: BackupDocument, to path: String, pretty: Bool = false)
@@ -113,8 +121,9 @@ enum BackupFile {
                 try BackupWriter.write(document, pretty: pretty, to: write)
             }
         } catch {
-            let kept = LocalFile.exists(path) ? "\(path) is unchanged" : "nothing was written"
-            throw CLIError("\(error.description); \(kept)", exitCode: .failure)
+            throw failedWrite(
+                error,
+                leaving: LocalFile.exists(path) ? "\(path) is unchanged" : "nothing was written")
         }
     }
 }

@@ -109,12 +109,22 @@ public enum CloudBackup {
         return cliError.exitCode
     }
 
+    /// A local file that could not be read is a bad file (exit 3); one that could not be
+    /// written (a token file on a full disk, a profile folder gone read-only) is a failed
+    /// write (exit 1), with what to do about it.
+    static func describe(_ error: LocalFileError) -> CLIError {
+        guard !error.isRead else { return CLIError(error.description, exitCode: .invalidFile) }
+        return CLIError(
+            error.description + (error.writeFix.map { "; \($0), then run again" } ?? ""),
+            exitCode: .failure)
+    }
+
     static func describe(_ error: any Error) -> CLIError {
         switch error {
         case let error as CLIError:
             return error
         case let error as LocalFileError:
-            return CLIError(error.description, exitCode: .invalidFile)
+            return describe(error)
         case let error as OAuthError:
             return describe(error)
         case let error as TransportError:

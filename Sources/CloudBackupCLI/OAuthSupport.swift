@@ -1,6 +1,5 @@
 import Foundation
 import GoogleDrive
-import LocalFiles
 import Networking
 import OAuth
 
@@ -192,22 +191,8 @@ extension CloudBackup {
                 exitCode: .invalidFile)
         case .corruptTokenFile(let path, let problem):
             return CLIError("\(path): \(problem); delete it and \(login)", exitCode: .invalidFile)
-        case .file(let error) where ["open", "read", "stat"].contains(error.operation):
-            return CLIError(error.description, exitCode: .invalidFile)
         case .file(let error):
-            // The token file or its lock could not be written (a full disk, a read-only
-            // profile folder): a failed write, exit 1, not a bad file. A folder that failed
-            // is the error's own path; for a file, its folder.
-            let folder =
-                error.operation == "create a file in this folder"
-                ? error.path : LocalFile.directory(of: error.path)
-            let fix =
-                [ENOSPC, EDQUOT].contains(error.errno)
-                ? "free up space"
-                : [EACCES, EPERM, EROFS].contains(error.errno)
-                    ? "make \(folder) writable" : "fix \(error.path)"
-            return CLIError(
-                "\(error.description); \(fix), then run again", exitCode: .failure)
+            return CloudBackup.describe(error)
         case .listener(let message):
             return CLIError(message, exitCode: .failure)
         case .crypto(let message):

@@ -24,9 +24,31 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     public var isMissing: Bool { errno == ENOENT }
+
+    /// Reading failed (the file is missing, unreadable or bad); anything else is a write.
+    public var isRead: Bool { ["open", "stat", "read"].contains(operation) }
+
+    /// What a person can do about a failed write, when errno says (a full disk, a folder they
+    /// cannot write to); nil when the OS's own words are all there is to say.
+    public var writeFix: String? {
+        guard !isRead else { return nil }
+        // The folder that needs room or rights: the path itself when making or filling it failed.
+        let folder =
+            [LocalFile.creatingInFolder, LocalFile.creatingFolder].contains(operation)
+            ? path : LocalFile.directory(of: path)
+        switch errno {
+        case ENOSPC, EDQUOT: return "free up space"
+        case EACCES, EPERM, EROFS: return "make \(folder) writable"
+        default: return nil
+        }
+    }
 }
 
 public enum LocalFile {
+    /// The operations of errors about a folder rather than a file in it.
+    static let creatingInFolder = "create a file in this folder"
+    static let creatingFolder = "create the folder"
+
     /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them. A pipe or
     /// a device (`validate <(zcat backup.json.gz)`) is read to its end, up to `maxBytes`.
     public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8]
@@ -190,7 +212,7 @@ public enum LocalFile {
             guard errno == EEXIST || errno == EINTR else {
                 // The folder is what failed (missing, read-only); the temporary file is ours.
                 throw LocalFileError(
-                    path: folder, operation: "create a file in this folder", errno: errno)
+                    path: folder, operation: creatingInFolder, errno: errno)
             }
         }
     }
@@ -288,7 +310,7 @@ public enum LocalFile {
         for component in path.split(separator: "/") {
             current += "/" + component
             if mkdir(current, mode) != 0, errno != EEXIST {
-                throw LocalFileError(path: current, operation: "create the folder", errno: errno)
+                throw LocalFileError(path: current, operation: creatingFolder, errno: errno)
             }
         }
     }

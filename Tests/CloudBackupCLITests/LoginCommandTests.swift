@@ -234,6 +234,20 @@ import Testing
                     path: "/p/default", operation: "create a file in this folder", errno: EACCES)))
         #expect(locked.exitCode == .failure)
         #expect(locked.lines.first?.hasSuffix("; make /p/default writable, then run again") == true)
+        // The same rule for any local file that reaches the boundary (logout deleting the
+        // kept copy), and for an output left as it was.
+        let delete = CloudBackup.describe(
+            LocalFileError(path: "/p/kept-copy.json", operation: "delete", errno: EACCES)
+                as any Error)
+        #expect(delete.exitCode == .failure)
+        #expect(delete.lines.first?.hasSuffix("; make /p writable, then run again") == true)
+        let output = BackupFile.failedWrite(
+            LocalFileError(path: "/o/out.json", operation: "write", errno: ENOSPC),
+            leaving: "/o/out.json is unchanged")
+        #expect(
+            output.lines == [
+                "/o/out.json: cannot write: No space left on device; /o/out.json is unchanged; free up space"
+            ])
     }
 
     @Test func revokedAndNotLoggedInAreExit4WithTheWayOut() {

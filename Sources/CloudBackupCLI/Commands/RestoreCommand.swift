@@ -194,7 +194,7 @@ struct RestoreCommand: Command {
             do {
                 try LocalFile.writeAtomically(previous, to: keepAs, mode: 0o600)
             } catch {
-                throw CLIError("\(error.description); \(file) is unchanged", exitCode: .failure)
+                throw BackupFile.failedWrite(error, leaving: "\(file) is unchanged")
             }
         }
         try BackupFile.save(document, to: file)
