@@ -76,6 +76,15 @@ struct MergeCommandParsingTests {
         #expect(help.stdout.contains("  --allow-stale     let in what the stale guard holds back"))
     }
 
+    /// A warning quoting a file name with a newline or an escape stays one line (SPEC §6).
+    @Test func aWarningStaysOneLine() {
+        final class Captured: @unchecked Sendable { var text = "" }
+        let captured = Captured()
+        let context = Context(environment: [:], stdout: { _ in }, stderr: { captured.text += $0 })
+        context.printWarning("st\nx\u{1B}[31m.json is old")
+        #expect(captured.text == "cloudbackup: warning: st\\u000Ax\\u001B[31m.json is old\n")
+    }
+
     @Test func countsInPlainWords() {
         var report = MergeReport()
         report.challenges.added = 1
