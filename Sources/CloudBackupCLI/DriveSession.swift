@@ -233,14 +233,13 @@ struct DriveSession {
         of state: BackupDocument, missingFrom other: BackupDocument, keptIn result: BackupDocument,
         now: Timestamp, named source: String
     ) -> String? {
-        let cutoff =
-            now.millisecondsSince1970 - Int64(MergeOptions.defaultWindowDays) * 86_400_000
-        guard state.exportedAt.millisecondsSince1970 < cutoff else { return nil }
+        // The window the merges of backup and restore use (the default), as the guard reads it.
+        let windowStart = MergeOptions(now: now).windowStart
+        guard state.exportedAt < windowStart else { return nil }
         let live = Set(other.challenges.map(\.id))
         let kept = Set(result.challenges.map(\.id))
         let ids = state.challenges.filter {
-            $0.updatedAt.millisecondsSince1970 < cutoff && !live.contains($0.id)
-                && kept.contains($0.id)
+            $0.updatedAt < windowStart && !live.contains($0.id) && kept.contains($0.id)
         }.map(\.id.rawValue)
         guard !ids.isEmpty else { return nil }
         return "\(source) was exported before the tombstone window and keeps \(challenges(ids)), "
