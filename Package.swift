@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "LocalFiles"),
         // SHA-256 and MD5 from OpenSSL, for PKCE, the merge log and Drive's md5Checksum.
         .target(name: "Digests", dependencies: ["COpenSSL"]),
+        // age v1 encryption of the backup's bytes, so BackupKit stays free of C.
+        .target(name: "Envelope", dependencies: ["COpenSSL"]),
         .target(name: "Networking", dependencies: ["CCurl"]),
         .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
         .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
@@ -54,6 +56,7 @@ let package = Package(
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "Digests", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
