@@ -38,7 +38,9 @@ build: deps
 # machine's zone fails loudly; the whole suite runs last, so its summary closes the output.
 TEST_ZONES := America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu Pacific/Apia
 
+# Debian's age (age, age-keygen): the reference tool the envelope's interop tests run.
 test: deps venv
+	@$(call apt_install,age)
 	$(SWIFT) build --build-tests
 	for tz in $(TEST_ZONES); do \
 		TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep \

@@ -133,13 +133,12 @@ public struct Identity: Sendable {
     /// a line; empty lines and `#` comments ignored. The error names the line, never its text.
     public static func parseFile(_ text: String) throws(EnvelopeError) -> [Identity] {
         var identities: [Identity] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false)
-            .enumerated()
-        {
-            let trimmed = line.hasSuffix("\r") ? line.dropLast() : line
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+        // "\r\n" is one Character in Swift: both endings split lines.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+        for (index, line) in lines.enumerated() {
+            if line.isEmpty || line.hasPrefix("#") { continue }
             do {
-                identities.append(try Identity(parsing: String(trimmed)))
+                identities.append(try Identity(parsing: String(line)))
             } catch {
                 throw EnvelopeError(
                     .key,
