@@ -37,7 +37,8 @@ let package = Package(
         .target(
             name: "CloudBackupCLI",
             dependencies: [
-                "BackupKit", "Digests", "LocalFiles", "Networking", "OAuth", "GoogleDrive",
+                "BackupKit", "Digests", "Envelope", "LocalFiles", "Networking", "OAuth",
+                "GoogleDrive",
             ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
@@ -71,7 +72,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudBackupCLITests",
-            dependencies: ["CloudBackupCLI", "BackupKit", "TestSupport"],
+            dependencies: ["CloudBackupCLI", "BackupKit", "Digests", "TestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

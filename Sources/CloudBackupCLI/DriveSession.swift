@@ -23,17 +23,26 @@ struct DriveSession {
     let fixedNow: Timestamp?
     /// Shown on a terminal only; nil under cron, `--quiet` or `--json`.
     let progress: ProgressLine?
+    /// The backup's age envelope on Drive (plain for a session that reads no backup).
+    let encryption: RemoteEncryption
     private let notes = Notes()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
     /// `maxBytes`: the largest backup the run may download (`--max-bytes`), which the
-    /// transport's own cap must not undercut.
+    /// transport's own cap must not undercut. `keys`: the passphrase options of a command
+    /// that reads or writes the backup's bytes; the profile's keys are loaded then.
     init(
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
-        locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes
+        locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes,
+        keys: RemoteEncryption.Options? = nil
     ) throws {
         lock = locking ? try profile.lock() : nil
+        encryption =
+            try keys.map {
+                try RemoteEncryption.load(
+                    profile: profile, options: $0, environment: context.environment)
+            } ?? .plain
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)
@@ -136,16 +145,18 @@ struct DriveSession {
             }
             return (document, heldBack)
         }
-        return DocumentCodec(
-            decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
-            encode: { BackupWriter.write($0) },
-            merge: { base, incoming in merged(base, incoming, copy: false).document },
-            stamp: { document in
-                var stamped = document
-                stamped.exportedAt = now()
-                return stamped
-            },
-            mergeCopy: { base, copy in merged(base, copy, copy: true) })
+        return encryption.wrapping(
+            DocumentCodec(
+                decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
+                encode: { BackupWriter.write($0) },
+                merge: { base, incoming in merged(base, incoming, copy: false).document },
+                stamp: { document in
+                    var stamped = document
+                    stamped.exportedAt = now()
+                    return stamped
+                },
+                mergeCopy: { base, copy in merged(base, copy, copy: true) }),
+            backingUp: backingUp != nil)
     }
 
     /// The state file `backup` merges into the remote copy, and which of its settings go up.

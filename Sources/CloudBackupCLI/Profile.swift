@@ -15,6 +15,11 @@ struct Profile: Sendable {
     var revokeURL: String
     var driveURL: String
     var fileName: String
+    /// An age identity file (`AGE-SECRET-KEY-1…` lines) for the backup's encryption.
+    var identityFile: String?
+    /// Whether uploads are encrypted (`"encrypt": true`, `CLOUDBACKUP_ENCRYPT=1`); see
+    /// `RemoteEncryption`.
+    var encrypt = false
 
     var configPath: String { folder + "/config.json" }
     var tokenPath: String { folder + "/token.json" }
@@ -34,7 +39,12 @@ struct Profile: Sendable {
         ("CLOUDBACKUP_REVOKE_URL", "revokeUrl", "https://oauth2.googleapis.com/revoke"),
         ("CLOUDBACKUP_DRIVE_URL", "driveUrl", "https://www.googleapis.com"),
         ("CLOUDBACKUP_FILE_NAME", "fileName", "habit-backup.json"),
+        ("CLOUDBACKUP_IDENTITY_FILE", "identityFile", nil),
     ]
+
+    /// The one setting that is not a string: `"encrypt": true`, or `CLOUDBACKUP_ENCRYPT=1`
+    /// (`0` turns it off for a run).
+    static let encryptSetting = (variable: "CLOUDBACKUP_ENCRYPT", key: "encrypt")
 
     static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
         guard Self.isValidName(name) else {
@@ -74,6 +84,7 @@ struct Profile: Sendable {
     static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
+        var encrypt = false
         let path = folder + "/config.json"
         if LocalFile.exists(path) {
             do {
@@ -87,8 +98,18 @@ struct Profile: Sendable {
                         exitCode: .invalidFile)
                 }
                 for (key, value) in object {
+                    if key == Self.encryptSetting.key {
+                        guard let flag = value as? Bool else {
+                            throw CLIError(
+                                "\(path): setting 'encrypt' must be true or false",
+                                exitCode: .invalidFile)
+                        }
+                        encrypt = flag
+                        continue
+                    }
                     guard Self.settings.contains(where: { $0.key == key }) else {
-                        let known = Self.settings.map(\.key).joined(separator: ", ")
+                        let known = (Self.settings.map(\.key) + [Self.encryptSetting.key])
+                            .joined(separator: ", ")
                         throw CLIError(
                             "\(path): unknown setting '\(key)'; known settings are \(known)",
                             exitCode: .invalidFile)
@@ -125,10 +146,19 @@ struct Profile: Sendable {
                 "\(path): setting '\(setting.key)' is empty; give it a value or remove it",
                 exitCode: .invalidFile)
         }
+        switch environment[Self.encryptSetting.variable] ?? "" {
+        case "": break
+        case "1": encrypt = true
+        case "0": encrypt = false
+        case let other:
+            throw CLIError(
+                "\(Self.encryptSetting.variable) must be 1 (encrypt) or 0 (do not), not '\(other)'",
+                exitCode: .usage)
+        }
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
-            fileName: value(6)!)
+            fileName: value(6)!, identityFile: value(7), encrypt: encrypt)
         // Each URL's error names where it came from: the variable (like an option, exit 2)
         // or the file (an invalid file, exit 3).
         for index in 2...5 {

@@ -17,6 +17,15 @@ struct DocumentCodec<Document> {
     /// lacks; `merge`, holding nothing back, when nil. Kept apart so what the local side alone
     /// does (its warnings, its settings) is not done, or blamed on it, for a copy.
     var mergeCopy: ((Document, Document) -> (document: Document, heldBack: Bool))? = nil
+    /// Drive's bytes (of the file named) as `decode` reads them, and `encode`'s bytes as they
+    /// go to Drive: the profile's encryption (`RemoteEncryption`), else the bytes themselves.
+    /// Apart from `decode`/`encode` so comparisons stay on plaintext, and so an envelope that
+    /// does not open stops the run: it is never an invalid file to set aside and replace.
+    var open: (_ bytes: [UInt8], _ file: String) throws -> [UInt8] = { bytes, _ in bytes }
+    var seal: ([UInt8]) throws -> [UInt8] = { $0 }
+    /// Whether Drive's bytes are uploaded again even when the merge changes nothing: a plain
+    /// backup of a profile that encrypts.
+    var rewrites: ([UInt8]) -> Bool = { _ in false }
 
     func merge(copy: Document, into base: Document) -> (document: Document, heldBack: Bool) {
         mergeCopy?(base, copy) ?? (merge(base, copy), false)
@@ -72,17 +81,30 @@ struct RemoteBackup<Document> {
         var fromKeptCopy = false
     }
 
-    /// The bytes to upload for `document`, refused (exit 3, nothing sent) over `maxBytes`.
-    private func uploadBytes(_ document: Document) throws(CLIError) -> [UInt8] {
-        let bytes = codec.encode(document)
+    /// The bytes to upload for `document` (`sent`, sealed) and their plaintext, refused
+    /// (exit 3, nothing sent) over `maxBytes`.
+    private func uploadBytes(_ document: Document) throws -> (plain: [UInt8], sent: [UInt8]) {
+        let plain = codec.encode(document)
+        let bytes = try codec.seal(plain)
         guard bytes.count <= maxBytes else {
             throw CLIError(
                 "the backup would be \(bytes.count) bytes, over the \(maxBytes)-byte limit devices read it with; "
                     + "nothing was uploaded; raise --max-bytes (on every device) if the data is genuine",
                 exitCode: .invalidFile)
         }
-        return bytes
+        return (plain, bytes)
     }
+
+    /// Said once, after the upload that encrypted a plain backup.
+    private func sayIfRewritten(_ onDrive: [UInt8]) {
+        if codec.rewrites(onDrive) {
+            warn(
+                "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
+            )
+        }
+    }
+
+    private func describe(_ file: DriveFile) -> String { "Drive file \(file.name) (id \(file.id))" }
 
     /// Backs `local` up: creates the file, or merges into it and uploads only on a change.
     /// `kept` is the profile's copy of the remote file from its last run, if any.
@@ -92,10 +114,11 @@ struct RemoteBackup<Document> {
             let document = codec.stamp(local)
             let bytes = try uploadBytes(document)
             let file = try drive.create(
-                name: name, id: try drive.generateID(), bytes: bytes, progress: progress)
+                name: name, id: try drive.generateID(), bytes: bytes.sent, progress: progress)
             return Outcome(
-                file: file, bytes: bytes.count, created: true, uploaded: true, document: document,
-                kept: KeptCopy(file: file, etag: nil, bytes: bytes))
+                file: file, bytes: bytes.sent.count, created: true, uploaded: true,
+                document: document,
+                kept: KeptCopy(file: file, etag: nil, bytes: bytes.plain, onDrive: bytes.sent))
         }
         if files.count == 1, let kept, kept.matches(target),
             let outcome = try backup(local, into: kept, listed: target)
@@ -115,21 +138,21 @@ struct RemoteBackup<Document> {
                 throw error
             }
             duplicates.append(duplicate)
-            if let document = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles) {
-                extra.append((document, snapshot))
+            if let decoded = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles) {
+                extra.append((decoded.document, snapshot))
             }
         }
         var keptAside: Set<String> = []
         for round in 0..<maxRounds {
             let snapshot = try drive.read(id: target.id)
-            let base: Document?
+            let base: (document: Document, plain: [UInt8])?
             if keptAside.contains(snapshot.etag) {
                 base = nil
             } else {
                 base = try decodeOrKeepAside(snapshot, sideFiles: &sideFiles)
                 if base == nil { keptAside.insert(snapshot.etag) }
             }
-            var copies = base
+            var copies = base?.document
             var holdingBack: [DriveSnapshot] = []
             for copy in extra {
                 guard let into = copies else {
@@ -141,18 +164,23 @@ struct RemoteBackup<Document> {
                 if merged.heldBack { holdingBack.append(copy.snapshot) }
             }
             let merged = copies.map { codec.merge($0, local) } ?? local
-            if let base, duplicates.isEmpty, codec.encode(merged) == codec.encode(base) {
+            if let base, duplicates.isEmpty, !codec.rewrites(snapshot.bytes),
+                codec.encode(merged) == codec.encode(base.document)
+            {
                 return Outcome(
-                    file: snapshot.file, bytes: snapshot.bytes.count, document: base,
+                    file: snapshot.file, bytes: snapshot.bytes.count, document: base.document,
                     sideFiles: sideFiles,
-                    kept: KeptCopy(file: snapshot.file, etag: snapshot.etag, bytes: snapshot.bytes))
+                    kept: KeptCopy(
+                        file: snapshot.file, etag: snapshot.etag, bytes: base.plain,
+                        onDrive: snapshot.bytes))
             }
             let document = codec.stamp(merged)
             let bytes = try uploadBytes(document)
             switch try drive.update(
-                id: target.id, bytes: bytes, ifMatch: snapshot.etag, progress: progress)
+                id: target.id, bytes: bytes.sent, ifMatch: snapshot.etag, progress: progress)
             {
             case .updated(let file):
+                sayIfRewritten(snapshot.bytes)
                 for copy in holdingBack {
                     let side = try keepAside(copy, as: "held-back", sideFiles: &sideFiles)
                     warn(
@@ -163,9 +191,10 @@ struct RemoteBackup<Document> {
                 }
                 for duplicate in duplicates { try drive.delete(id: duplicate.id) }
                 return Outcome(
-                    file: file, bytes: bytes.count, uploaded: true, document: document,
+                    file: file, bytes: bytes.sent.count, uploaded: true, document: document,
                     deletedDuplicates: duplicates.map(\.id), sideFiles: sideFiles,
-                    kept: KeptCopy(file: file, etag: file.etag, bytes: bytes))
+                    kept: KeptCopy(
+                        file: file, etag: file.etag, bytes: bytes.plain, onDrive: bytes.sent))
             case .changedSinceRead:
                 drive.clock.sleep(
                     drive.retry.delay(
@@ -185,7 +214,9 @@ struct RemoteBackup<Document> {
     {
         guard let base = try? codec.decode(kept.bytes) else { return nil }
         let merged = codec.merge(base, local)
-        if codec.encode(merged) == codec.encode(base) {
+        // The copy holds Drive's very bytes only when Drive's copy is plain.
+        let rewrite = kept.holdsDriveBytes && codec.rewrites(kept.bytes)
+        if !rewrite, codec.encode(merged) == codec.encode(base) {
             return Outcome(
                 file: listed, bytes: kept.bytes.count, document: base, kept: kept,
                 fromKeptCopy: true)
@@ -200,11 +231,15 @@ struct RemoteBackup<Document> {
         }
         let document = codec.stamp(merged)
         let bytes = try uploadBytes(document)
-        switch try drive.update(id: listed.id, bytes: bytes, ifMatch: etag, progress: progress) {
+        switch try drive.update(id: listed.id, bytes: bytes.sent, ifMatch: etag, progress: progress)
+        {
         case .updated(let file):
+            if rewrite { sayIfRewritten(kept.bytes) }
             return Outcome(
-                file: file, bytes: bytes.count, uploaded: true, document: document,
-                kept: KeptCopy(file: file, etag: file.etag, bytes: bytes), fromKeptCopy: true)
+                file: file, bytes: bytes.sent.count, uploaded: true, document: document,
+                kept: KeptCopy(
+                    file: file, etag: file.etag, bytes: bytes.plain, onDrive: bytes.sent),
+                fromKeptCopy: true)
         case .changedSinceRead:
             return nil
         }
@@ -217,31 +252,32 @@ struct RemoteBackup<Document> {
         var merged: Document?
         for file in files {
             let snapshot = try drive.read(id: file.id)
+            let plain = try codec.open(snapshot.bytes, describe(file))
             let document: Document
             do {
-                document = try codec.decode(snapshot.bytes)
+                document = try codec.decode(plain)
             } catch let error as BackupFileError {
-                throw BackupFile.describe(error, file: "Drive file \(file.name) (id \(file.id))")
+                throw BackupFile.describe(error, file: describe(file))
             }
             merged = merged.map { codec.merge(copy: document, into: $0).document } ?? document
         }
         return merged.map { ($0, files) }
     }
 
-    /// The decoded document, or nil after copying the bytes to a dated side file (and saying
+    /// The decoded document and its plaintext (Drive's bytes opened), or nil after copying the bytes to a dated side file (and saying
     /// so). A file from a newer schema is refused instead (exit 7): replacing it would
     /// downgrade every device's backup. So is one over the size limit (exit 3, saying to
     /// raise `--max-bytes`): it may well be a genuine backup, whose items would otherwise be
     /// left behind in the side file.
     private func decodeOrKeepAside(_ snapshot: DriveSnapshot, sideFiles: inout [DriveFile]) throws
-        -> Document?
+        -> (document: Document, plain: [UInt8])?
     {
+        let plain = try codec.open(snapshot.bytes, describe(snapshot.file))
         do {
-            return try codec.decode(snapshot.bytes)
+            return (try codec.decode(plain), plain)
         } catch {
             if let error = error as? BackupFileError, error.isRefusedUnread {
-                throw BackupFile.describe(
-                    error, file: "Drive file \(snapshot.file.name) (id \(snapshot.file.id))")
+                throw BackupFile.describe(error, file: describe(snapshot.file))
             }
             let sideName = try keepAside(snapshot, as: "invalid", sideFiles: &sideFiles)
             warn(

@@ -7,8 +7,7 @@ import Testing
 /// `age-keygen`, `age -r`, `age -d -i`) and PyPI's `pyrage` (passphrase), both installed by
 /// `make test`. Each direction, at sizes across the chunk edges.
 @Suite struct InteropTests {
-    static let age = URL(fileURLWithPath: "/usr/bin/age")
-    static let ageKeygen = URL(fileURLWithPath: "/usr/bin/age-keygen")
+    static let age = ReferenceTools.age
     static let sizes = [0, 65_536, 200_000]
 
     /// A temporary folder with a fresh `age-keygen` key, and its public line.
@@ -18,16 +17,9 @@ import Testing
         var publicKey: String
 
         init() throws {
-            try #require(
-                FileManager.default.isExecutableFile(atPath: InteropTests.age.path),
-                "Debian's age is not installed (make test installs it: apt-get install age)")
             folder = try Paths.temporaryFolder()
             keyFile = folder.appendingPathComponent("key.txt")
-            let made = try run(InteropTests.ageKeygen, ["-o", keyFile.path])
-            try #require(made.status == 0, "\(made.stderr)")
-            // age-keygen says the public key on stderr when writing to a file.
-            let line = made.stderr.split(separator: "\n").first { $0.hasPrefix("Public key: ") }
-            publicKey = String(try #require(line).dropFirst("Public key: ".count))
+            publicKey = try ReferenceTools.generateKey(at: keyFile)
         }
     }
 
@@ -95,7 +87,7 @@ import Testing
         let plainFile = folder.appendingPathComponent("plain")
         let theirs = folder.appendingPathComponent("theirs.age")
         try Data(plaintext).write(to: plainFile)
-        let made = try Self.pyrage("encrypt", plainFile, theirs, passphrase: passphrase)
+        let made = try ReferenceTools.pyrage("encrypt", plainFile, theirs, passphrase: passphrase)
         try #require(made.status == 0, "\(made.stderr)")
         let sealed = Array(try Data(contentsOf: theirs))
         #expect(
@@ -108,26 +100,10 @@ import Testing
         #expect(
             String(decoding: try Data(contentsOf: ours).prefix(80), as: UTF8.self).contains(" 18\n")
         )
-        let decrypted = try Self.pyrage("decrypt", ours, opened, passphrase: passphrase)
+        let decrypted = try ReferenceTools.pyrage("decrypt", ours, opened, passphrase: passphrase)
         #expect(decrypted.status == 0, "\(decrypted.stderr)")
         #expect(try Data(contentsOf: opened) == Data(plaintext))
-        let wrong = try Self.pyrage("decrypt", ours, opened, passphrase: "not it")
+        let wrong = try ReferenceTools.pyrage("decrypt", ours, opened, passphrase: "not it")
         #expect(wrong.status != 0)
-    }
-
-    /// `pyrage.passphrase.encrypt|decrypt` from `input` into `output`.
-    static func pyrage(_ verb: String, _ input: URL, _ output: URL, passphrase: String) throws
-        -> RunResult
-    {
-        try run(
-            URL(fileURLWithPath: Paths.python),
-            [
-                "-c",
-                "import os, sys, pyrage; data = open(sys.argv[2], 'rb').read(); "
-                    + "out = getattr(pyrage.passphrase, sys.argv[1])(data, os.environ['PASSPHRASE']); "
-                    + "open(sys.argv[3], 'wb').write(out)",
-                verb, input.path, output.path,
-            ],
-            environment: ["PASSPHRASE": passphrase, "PATH": "/usr/bin:/bin"])
     }
 }

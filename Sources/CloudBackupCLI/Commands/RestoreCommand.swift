@@ -8,10 +8,11 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--max-bytes N]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
                                    [--profile P] [--now T] [--json] [--max-bytes N]
+                                   [--password-file FILE | --password-command CMD]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -30,11 +31,13 @@ struct RestoreCommand: Command {
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the SPEC §4 report object
         \(BackupFile.maxBytesHelp(column: 18))
+        \(RemoteEncryption.Options.help(column: 18))
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
-        or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
-        Drive failure, 6 another run holds the profile's lock, or STATE changed while
-        restoring (nothing written; run again), 7 a newer schema.
+        or the backup is invalid, or there is no backup, or it is encrypted and no key given
+        opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds the
+        profile's lock, or STATE changed while restoring (nothing written; run again), 7 a
+        newer schema.
         """
 
     let file: String
@@ -46,6 +49,7 @@ struct RestoreCommand: Command {
     let now: Timestamp?
     let json: Bool
     let readOptions: ReadOptions
+    let keys: RemoteEncryption.Options
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
@@ -64,6 +68,7 @@ struct RestoreCommand: Command {
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
+        keys = try RemoteEncryption.Options(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
@@ -71,7 +76,7 @@ struct RestoreCommand: Command {
         let session = try DriveSession(
             profile: try Profile.load(name: profile, environment: context.environment),
             context: context, now: now, verbose: false, quiet: json,
-            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes)
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes, keys: keys)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one.
