@@ -49,7 +49,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .executableTarget(
             name: "backup-bench",
-            dependencies: ["BenchDocuments", "BackupKit", "LocalFiles", "CMalloc"]),
+            dependencies: ["BenchDocuments", "BackupKit", "Envelope", "LocalFiles", "CMalloc"]),
 
         .target(
             name: "TestSupport", dependencies: ["Networking", "GoogleDrive"],
