@@ -12,11 +12,7 @@ public struct Recipient: Sendable {
 
     /// An `age1…` recipient as `age-keygen` prints it.
     public init(parsing text: String) throws(EnvelopeError) {
-        guard let (hrp, key) = Bech32.decode(text), hrp == "age", key.count == 32 else {
-            throw EnvelopeError(
-                .key, "not an age X25519 recipient (expected 'age1' and 58 more characters)")
-        }
-        kind = .x25519(publicKey: key)
+        kind = .x25519(publicKey: try Bech32.key(text, hrp: "age", what: "recipient"))
     }
 
     /// A passphrase; `workFactor` is log2 of scrypt's N (tests lower it, files keep 18).
@@ -97,12 +93,8 @@ public struct Identity: Sendable {
 
     /// An `AGE-SECRET-KEY-1…` line as `age-keygen` writes it.
     public init(parsing text: String) throws(EnvelopeError) {
-        guard let (hrp, key) = Bech32.decode(text), hrp == "age-secret-key-", key.count == 32 else {
-            throw EnvelopeError(
-                .key,
-                "not an age X25519 identity (expected 'AGE-SECRET-KEY-1' and 58 more characters)")
-        }
-        let secret = Secret(copying: key)
+        let secret = Secret(
+            copying: try Bech32.key(text, hrp: "age-secret-key-", what: "identity"))
         guard let publicKey = Crypto.x25519Public(secret) else {
             throw EnvelopeError(.key, "the age identity is not a usable X25519 key")
         }
@@ -165,14 +157,11 @@ public struct Identity: Sendable {
     func unwrap(_ stanza: Header.Stanza) throws(EnvelopeError) -> Secret? {
         switch kind {
         case .x25519(let secret, let publicKey):
-            guard stanza.arguments.first == "X25519" else { return nil }
-            guard stanza.arguments.count == 2, let share = Base64.decode(stanza.arguments[1].utf8),
-                share.count == 32
-            else {
-                throw EnvelopeError(
-                    .header,
+            guard
+                let share = try stanza.argument(
+                    of: "X25519", count: 2, bytes: 32,
                     "an X25519 stanza must have one argument, a 32-byte share in canonical base64")
-            }
+            else { return nil }
             try stanza.requireWrappedKey()
             guard let shared = Crypto.x25519(secret, share) else {
                 throw EnvelopeError(
@@ -183,15 +172,12 @@ public struct Identity: Sendable {
                 stanza.body,
                 Crypto.hkdf(ikm: shared, salt: share + publicKey, info: X25519Stanza.info))
         case .scrypt(let passphrase, let maxWorkFactor):
-            guard stanza.arguments.first == "scrypt" else { return nil }
-            guard stanza.arguments.count == 3, let salt = Base64.decode(stanza.arguments[1].utf8),
-                salt.count == 16
-            else {
-                throw EnvelopeError(
-                    .header,
+            guard
+                let salt = try stanza.argument(
+                    of: "scrypt", count: 3, bytes: 16,
                     "an scrypt stanza must have two arguments, the first a 16-byte salt in canonical base64"
                 )
-            }
+            else { return nil }
             let factor = stanza.arguments[2]
             // Decimal without a sign or leading zero (^[1-9][0-9]*$); two digits are enough
             // for any accepted factor, and keep Int from overflowing.
@@ -235,6 +221,19 @@ enum X25519Stanza {
 }
 
 extension Header.Stanza {
+    /// The stanza's first argument after its type, decoded; nil when it is of another type.
+    /// A stanza of `type` must have `count` arguments in all, that one canonical base64 of
+    /// `bytes` bytes, else it is refused (`problem`): C2SP says such a stanza MUST be.
+    func argument(of type: String, count: Int, bytes: Int, _ problem: String)
+        throws(EnvelopeError) -> [UInt8]?
+    {
+        guard arguments.first == type else { return nil }
+        guard arguments.count == count, let value = Base64.decode(arguments[1].utf8),
+            value.count == bytes
+        else { throw EnvelopeError(.header, problem) }
+        return value
+    }
+
     /// The body is checked to be exactly a wrapped 16-byte key (32 bytes) before any
     /// decryption, against partitioning-oracle attacks (C2SP).
     func requireWrappedKey() throws(EnvelopeError) {
@@ -250,4 +249,16 @@ extension Header.Stanza {
 enum ScryptStanza {
     static let label = Array("age-encryption.org/v1/scrypt".utf8)
     static let maxWorkFactor = Identity.defaultMaxWorkFactor
+}
+
+extension Bech32 {
+    /// The 32-byte X25519 key of an age recipient or identity with this `hrp`.
+    static func key(_ text: String, hrp: String, what: String) throws(EnvelopeError) -> [UInt8] {
+        guard let (found, key) = decode(text), found == hrp, key.count == 32 else {
+            let prefix = what == "identity" ? "AGE-SECRET-KEY-1" : "age1"
+            throw EnvelopeError(
+                .key, "not an age X25519 \(what) (expected '\(prefix)' and 58 more characters)")
+        }
+        return key
+    }
 }

@@ -186,6 +186,18 @@ final class ChaChaPoly {
 
     deinit { EVP_CIPHER_CTX_free(context) }
 
+    /// `EVP_CipherInit_ex` with this chunk's key and nonce, for either direction.
+    private func start(key: Secret, nonce: [UInt8], encrypting: Bool) -> Bool {
+        key.withBytes { key in
+            nonce.withUnsafeBufferPointer { nonce in
+                EVP_CipherInit_ex(
+                    context, EVP_chacha20_poly1305(), nil,
+                    key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce.baseAddress,
+                    encrypting ? 1 : 0) == 1
+            }
+        }
+    }
+
     /// Encrypts `input` into `output` (input.count + 16 bytes: ciphertext, then tag).
     func seal(
         key: Secret, nonce: [UInt8], _ input: UnsafeRawBufferPointer,
@@ -194,13 +206,7 @@ final class ChaChaPoly {
         let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var length: Int32 = 0
         var final: Int32 = 0
-        let ok = key.withBytes { key in
-            nonce.withUnsafeBufferPointer { nonce in
-                EVP_EncryptInit_ex(
-                    context, EVP_chacha20_poly1305(), nil,
-                    key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce.baseAddress) == 1
-            }
-        }
+        let ok = start(key: key, nonce: nonce, encrypting: true)
         // Encryption of a buffer in memory fails only when OpenSSL cannot allocate.
         precondition(
             ok
@@ -225,13 +231,7 @@ final class ChaChaPoly {
         let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var length: Int32 = 0
         var final: Int32 = 0
-        let ok = key.withBytes { key in
-            nonce.withUnsafeBufferPointer { nonce in
-                EVP_DecryptInit_ex(
-                    context, EVP_chacha20_poly1305(), nil,
-                    key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce.baseAddress) == 1
-            }
-        }
+        let ok = start(key: key, nonce: nonce, encrypting: false)
         let verified =
             ok && EVP_DecryptUpdate(context, out, &length, source, Int32(size)) == 1
             && cloudbackup_aead_set_tag(context, source.map { $0 + size }, 16) == 1
