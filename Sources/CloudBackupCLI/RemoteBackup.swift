@@ -23,9 +23,10 @@ struct DocumentCodec<Document> {
     /// does not open stops the run: it is never an invalid file to set aside and replace.
     var open: (_ bytes: [UInt8], _ file: String) throws -> [UInt8] = { bytes, _ in bytes }
     var seal: ([UInt8]) throws -> [UInt8] = { $0 }
-    /// Whether Drive's bytes are uploaded again even when the merge changes nothing: a plain
-    /// backup of a profile that encrypts.
-    var rewrites: ([UInt8]) -> Bool = { _ in false }
+    /// Whether `seal` encrypts. A plain backup on Drive (one that `open` leaves as it is) is
+    /// then uploaded again, encrypted, even when the merge changes nothing; and the kept copy
+    /// of an encrypted backup stands in for the download only while this holds.
+    var seals = false
 
     func merge(copy: Document, into base: Document) -> (document: Document, heldBack: Bool) {
         mergeCopy?(base, copy) ?? (merge(base, copy), false)
@@ -96,12 +97,8 @@ struct RemoteBackup<Document> {
     }
 
     /// Said once, after the upload that encrypted a plain backup.
-    private func sayIfRewritten(_ onDrive: [UInt8]) {
-        if codec.rewrites(onDrive) {
-            warn(
-                "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
-            )
-        }
+    private var encryptedNow: String {
+        "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
     }
 
     private func describe(_ file: DriveFile) -> String { "Drive file \(file.name) (id \(file.id))" }
@@ -164,7 +161,9 @@ struct RemoteBackup<Document> {
                 if merged.heldBack { holdingBack.append(copy.snapshot) }
             }
             let merged = copies.map { codec.merge($0, local) } ?? local
-            if let base, duplicates.isEmpty, !codec.rewrites(snapshot.bytes),
+            // Drive's copy is plain when opening it changed nothing.
+            let rewrite = codec.seals && base.map { $0.plain == snapshot.bytes } == true
+            if let base, duplicates.isEmpty, !rewrite,
                 codec.encode(merged) == codec.encode(base.document)
             {
                 return Outcome(
@@ -180,7 +179,7 @@ struct RemoteBackup<Document> {
                 id: target.id, bytes: bytes.sent, ifMatch: snapshot.etag, progress: progress)
             {
             case .updated(let file):
-                sayIfRewritten(snapshot.bytes)
+                if rewrite { warn(encryptedNow) }
                 for copy in holdingBack {
                     let side = try keepAside(copy, as: "held-back", sideFiles: &sideFiles)
                     warn(
@@ -214,8 +213,11 @@ struct RemoteBackup<Document> {
     {
         guard let base = try? codec.decode(kept.bytes) else { return nil }
         let merged = codec.merge(base, local)
+        // An encrypted backup's copy, for a profile that no longer encrypts: the download
+        // path refuses to replace that backup with a plain one (exit 3), nothing written.
+        guard kept.holdsDriveBytes || codec.seals else { return nil }
         // The copy holds Drive's very bytes only when Drive's copy is plain.
-        let rewrite = kept.holdsDriveBytes && codec.rewrites(kept.bytes)
+        let rewrite = kept.holdsDriveBytes && codec.seals
         if !rewrite, codec.encode(merged) == codec.encode(base) {
             return Outcome(
                 file: listed, bytes: kept.bytes.count, document: base, kept: kept,
@@ -234,7 +236,7 @@ struct RemoteBackup<Document> {
         switch try drive.update(id: listed.id, bytes: bytes.sent, ifMatch: etag, progress: progress)
         {
         case .updated(let file):
-            if rewrite { sayIfRewritten(kept.bytes) }
+            if rewrite { warn(encryptedNow) }
             return Outcome(
                 file: file, bytes: bytes.sent.count, uploaded: true, document: document,
                 kept: KeptCopy(

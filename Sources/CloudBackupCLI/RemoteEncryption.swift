@@ -110,7 +110,7 @@ struct RemoteEncryption {
         var codec = codec
         codec.open = { bytes, file in try open(bytes, named: file, backingUp: backingUp) }
         codec.seal = { try seal($0) }
-        codec.rewrites = { [encrypts] in encrypts && !Envelope.isEncrypted($0) }
+        codec.seals = encrypts
         return codec
     }
 

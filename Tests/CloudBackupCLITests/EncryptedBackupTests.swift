@@ -245,6 +245,25 @@ import Testing
         expectNoSecret([result])
     }
 
+    /// The kept copy of an encrypted backup does not let a profile that stopped encrypting
+    /// upload the backup in plain: the run downloads, refuses (exit 3) and writes nothing.
+    @Test func aProfileThatStoppedEncryptingDoesNotUploadPlainFromItsKeptCopy() throws {
+        let key = try makeKey()
+        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let sealed = try remoteBytes()
+        try configure(#"{"identityFile": "\#(key.path)"}"#)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["P": "2026-11-01T00:00:00.000Z", "Q": "2026-11-02T00:00:00.000Z"]))
+        let result = try phone.backup()
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("but this profile does not encrypt"), "\(result.stderr)")
+        #expect(try remoteBytes() == sealed)
+    }
+
     @Test func anIdentityFileOthersCanReadIsRefused() throws {
         let key = try makeKey()
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key.path)
