@@ -40,9 +40,9 @@ public enum Envelope {
         let header = Header.encode(stanzas)
         let mac = Self.mac(header, fileKey: fileKey)
         let nonce = try Crypto.random(count: 16)
-        var output = header + [UInt8(ascii: " ")] + Base64.encode(mac) + [0x0a] + nonce
-        output += seal(plaintext, key: Crypto.hkdf(ikm: fileKey, salt: nonce, info: "payload"))
-        return output
+        let prefix = header + [UInt8(ascii: " ")] + Base64.encode(mac) + [0x0a] + nonce
+        return seal(
+            plaintext, after: prefix, key: Crypto.hkdf(ikm: fileKey, salt: nonce, info: "payload"))
     }
 
     /// The plaintext of an age file (binary or armored) for the first identity that opens it;
@@ -118,26 +118,29 @@ public enum Envelope {
         return nonce
     }
 
-    /// STREAM encryption: full chunks, then a final one (empty only for an empty plaintext).
-    private static func seal(_ plaintext: [UInt8], key: Secret) -> [UInt8] {
+    /// STREAM encryption: full chunks, then a final one (empty only for an empty plaintext),
+    /// written after `prefix` (the header and nonce) into one buffer: a backup's bytes are
+    /// copied once, by the cipher.
+    private static func seal(_ plaintext: [UInt8], after prefix: [UInt8], key: Secret) -> [UInt8] {
         let chunks = max(1, (plaintext.count + chunkSize - 1) / chunkSize)
+        let count = prefix.count + plaintext.count + chunks * ChaChaPoly.tagSize
         let cipher = ChaChaPoly()
-        return [UInt8](unsafeUninitializedCapacity: plaintext.count + chunks * ChaChaPoly.tagSize) {
-            output, initialized in
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let output = UnsafeMutableRawBufferPointer(buffer)
+            output.copyBytes(from: prefix)
             plaintext.withUnsafeBytes { input in
                 for chunk in 0..<chunks {
                     let start = chunk * chunkSize
                     let end = min(start + chunkSize, plaintext.count)
-                    let at = start + chunk * ChaChaPoly.tagSize
+                    let at = prefix.count + start + chunk * ChaChaPoly.tagSize
                     cipher.seal(
                         key: key, nonce: nonce(UInt64(chunk), last: chunk == chunks - 1),
                         UnsafeRawBufferPointer(rebasing: input[start..<end]),
                         into: UnsafeMutableRawBufferPointer(
-                            rebasing: UnsafeMutableRawBufferPointer(output)[
-                                at..<(at + end - start + 16)]))
+                            rebasing: output[at..<(at + end - start + ChaChaPoly.tagSize)]))
                 }
             }
-            initialized = plaintext.count + chunks * ChaChaPoly.tagSize
+            initialized = count
         }
     }
 
