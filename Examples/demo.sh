@@ -79,6 +79,19 @@ say "An old backup turns up: does it predate the 90-day tombstone window?"
 step "$BIN" verify Examples/old-v1.json --against "$WORK/new/state.json" --now "$NOW"
 step "$BIN" merge "$WORK/new/state.json" Examples/old-v1.json -o "$WORK/new/merged.json" --dry-run --now "$NOW"
 
+say "Encrypted: with a passphrase (read from a file, never an argument) the backup is an age file"
+# A file of its own, so the plain backup above stays as it is.
+export CLOUDBACKUP_FILE_NAME=habit-backup-encrypted.json
+printf 'correct horse battery staple\n' >"$WORK/new/passphrase"
+step env CLOUDBACKUP_ENCRYPT=1 "$BIN" backup --file "$WORK/new/state.json" \
+    --password-file "$WORK/new/passphrase" --now "$NOW" --verbose
+# Without the passphrase nothing can be read, and nothing is written (exit 3).
+step "$BIN" restore --file "$WORK/new/decrypted.json" --replace --yes --now "$NOW"
+step "$BIN" restore --file "$WORK/new/decrypted.json" --replace --yes --now "$NOW" \
+    --password-file "$WORK/new/passphrase"
+echo "(any age tool opens it too: age -d habit-backup-encrypted.json asks for the passphrase)"
+unset CLOUDBACKUP_FILE_NAME
+
 say "Log out: the token is revoked at the server and the saved login deleted"
 step "$BIN" logout
 step "$BIN" status
