@@ -219,8 +219,9 @@ struct RemoteBackup<Document> {
         // The copy holds Drive's very bytes only when Drive's copy is plain.
         let rewrite = kept.holdsDriveBytes && codec.seals
         if !rewrite, codec.encode(merged) == codec.encode(base) {
+            // The size on Drive: the copy holds the plaintext of an encrypted backup.
             return Outcome(
-                file: listed, bytes: kept.bytes.count, document: base, kept: kept,
+                file: listed, bytes: listed.size ?? kept.bytes.count, document: base, kept: kept,
                 fromKeptCopy: true)
         }
         let etag: String

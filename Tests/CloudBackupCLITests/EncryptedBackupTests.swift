@@ -96,6 +96,8 @@ import Testing
         let logBefore = try emulator.log().count
         let second = try phone.backup(["--json"])
         #expect(second.stdout.contains(#""result":"unchanged""#), "\(second.stderr)")
+        // The size on Drive, not the kept plaintext's.
+        #expect(second.stdout.contains(#""bytes":\#(remote.count),"#), "\(second.stdout)")
         let requests = try emulator.log().dropFirst(logBefore)
         #expect(requests.allSatisfy { $0.method == "GET" && !($0.query["alt"] == "media") })
 
