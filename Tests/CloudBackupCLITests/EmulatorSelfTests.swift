@@ -14,6 +14,19 @@ import Testing
         #expect(result.stderr.contains("OK"))
     }
 
+    /// Google's own client (google-api-python-client, from the project's .venv) against the
+    /// emulator, and the emulator's field lists against Google's discovery documents.
+    @Test func fidelitySuiteWithGooglesClientPasses() throws {
+        let result = try run(
+            URL(fileURLWithPath: Paths.python),
+            [
+                "-m", "unittest", "discover", "-s", Paths.file("Tests/Emulator").path,
+                "-p", "fidelity_*.py",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("OK"))
+    }
+
     @Test func startsOnAnEphemeralPortAndLogsDriveRequests() throws {
         let emulator = try Emulator()
         defer { emulator.stop() }

@@ -4,7 +4,9 @@
 Design note. One process, one port, standard library only, serving three families of paths:
 
     /o/oauth2/v2/auth, /token, /revoke      Google's OAuth endpoints for installed apps
-    /drive/..., /upload/drive/...           the parts of Drive v3 (and v2 for If-Match) we use
+    /drive/..., /upload/drive/...           Drive v3 files (create, get, list, update,
+                                            delete, generateIds) and revisions, and v2's
+                                            files insert/get/update/patch/delete/generateIds
     /__emulator/...                         a control API for tests (no auth, never logged)
 
 It is an independent second implementation of the protocol the Swift client speaks, written
@@ -12,8 +14,33 @@ from Google's documentation (SPEC §6b), so it is deliberately strict where Goog
 `client_secret` required, single-use codes, PKCE S256 checked, a refresh answer without a
 refresh token, no refresh token at all unless the authorization asked for
 `access_type=offline`, app-folder files visible only with `spaces=appDataFolder`, default
-`fields` as small as Drive's, `size`/`version` as strings, non-unique names, 412 on a stale
-`If-Match`, 409 `fileIdInUse`, 308 + `Range` for resumable uploads.
+`fields` as small as Drive's and checked against the resource schemas (400 "Invalid field
+selection"), `size`/`version` as strings, non-unique names, 412 on a stale `If-Match`, 409
+`fileIdInUse`, 308 + `Range` for resumable uploads, 206 + `Content-Range` for a `Range`
+download, `status` in error bodies, and lenient where Google is: multipart bodies with LF
+line endings or a quoted boundary, `q` with and/or/not, parentheses, `contains` and time
+comparisons.
+
+It is held to Google: Tests/Emulator/fidelity_google_client.py drives it with Google's own
+`google-api-python-client`, built from the discovery documents shipped in that package, and
+drive_discovery.py checks this file's field lists (drive_fields.json) and every request our
+client sends in the end-to-end tests against those documents.
+
+Start-up contract (stable, for tools outside the test suite too):
+
+    google_emulator.py [--port N] [--ignore-stdin] [--state-file F] [--client-id ID]
+                       [--client-secret S] [--access-token-lifetime S] [--if-match MODE]
+                       [--revisions-kept N] [--revision-max-age-days D]
+
+    - The first and only line on stdout is `LISTENING http://127.0.0.1:<port>`, printed once
+      connections are accepted; with `--port 0` (the default) the port is a free one.
+    - It exits when stdin closes, unless `--ignore-stdin` (then SIGTERM stops it); with
+      `--state-file` the state is saved on exit and loaded on start.
+    - Bad switches exit 2 with argparse's one-line error on stderr and print nothing.
+    - POST /__emulator/tokens mints a grant without the browser dance (see below), so a
+      tool can talk to Drive at once with `Authorization: Bearer <access_token>`.
+    - GOOGLE_EMULATOR_REQUEST_LOG=<file> appends every logged request (the /__emulator/log
+      shape, secrets redacted) to the file as one JSON line each.
 
 All state lives in one `State` object behind one lock; a request is read completely before
 the lock is taken (so a slow client never blocks others), then handled atomically, which is
@@ -106,6 +133,8 @@ import urllib.parse
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# Names a file that every logged request is appended to as a JSON line (the request sweep).
+REQUEST_LOG_VARIABLE = "GOOGLE_EMULATOR_REQUEST_LOG"
 SCOPE_APPDATA = "https://www.googleapis.com/auth/drive.appdata"
 SCOPE_DRIVE = "https://www.googleapis.com/auth/drive"
 CHUNK_GRANULARITY = 256 * 1024
@@ -150,15 +179,24 @@ def json_reply(status, value, headers=None):
     return Reply(status, body, "application/json; charset=UTF-8", headers)
 
 
+# The canonical gRPC code newer Google answers carry as `status` beside the HTTP one.
+ERROR_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                404: "NOT_FOUND", 409: "ALREADY_EXISTS", 412: "FAILED_PRECONDITION",
+                416: "OUT_OF_RANGE", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
+                503: "UNAVAILABLE"}
+
+
 def drive_error(status, reason, message, domain="global", location=None, location_type=None,
                 headers=None):
-    """Drive's error body: {"error": {"code", "message", "errors": [{domain, reason, message}]}}."""
+    """Drive's error body: {"error": {"code", "message", "errors": [{domain, reason, message,
+    location?, locationType?}], "status"}}."""
     item = {"domain": domain, "reason": reason, "message": message}
     if location is not None:
         item["location"] = location
         item["locationType"] = location_type
     return Failure(json_reply(status, {"error": {
-        "code": status, "message": message, "errors": [item]}}, headers))
+        "code": status, "message": message, "errors": [item],
+        "status": ERROR_STATUS.get(status, "UNKNOWN")}}, headers))
 
 
 def oauth_error(status, error, description):
@@ -244,50 +282,91 @@ def is_loopback_redirect(uri):
 
 
 # ---------------------------------------------------------------------------------------------
-# Drive's `fields` selector and `q` language (the subset the client uses)
+# Drive's `fields` selector and `q` language
+
+# The resource schemas' property names, from Google's discovery documents (drive_fields.json,
+# kept equal to them by `drive_discovery.py fields`, which the tests run): None a leaf, a dict
+# an inline object, a string another schema, "*" a map whose keys are free.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "drive_fields.json")) as _f:
+    FIELD_TREES = json.load(_f)
+
+
+def invalid_fields(text):
+    return drive_error(400, "invalidParameter", f"Invalid field selection {text}",
+                       location="fields", location_type="parameter")
 
 
 def parse_fields(text):
-    """`nextPageToken,files(id,name)` -> {"nextPageToken": None, "files": {"id": None, ...}}."""
+    """`nextPageToken,files(id,name),a/b/c` -> {"nextPageToken": None, "files": {"id": None,
+    "name": None}, "a": {"b": {"c": None}}}; repeated prefixes merge."""
+    tokens = re.findall(r"[A-Za-z0-9_*$.-]+|[(),/]|\S", text)
     position = 0
 
-    def parse_list():
-        nonlocal position
-        selection = {}
-        while position < len(text):
-            match = re.compile(r"\s*([A-Za-z0-9_*]+)\s*").match(text, position)
-            if not match:
-                raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                                  location="fields", location_type="parameter")
-            position = match.end()
-            name = match.group(1)
-            sub = None
-            if position < len(text) and text[position] == "(":
-                position += 1
-                sub = parse_list()
-                if position >= len(text) or text[position] != ")":
-                    raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                                      location="fields", location_type="parameter")
-                position += 1
-            elif position < len(text) and text[position] == "/":
-                position += 1
-                inner = re.compile(r"([A-Za-z0-9_*]+)").match(text, position)
-                if not inner:
-                    raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                                      location="fields", location_type="parameter")
-                position = inner.end()
-                sub = {inner.group(1): None}
-            selection[name] = sub
-            if position < len(text) and text[position] == ",":
-                position += 1
-                continue
-            break
-        return selection
+    def peek():
+        return tokens[position] if position < len(tokens) else None
 
+    def take(expected=None):
+        nonlocal position
+        token = peek()
+        if token is None or (expected and token != expected) or (
+                not expected and not re.fullmatch(r"[A-Za-z0-9_*$.-]+", token)):
+            raise invalid_fields(text)
+        position += 1
+        return token
+
+    def merge(into, name, sub):
+        if name in into and into[name] is not None and sub is not None:
+            for key, value in sub.items():
+                merge(into[name], key, value)
+        elif name in into and (into[name] is None or sub is None):
+            into[name] = None  # the whole field wins over a part of it
+        else:
+            into[name] = sub
+
+    def parse_list():
+        selection = {}
+        while True:
+            path = [take()]
+            while peek() == "/":
+                take("/")
+                path.append(take())
+            sub = None
+            if peek() == "(":
+                take("(")
+                sub = parse_list()
+                take(")")
+            for name in reversed(path[1:]):
+                sub = {name: sub}
+            merge(selection, path[0], sub)
+            if peek() != ",":
+                return selection
+            take(",")
+
+    if not text.strip():
+        raise invalid_fields(text)
     selection = parse_list()
-    if position != len(text):
-        raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                          location="fields", location_type="parameter")
+    if position != len(tokens):
+        raise invalid_fields(text)
+    return selection
+
+
+def check_fields(selection, version, schema):
+    """400 "Invalid field selection NAME", as Google answers, for a name the schema lacks."""
+    trees = FIELD_TREES[version]
+
+    def walk(selection, node):
+        for name, sub in selection.items():
+            if name == "*":
+                continue
+            if not isinstance(node, dict) or name not in node:
+                raise invalid_fields(name)
+            child = node[name]
+            if sub is not None and child != "*":
+                if child is None:
+                    raise invalid_fields(name + "/" + next(iter(sub)))
+                walk(sub, trees[child] if isinstance(child, str) else child)
+
+    walk(selection, trees[schema])
     return selection
 
 
@@ -301,60 +380,143 @@ def select(value, selection):
     return {key: select(value[key], sub) for key, sub in selection.items() if key in value}
 
 
-def split_and(q):
-    """Splits a query on ` and ` outside quoted strings."""
-    clauses, current, quoted, index = [], [], False, 0
-    while index < len(q):
-        char = q[index]
-        if quoted and char == "\\" and index + 1 < len(q):
-            current.append(q[index:index + 2])
-            index += 2
-            continue
-        if char == "'":
-            quoted = not quoted
-        if not quoted and q[index:index + 5].lower() == " and ":
-            clauses.append("".join(current))
-            current = []
-            index += 5
-            continue
-        current.append(char)
-        index += 1
-    if quoted:
-        raise invalid_query(q)
-    clauses.append("".join(current))
-    return [clause.strip() for clause in clauses]
-
-
 def invalid_query(q):
-    return drive_error(400, "invalid", f"Invalid Value: cannot read q={q!r}", location="q",
-                       location_type="parameter")
+    return drive_error(400, "invalid", "Invalid Value", location="q", location_type="parameter")
 
 
-def unquote_query_string(text):
-    return re.sub(r"\\(.)", r"\1", text)
+QUERY_TOKEN = re.compile(r"\s*(?:(?P<string>'(?:[^'\\]|\\.)*')|(?P<op><=|>=|!=|=|<|>|\(|\))"
+                         r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*))")
+TIME_FIELDS = {"modifiedTime": "modified", "createdTime": "created"}
+
+
+def parse_time(text):
+    """An RFC 3339 time as Drive's `q` takes it (`2012-06-04T12:00:00`, optional fraction and
+    zone, UTC when none), as epoch seconds; None when it is not one."""
+    match = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?", text)
+    if not match:
+        return None
+    instant = calendar.timegm(time.strptime(match.group(1), "%Y-%m-%dT%H:%M:%S"))
+    instant += float(match.group(2) or 0)
+    zone = match.group(3)
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        instant -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    return instant
+
+
+def name_contains(name, prefix):
+    """Google: `name contains` "only performs prefix matching" ('Hello' finds HelloWorld,
+    'World' does not). Which prefixes count is undocumented: here the name's and each word's
+    (split at anything not a letter or digit), ignoring case, as Drive's search does."""
+    words = [name] + re.split(r"[^0-9A-Za-z]+", name)
+    return any(word.lower().startswith(prefix.lower()) for word in words if word)
 
 
 def compile_query(q):
-    """Returns a predicate over files for q forms like `name = 'x' and trashed = false`."""
-    tests = []
-    quoted = r"'((?:[^'\\]|\\.)*)'"
-    for clause in split_and(q):
-        if match := re.fullmatch(r"name\s*=\s*" + quoted, clause):
-            name = unquote_query_string(match.group(1))
-            tests.append(lambda f, name=name: f.name == name)
-        elif match := re.fullmatch(r"trashed\s*=\s*(true|false)", clause):
-            wanted = match.group(1) == "true"
-            tests.append(lambda f, wanted=wanted: wanted is False)
-        elif match := re.fullmatch(quoted + r"\s+in\s+parents", clause):
-            parent = unquote_query_string(match.group(1))
-            parent = APP_FOLDER_ID if parent == "appDataFolder" else parent
-            tests.append(lambda f, parent=parent: parent in f.parents)
-        elif match := re.fullmatch(r"mimeType\s*=\s*" + quoted, clause):
-            mime = unquote_query_string(match.group(1))
-            tests.append(lambda f, mime=mime: f.mime_type == mime)
-        else:
+    """A predicate over files for Drive's query language: clauses on name, mimeType, trashed,
+    parents, modifiedTime and createdTime, joined by `and`, `or`, `not` and parentheses."""
+    tokens, position = [], 0
+    while position < len(q):
+        if not q[position:].strip():
+            break
+        match = QUERY_TOKEN.match(q, position)
+        if not match:
             raise invalid_query(q)
-    return lambda f: all(test(f) for test in tests)
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    index = 0
+
+    def peek(offset=0):
+        return tokens[index + offset] if index + offset < len(tokens) else (None, None)
+
+    def take():
+        nonlocal index
+        if index >= len(tokens):
+            raise invalid_query(q)
+        index += 1
+        return tokens[index - 1]
+
+    def keyword(word):
+        kind, value = peek()
+        return kind == "word" and value.lower() == word
+
+    def string():
+        kind, value = take()
+        if kind != "string":
+            raise invalid_query(q)
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+
+    def joined(word, operand, combine):
+        """`operand (word operand)*`: `or` binds looser than `and`, as in Google's examples."""
+        tests = [operand()]
+        while keyword(word):
+            take()
+            tests.append(operand())
+        return lambda f: combine(test(f) for test in tests)
+
+    def either():
+        return joined("or", both, any)
+
+    def both():
+        return joined("and", factor, all)
+
+    def factor():
+        if keyword("not"):
+            take()
+            inner = factor()
+            return lambda f: not inner(f)
+        if peek() == ("op", "("):
+            take()
+            inner = either()
+            if take() != ("op", ")"):
+                raise invalid_query(q)
+            return inner
+        return clause()
+
+    def clause():
+        kind, value = peek()
+        if kind == "string":
+            parent = string()
+            if not keyword("in") or peek(1) != ("word", "parents"):
+                raise invalid_query(q)
+            take(), take()
+            parent = APP_FOLDER_ID if parent == "appDataFolder" else parent
+            return lambda f: parent in f.parents
+        field = take()[1] if kind == "word" else None
+        operator = take()
+        if field in ("name", "mimeType") and operator in (("op", "="), ("op", "!=")):
+            wanted, equal = string(), operator[1] == "="
+            key = "name" if field == "name" else "mime_type"
+            return lambda f: (getattr(f, key) == wanted) == equal
+        if field == "name" and operator == ("word", "contains"):
+            prefix = string()
+            return lambda f: name_contains(f.name, prefix)
+        if field == "mimeType" and operator == ("word", "contains"):
+            part = string()
+            return lambda f: part in f.mime_type
+        if field == "trashed" and operator in (("op", "="), ("op", "!=")):
+            kind, value = take()
+            if kind != "word" or value not in ("true", "false"):
+                raise invalid_query(q)
+            # Nothing here is ever in the trash.
+            wanted = (value == "true") == (operator[1] == "=")
+            return lambda f: wanted is False
+        if field in TIME_FIELDS and operator[0] == "op" and operator[1] not in "()":
+            instant = parse_time(string())
+            if instant is None:
+                raise invalid_query(q)
+            compare = {"=": float.__eq__, "!=": float.__ne__, "<": float.__lt__,
+                       "<=": float.__le__, ">": float.__gt__, ">=": float.__ge__}[operator[1]]
+            attribute = TIME_FIELDS[field]
+            # Drive's times are to the millisecond, as it shows them.
+            return lambda f: compare(round(float(getattr(f, attribute)), 3), round(instant, 3))
+        raise invalid_query(q)
+
+    predicate = either()
+    if index != len(tokens):
+        raise invalid_query(q)
+    return predicate
 
 
 # ---------------------------------------------------------------------------------------------
@@ -947,15 +1109,18 @@ class Drive:
         return file
 
     @staticmethod
-    def fields(query, default):
-        return parse_fields(query.get("fields") or default)
+    def selected(value, query, default, schema, version="v3"):
+        """`value` cut to the request's `fields` (checked against `schema`) or `default`."""
+        text = query.get("fields") or default
+        return select(value, text and check_fields(parse_fields(text), version, schema))
 
-    def file_reply(self, status, file, query, extra_headers=None):
-        selection = self.fields(query, "kind,id,name,mimeType")
-        return json_reply(status, select(file.v3(), selection), extra_headers)
+    def file_reply(self, status, file, query):
+        return json_reply(status, self.selected(file.v3(), query, "kind,id,name,mimeType", "File"))
 
-    def v2_reply(self, status, file):
-        return json_reply(status, file.v2(), [("ETag", file.etag)])
+    def v2_reply(self, status, file, query):
+        """v2 answers the whole resource by default, and names its version in `ETag`."""
+        return json_reply(status, self.selected(file.v2(), query, None, "File", "v2"),
+                          [("ETag", file.etag)])
 
     def can_use_drive_space(self, token):
         return SCOPE_DRIVE in token["scope"].split()
@@ -1017,38 +1182,34 @@ class Drive:
 
     def route(self, method, path, query, headers, body):
         token = self.oauth.bearer(headers) if "upload_id" not in query else None
-        if path == "/drive/v3/files" and method == "GET":
-            return self.list(token, query)
-        if path == "/drive/v3/files/generateIds" and method == "GET":
-            return self.generate_ids(query)
         if "upload_id" in query and method in ("PUT", "POST"):
             return self.session_chunk(query, headers, body)
-        if path == "/upload/drive/v3/files" and method == "POST":
-            return self.create(token, query, headers, body)
-        if match := re.fullmatch(r"/upload/drive/v3/files/([^/]+)", path):
-            if method == "PATCH":
-                return self.update(match.group(1), query, headers, body, v2=False)
-        if match := re.fullmatch(r"/upload/drive/v2/files/([^/]+)", path):
-            if method == "PUT":
-                return self.update(match.group(1), query, headers, body, v2=True)
+        if path == "/drive/v3/files" and method == "GET":
+            return self.list(token, query)
+        if match := re.fullmatch(r"/drive/(v2|v3)/files/generateIds", path):
+            if method == "GET":
+                return self.generate_ids(query, match.group(1) == "v2")
+        if match := re.fullmatch(r"(/upload)?/drive/(v2|v3)/files", path):
+            if method == "POST":
+                return self.create(token, query, headers, body, match.group(2) == "v2",
+                                   upload=match.group(1) is not None)
+        if match := re.fullmatch(r"/upload/drive/(v2|v3)/files/([^/]+)", path):
+            v2 = match.group(1) == "v2"
+            if method == ("PUT" if v2 else "PATCH"):
+                return self.update(match.group(2), query, headers, body, v2)
         if match := re.fullmatch(r"/drive/v3/files/([^/]+)/revisions", path):
             if method == "GET":
                 return self.revisions(match.group(1), query)
         if match := re.fullmatch(r"/drive/v3/files/([^/]+)/revisions/([^/]+)", path):
-            return self.revision(method, match.group(1), match.group(2), query, body)
-        if match := re.fullmatch(r"/drive/v3/files/([^/]+)", path):
-            file_id = match.group(1)
+            return self.revision(method, match.group(1), match.group(2), query, headers, body)
+        if match := re.fullmatch(r"/drive/(v2|v3)/files/([^/]+)", path):
+            v2, file_id = match.group(1) == "v2", match.group(2)
             if method == "GET":
-                return self.get(file_id, query)
+                return self.get(file_id, query, headers, v2)
             if method == "DELETE":
                 return self.delete(file_id)
-            if method == "PATCH":
-                return self.patch_metadata(file_id, query, body)
-        if match := re.fullmatch(r"/drive/v2/files/([^/]+)", path):
-            if method == "GET":
-                file = self.file(match.group(1))
-                self.state.note_read(file)
-                return self.v2_reply(200, file)
+            if method == "PATCH" or (v2 and method == "PUT"):
+                return self.patch_metadata(file_id, query, headers, body, v2)
         raise drive_error(404, "notFound", f"No such endpoint: {method} {path}")
 
     def list(self, token, query):
@@ -1074,8 +1235,9 @@ class Drive:
                   "files": [file.v3() for file in page]}
         if next_token:
             answer["nextPageToken"] = next_token
-        selection = self.fields(query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)")
-        return json_reply(200, select(answer, selection))
+        return json_reply(200, self.selected(
+            answer, query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)",
+            "FileList"))
 
     @staticmethod
     def page(items, query, default_size, scope):
@@ -1116,35 +1278,58 @@ class Drive:
             files = sorted(files, key=keys[field], reverse=direction.strip() == "desc")
         return files
 
-    def generate_ids(self, query):
+    def generate_ids(self, query, v2):
         space = query.get("space", "drive")
         if space not in ("drive", "appDataFolder"):
             raise drive_error(400, "invalid", "Invalid Value", location="space",
                               location_type="parameter")
+        count_name = "maxResults" if v2 else "count"
         try:
-            count = int(query.get("count", "10"))
+            count = int(query.get(count_name, "10"))
         except ValueError:
             count = 0
         if not 1 <= count <= 1000:
-            raise drive_error(400, "invalid", "Invalid Value", location="count",
+            raise drive_error(400, "invalid", "Invalid Value", location=count_name,
                               location_type="parameter")
         ids = [random_id("1", 32) for _ in range(count)]
         for file_id in ids:
             self.state.generated_ids[file_id] = space
-        return json_reply(200, {"kind": "drive#generatedIds", "space": space, "ids": ids})
+        answer = {"kind": "drive#generatedIds", "space": space, "ids": ids}
+        return json_reply(200, self.selected(answer, query, None, "GeneratedIds",
+                                             "v2" if v2 else "v3"))
 
-    def get(self, file_id, query):
+    def get(self, file_id, query, headers, v2):
         file = self.file(file_id)
         self.state.note_read(file)
         if query.get("alt") == "media":
-            return self.media_reply(file.content, file.mime_type)
-        return self.file_reply(200, file, query)
+            return self.media_reply(file.content, file.mime_type, headers)
+        return self.reply(file, query, v2)
+
+    def reply(self, file, query, v2):
+        return self.v2_reply(200, file, query) if v2 else self.file_reply(200, file, query)
 
     @staticmethod
-    def media_reply(content, mime_type):
-        reply = Reply(200, content, mime_type,
-                      [("X-Goog-Hash", "md5=" + base64.b64encode(
-                          hashlib.md5(content).digest()).decode())])
+    def media_reply(content, mime_type, headers):
+        """The bytes, or one `Range` of them as 206 with `Content-Range` (a multi-range or
+        malformed header is ignored, as HTTP allows); `X-Goog-Hash` is the whole content's."""
+        digest = base64.b64encode(hashlib.md5(content).digest()).decode()
+        extra = [("X-Goog-Hash", "md5=" + digest), ("Accept-Ranges", "bytes")]
+        status, body = 200, content
+        match = re.fullmatch(r"bytes=(\d*)-(\d*)", headers.get("Range", "").strip())
+        if match and (match.group(1) or match.group(2)):
+            total = len(content)
+            if match.group(1):
+                start = int(match.group(1))
+                end = min(int(match.group(2)), total - 1) if match.group(2) else total - 1
+            else:
+                start, end = max(0, total - int(match.group(2))), total - 1
+            if start >= total or end < start:
+                raise drive_error(416, "requestedRangeNotSatisfiable",
+                                  "Request range not satisfiable",
+                                  headers=[("Content-Range", f"bytes */{total}")])
+            status, body = 206, content[start:end + 1]
+            extra.append(("Content-Range", f"bytes {start}-{end}/{total}"))
+        reply = Reply(status, body, mime_type, extra)
         reply.note["download"] = True
         return reply
 
@@ -1153,13 +1338,22 @@ class Drive:
         del self.state.files[file_id]
         return Reply(204)
 
-    def patch_metadata(self, file_id, query, body):
+    def patch_metadata(self, file_id, query, headers, body, v2):
         file = self.file(file_id)
-        metadata = self.json_metadata(body)
-        if "name" in metadata:
+        metadata = self.v3_metadata(self.json_metadata(body), v2)
+        if v2:
+            self.check_if_match(file, headers.get("If-Match"), "write")
+        self.apply_metadata(file, metadata)
+        file.touch(self.state.now())
+        return self.reply(file, query, v2)
+
+    @staticmethod
+    def apply_metadata(file, metadata):
+        """The metadata changes this emulator keeps: the name and the media type."""
+        if metadata.get("name"):
             file.name = metadata["name"]
-            file.touch(self.state.now())
-        return self.file_reply(200, file, query)
+        if metadata.get("mimeType"):
+            file.mime_type = metadata["mimeType"]
 
     def revisions(self, file_id, query):
         file = self.file(file_id)
@@ -1168,15 +1362,16 @@ class Drive:
         answer = {"kind": "drive#revisionList", "revisions": [r.v3() for r in page]}
         if next_token:
             answer["nextPageToken"] = next_token
-        selection = self.fields(query, "kind,nextPageToken,revisions(kind,id,mimeType,modifiedTime)")
-        return json_reply(200, select(answer, selection))
+        return json_reply(200, self.selected(
+            answer, query, "kind,nextPageToken,revisions(kind,id,mimeType,modifiedTime)",
+            "RevisionList"))
 
-    def revision(self, method, file_id, revision_id, query, body):
+    def revision(self, method, file_id, revision_id, query, headers, body):
         file = self.file(file_id)
         self.state.purge_revisions(file)
         revision = file.revision(revision_id)
         if method == "GET" and query.get("alt") == "media":
-            return self.media_reply(revision.content, revision.mime_type)
+            return self.media_reply(revision.content, revision.mime_type, headers)
         if method == "GET":
             return self.revision_reply(revision, query)
         if method == "PATCH":
@@ -1194,8 +1389,8 @@ class Drive:
         raise drive_error(404, "notFound", f"No such endpoint: {method} revisions")
 
     def revision_reply(self, revision, query):
-        selection = self.fields(query, "kind,id,mimeType,modifiedTime")
-        return json_reply(200, select(revision.v3(), selection))
+        return json_reply(200, self.selected(revision.v3(), query, "kind,id,mimeType,modifiedTime",
+                                             "Revision"))
 
     # --- uploads --------------------------------------------------------------------------
 
@@ -1212,28 +1407,41 @@ class Drive:
         return metadata
 
     @staticmethod
+    def v3_metadata(metadata, v2):
+        """v2's names for what v3 calls `name` and `parents`, in v3's shape."""
+        if not v2:
+            return metadata
+        metadata = dict(metadata)
+        if "title" in metadata:
+            metadata["name"] = metadata.pop("title")
+        if isinstance(metadata.get("parents"), list):
+            metadata["parents"] = [p.get("id") if isinstance(p, dict) else p
+                                   for p in metadata["parents"]]
+        return metadata
+
+    @staticmethod
     def multipart(headers, body):
-        """multipart/related: a JSON metadata part, then the media part."""
+        """multipart/related: a JSON metadata part, then the media part. Lines may end in CRLF
+        or LF alone and the boundary may be quoted, as Google's own client sends them."""
         content_type = headers.get("Content-Type", "")
-        match = re.search(r'boundary="?([^";]+)"?', content_type)
+        match = re.search(r'boundary=(?:"([^"]+)"|([^";\s]+))', content_type)
         if not content_type.lower().startswith("multipart/related") or not match:
             raise drive_error(400, "badContent",
                               "Multipart uploads need Content-Type: multipart/related; boundary=…")
-        delimiter = b"--" + match.group(1).encode()
+        delimiter = b"--" + (match.group(1) or match.group(2)).encode()
         pieces = body.split(delimiter)
         parts = []
         for piece in pieces[1:]:
             if piece.startswith(b"--"):
                 break
-            if piece.startswith(b"\r\n"):
-                piece = piece[2:]
-            head, separator, content = piece.partition(b"\r\n\r\n")
-            if not separator:
+            piece = piece[2:] if piece.startswith(b"\r\n") else piece[1:] if piece.startswith(b"\n") else piece
+            found = re.search(rb"\r?\n\r?\n", piece)
+            if not found:
                 raise drive_error(400, "badContent", "Malformed multipart body.")
-            if content.endswith(b"\r\n"):
-                content = content[:-2]
+            head, content = piece[:found.start()], piece[found.end():]
+            content = content[:-2] if content.endswith(b"\r\n") else content[:-1] if content.endswith(b"\n") else content
             part_type = None
-            for line in head.decode("latin-1").split("\r\n"):
+            for line in re.split(r"\r?\n", head.decode("latin-1")):
                 name, _, value = line.partition(":")
                 if name.strip().lower() == "content-type":
                     part_type = value.strip()
@@ -1243,46 +1451,47 @@ class Drive:
                               f"Multipart body must have 2 parts (metadata, media), found {len(parts)}.")
         return Drive.json_metadata(parts[0][1]), parts[1][1], parts[1][0]
 
-    def create(self, token, query, headers, body):
-        upload_type = query.get("uploadType")
-        if upload_type == "media":
-            file = self.new_file(token, {}, body, headers.get("Content-Type"))
-            return self.file_reply(200, file, query)
-        if upload_type == "multipart":
+    def create(self, token, query, headers, body, v2, upload):
+        upload_type = query.get("uploadType") if upload else None
+        if upload_type is None:
+            metadata, content, media_type = self.json_metadata(body), b"", None
+            if upload:
+                raise drive_error(400, "invalid", "Invalid Value", location="uploadType",
+                                  location_type="parameter")
+        elif upload_type == "media":
+            metadata, content, media_type = {}, body, headers.get("Content-Type")
+        elif upload_type == "multipart":
             metadata, content, media_type = self.multipart(headers, body)
-            file = self.new_file(token, metadata, content, media_type)
-            return self.file_reply(200, file, query)
-        if upload_type == "resumable":
-            metadata = self.json_metadata(body)
+        elif upload_type == "resumable":
+            metadata = self.v3_metadata(self.json_metadata(body), v2)
             self.create_plan(token, metadata)
             metadata.setdefault("mimeType", headers.get("X-Upload-Content-Type"))
             session = UploadSession("create", metadata, None, self.declared_length(headers),
-                                    None, query.get("fields"), False, token)
-            return self.open_session(session, "/upload/drive/v3/files")
-        raise drive_error(400, "invalid", "Invalid Value", location="uploadType",
-                          location_type="parameter")
+                                    None, query.get("fields"), v2, token)
+            return self.open_session(session, f"/upload/drive/{'v2' if v2 else 'v3'}/files")
+        else:
+            raise drive_error(400, "invalid", "Invalid Value", location="uploadType",
+                              location_type="parameter")
+        file = self.new_file(token, self.v3_metadata(metadata, v2), content, media_type)
+        return self.reply(file, query, v2)
 
     def update(self, file_id, query, headers, body, v2):
         file = self.file(file_id)
         upload_type = query.get("uploadType")
         if_match = headers.get("If-Match") if v2 else None
-        if upload_type == "media":
-            interleaved = self.write_content(file, body, if_match)
-            reply = self.v2_reply(200, file) if v2 else self.file_reply(200, file, query)
-            reply.note["interleaved"] = interleaved
-            return reply
-        if upload_type == "multipart" and not v2:
-            metadata, content, media_type = self.multipart(headers, body)
-            interleaved = self.write_content(file, content)
-            if metadata.get("name"):
-                file.name = metadata["name"]
-            reply = self.file_reply(200, file, query)
+        if upload_type in ("media", "multipart"):
+            metadata, content = {}, body
+            if upload_type == "multipart":
+                metadata, content, _ = self.multipart(headers, body)
+            interleaved = self.write_content(file, content, if_match)
+            self.apply_metadata(file, self.v3_metadata(metadata, v2))
+            reply = self.reply(file, query, v2)
             reply.note["interleaved"] = interleaved
             return reply
         if upload_type == "resumable":
             self.check_if_match(file, if_match, "open")
-            session = UploadSession("update", self.json_metadata(body), file_id,
-                                    self.declared_length(headers), if_match,
+            session = UploadSession("update", self.v3_metadata(self.json_metadata(body), v2),
+                                    file_id, self.declared_length(headers), if_match,
                                     query.get("fields"), v2, None)
             version = "v2" if v2 else "v3"
             return self.open_session(session, f"/upload/drive/{version}/files/{file_id}")
@@ -1368,8 +1577,7 @@ class Drive:
         else:
             file = self.file(session.file_id)
             interleaved = self.write_content(file, content, session.if_match, "finish")
-            if session.metadata.get("name"):
-                file.name = session.metadata["name"]
+            self.apply_metadata(file, session.metadata)
         session.result = file.id
         session.received = bytearray()
         reply = self.session_result(session)
@@ -1378,9 +1586,7 @@ class Drive:
 
     def session_result(self, session):
         file = self.file(session.result)
-        if session.v2:
-            return self.v2_reply(200, file)
-        return self.file_reply(200, file, {"fields": session.fields} if session.fields else {})
+        return self.reply(file, {"fields": session.fields} if session.fields else {}, session.v2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1626,6 +1832,10 @@ class Handler(BaseHTTPRequestHandler):
     def append_log(self, entry):
         with self.server.state.lock:
             self.server.state.log.append(entry)
+        if self.server.request_log is not None:
+            # One write of one line on an O_APPEND descriptor: emulators running side by side
+            # can share the file without mixing their lines.
+            os.write(self.server.request_log, (json.dumps(entry) + "\n").encode())
 
     def raw(self, reply):
         state = self.server.state
@@ -1735,6 +1945,10 @@ def main(argv=None):
     server.oauth = OAuth(state)
     server.drive = Drive(state, server.oauth, base_url)
     server.control = Control(state, server.oauth)
+    server.request_log = None
+    if os.environ.get(REQUEST_LOG_VARIABLE):
+        server.request_log = os.open(os.environ[REQUEST_LOG_VARIABLE],
+                                     os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def stop(signum, frame):
         threading.Thread(target=server.shutdown, daemon=True).start()

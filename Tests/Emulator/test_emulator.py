@@ -28,9 +28,13 @@ SCOPE = "https://www.googleapis.com/auth/drive.appdata"
 CHUNK = 256 * 1024
 
 
-def start_emulator(*arguments):
+def start_emulator(*arguments, environment=None):
+    """An emulator on a free port. It never joins the request sweep's log unless asked (these
+    tests send Google-invalid requests on purpose)."""
+    if environment is None:
+        environment = {k: v for k, v in os.environ.items() if k != "GOOGLE_EMULATOR_REQUEST_LOG"}
     process = subprocess.Popen([sys.executable, EMULATOR, *arguments], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE)
+                               stdout=subprocess.PIPE, env=environment)
     line = process.stdout.readline().decode()
     if not line.startswith("LISTENING http://127.0.0.1:"):
         process.kill()
@@ -369,8 +373,9 @@ class DriveTests(DriveTestCase):
     def test_missing_credentials_answer_401_required(self):
         status, _, answer = self.client.json("GET", "/drive/v3/files?spaces=appDataFolder")
         self.assertEqual(status, 401)
-        self.assertEqual(set(answer["error"]), {"code", "message", "errors"})
+        self.assertEqual(set(answer["error"]), {"code", "message", "errors", "status"})
         self.assertEqual(answer["error"]["errors"][0]["reason"], "required")
+        self.assertEqual(answer["error"]["status"], "UNAUTHENTICATED")
 
     def test_create_with_generated_id_then_list_download_and_409_on_retry(self):
         file_id = self.new_id()
@@ -523,6 +528,128 @@ class DriveTests(DriveTestCase):
         self.assertEqual((download["requestBytes"], download["responseBytes"]), (0, 10))
         self.assertEqual(upload["requestBytes"], 3)
         self.assertGreater(upload["responseBytes"], 0)
+
+
+class GoogleGrammarTests(DriveTestCase):
+    """What Google accepts that a strict reading of the docs might refuse, and the `fields`
+    and `q` grammars; Google's client itself runs in fidelity_google_client.py."""
+
+    def names(self, q):
+        status, _, answer = self.client.json(
+            "GET", "/drive/v3/files?" + urllib.parse.urlencode(
+                {"spaces": "appDataFolder", "q": q, "fields": "files(name)"}), headers=self.auth)
+        self.assertEqual(status, 200, (q, answer))
+        return sorted(f["name"] for f in answer["files"])
+
+    def test_query_language_operators(self):
+        self.client.json("POST", "/__emulator/files", json_body={
+            "name": "HelloWorld.json", "content": "1", "modifiedTime": "2026-01-01T00:00:00Z"})
+        self.client.json("POST", "/__emulator/files", json_body={
+            "name": "habit-backup.json", "content": "2", "modifiedTime": "2026-06-01T12:00:00Z"})
+        self.client.json("POST", "/__emulator/files", json_body={
+            "name": "notes.txt", "content": "3", "modifiedTime": "2026-03-01T00:00:00Z",
+            "mimeType": "text/plain"})
+        cases = {
+            "name contains 'Hello'": ["HelloWorld.json"],
+            "name contains 'World'": [],  # Google: prefix matching only
+            "name contains 'backup'": ["habit-backup.json"],
+            "not name contains 'habit'": ["HelloWorld.json", "notes.txt"],
+            "name = 'notes.txt' or (name contains 'habit' and trashed = false)":
+                ["habit-backup.json", "notes.txt"],
+            "modifiedTime > '2026-02-01T00:00:00' and modifiedTime <= '2026-06-01T12:00:00Z'":
+                ["habit-backup.json", "notes.txt"],
+            "modifiedTime < '2026-01-01T01:00:00+01:00'": [],
+            "mimeType != 'text/plain' and not (name = 'HelloWorld.json')": ["habit-backup.json"],
+            "mimeType contains 'text/'": ["notes.txt"],
+            "'appDataFolder' in parents and name != 'notes.txt'": ["HelloWorld.json", "habit-backup.json"],
+        }
+        for q, expected in cases.items():
+            with self.subTest(q=q):
+                self.assertEqual(self.names(q), expected)
+        for bad in ("name contains", "(name = 'x'", "modifiedTime > 'yesterday'", "name ~ 'x'",
+                    "name = 'x' and"):
+            status, _, answer = self.client.json(
+                "GET", "/drive/v3/files?spaces=appDataFolder&q=" + urllib.parse.quote(bad),
+                headers=self.auth)
+            self.assertEqual((status, answer["error"]["errors"][0]["location"]), (400, "q"), bad)
+
+    def test_fields_are_checked_against_the_resource_schemas(self):
+        file_id = self.seed("a.json", "{}")["id"]
+        accepted = {
+            f"/drive/v3/files/{file_id}?fields=" + urllib.parse.quote("id,capabilities/canEdit,*"),
+            f"/drive/v3/files/{file_id}?fields=" + urllib.parse.quote("appProperties/anyKey"),
+            "/drive/v3/files?spaces=appDataFolder&fields=" + urllib.parse.quote("files/id,files(name)"),
+            f"/drive/v2/files/{file_id}?fields=" + urllib.parse.quote("etag,parents(id)"),
+            f"/drive/v3/files/{file_id}/revisions?fields=" + urllib.parse.quote("revisions/md5Checksum"),
+        }
+        for path in accepted:
+            with self.subTest(path=path):
+                self.assertEqual(self.client.json("GET", path, headers=self.auth)[0], 200)
+        refused = {
+            f"/drive/v3/files/{file_id}?fields=etag": "etag",
+            f"/drive/v3/files/{file_id}?fields=id/name": "id/name",
+            "/drive/v3/files?spaces=appDataFolder&fields=files(md5checksum)": "md5checksum",
+            f"/drive/v2/files/{file_id}?fields=name": "name",
+            f"/drive/v3/files/{file_id}/revisions?fields=revisions(etag)": "etag",
+            f"/drive/v3/files/{file_id}?fields=" + urllib.parse.quote("files(id"): "files(id",
+        }
+        for path, bad in refused.items():
+            with self.subTest(path=path):
+                status, _, answer = self.client.json("GET", path, headers=self.auth)
+                self.assertEqual(status, 400)
+                self.assertEqual(answer["error"]["message"], f"Invalid field selection {bad}")
+                self.assertEqual(answer["error"]["status"], "INVALID_ARGUMENT")
+
+    def test_multipart_with_lf_line_endings_and_a_quoted_boundary(self):
+        body = (b'--==b 1==\n'
+                b'Content-Type: application/json\n\n'
+                b'{"name": "lf.json", "parents": ["appDataFolder"]}\n'
+                b'--==b 1==\n'
+                b'Content-Type: application/json\n'
+                b'Content-Transfer-Encoding: binary\n\n'
+                b'{"a": 1}\n'
+                b'--==b 1==--')
+        status, _, answer = self.client.json(
+            "POST", "/upload/drive/v3/files?uploadType=multipart&fields=name,size", body=body,
+            headers={"Content-Type": 'multipart/related; boundary="==b 1=="', **self.auth})
+        self.assertEqual((status, answer), (200, {"name": "lf.json", "size": "8"}))
+
+    def test_range_downloads_answer_206_with_content_range(self):
+        file_id = self.seed("a.json", "0123456789")["id"]
+        path = f"/drive/v3/files/{file_id}?alt=media"
+        for range_header, status, body, content_range in (
+                ("bytes=2-4", 206, b"234", "bytes 2-4/10"), ("bytes=7-", 206, b"789", "bytes 7-9/10"),
+                ("bytes=-2", 206, b"89", "bytes 8-9/10"), ("bytes=5-99", 206, b"56789", "bytes 5-9/10"),
+                ("bytes=10-", 416, None, "bytes */10"), ("items=1-2", 200, b"0123456789", None)):
+            with self.subTest(range_header=range_header):
+                got, headers, data = self.client.request(
+                    "GET", path, headers={"Range": range_header, **self.auth})
+                self.assertEqual((got, headers.get("content-range")), (status, content_range))
+                if body is not None:
+                    self.assertEqual(data, body)
+
+    def test_v2_alt_media_serves_the_bytes_and_metadata_only_create(self):
+        file_id = self.seed("a.json", "v2 content")["id"]
+        _, headers, data = self.client.request("GET", f"/drive/v2/files/{file_id}?alt=media",
+                                               headers=self.auth)
+        self.assertEqual(data, b"v2 content")
+        status, _, created = self.client.json(
+            "POST", "/drive/v3/files?fields=id,name,size,md5Checksum",
+            json_body={"name": "empty.json", "parents": ["appDataFolder"]}, headers=self.auth)
+        self.assertEqual((status, created["size"], created["md5Checksum"]),
+                         (200, "0", hashlib.md5(b"").hexdigest()))
+
+    def test_a_rename_moves_version_modified_time_and_the_v2_etag(self):
+        file_id = self.seed("a.json", "x")["id"]
+        before = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 5})
+        self.client.json("PATCH", f"/drive/v3/files/{file_id}", json_body={"name": "b.json"},
+                         headers=self.auth)
+        after = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]
+        self.assertEqual(int(after["version"]), int(before["version"]) + 1)
+        self.assertGreater(after["modifiedDate"], before["modifiedDate"])
+        self.assertNotEqual(after["etag"], before["etag"])
+        self.assertEqual(after["headRevisionId"], before["headRevisionId"], "no new revision")
 
 
 class RevisionTests(DriveTestCase):

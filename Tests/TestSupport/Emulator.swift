@@ -6,7 +6,10 @@ import Foundation
 /// The emulator prints `LISTENING http://127.0.0.1:<port>` once it accepts connections; `init`
 /// reads that line from the pipe (no sleeping, no polling). Its standard input is a pipe this
 /// object holds open: when the test process dies for any reason, the pipe closes and the
-/// emulator exits by itself, so a crashed test never leaves a server running.
+/// emulator exits by itself, so a crashed test never leaves a server running. It inherits this
+/// process's environment: under `make test`, `GOOGLE_EMULATOR_REQUEST_LOG` names the file every
+/// emulator appends its requests to, which the request sweep then checks against Google's
+/// discovery documents.
 ///
 ///     let emulator = try Emulator()
 ///     defer { emulator.stop() }
