@@ -179,7 +179,8 @@ def json_reply(status, value, headers=None):
     return Reply(status, body, "application/json; charset=UTF-8", headers)
 
 
-# The canonical gRPC code newer Google answers carry as `status` beside the HTTP one.
+# The canonical gRPC code newer Google answers carry as `status` beside the HTTP one. Which
+# code goes with which reason is undocumented: here one per HTTP status, Google's usual mapping.
 ERROR_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
                 404: "NOT_FOUND", 409: "ALREADY_EXISTS", 412: "FAILED_PRECONDITION",
                 416: "OUT_OF_RANGE", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
