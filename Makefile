@@ -38,13 +38,21 @@ build: deps
 # machine's zone fails loudly; the whole suite runs last, so its summary closes the output.
 TEST_ZONES := America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu Pacific/Apia
 
+# Every emulator the Swift suites start appends its requests to REQUEST_LOG; afterwards the
+# sweep checks each Drive request against Google's discovery documents (method and path,
+# declared query parameters, their values, `fields` paths) and fails on any violation.
+REQUEST_LOG := .build/emulator-requests.jsonl
+
 test: deps venv
 	$(SWIFT) build --build-tests
 	for tz in $(TEST_ZONES); do \
 		TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep \
 			|| exit 1; \
 	done
-	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --parallel
+	rm -f $(REQUEST_LOG)
+	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) GOOGLE_EMULATOR_REQUEST_LOG=$(abspath $(REQUEST_LOG)) \
+		$(SWIFT) test --skip-build --parallel
+	$(PYTHON) Tests/Emulator/drive_discovery.py sweep $(REQUEST_LOG)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
