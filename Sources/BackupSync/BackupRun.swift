@@ -17,8 +17,8 @@ import GoogleDrive
 ///    nothing sent.
 /// 4. Record a pending verification (base revision, checksum of what we send), then upload
 ///    under `If-Match: <etag>`. A 412 means someone wrote since our read: unless the head is
-///    our own bytes (an upload whose answer was lost, retried into its own etag), back off
-///    and start the round again from the download.
+///    our own bytes (an upload whose answer was lost, retried into its own etag, as the next
+///    download shows), back off and start the round again from the download.
 /// 5. Verify: list the revisions and check that the revision before ours is our base
 ///    (`RevisionCheck`). Revisions between them are writes our upload replaced, because
 ///    Google's `If-Match` was not checked as we hoped: download each, merge them into what we
@@ -108,7 +108,6 @@ public struct BackupRun<Document> {
         case recordingPending
         case creating
         case uploading
-        case checkingOwnWrite
         case verifying
         case backingOff
         case clearing
@@ -166,6 +165,9 @@ public struct BackupRun<Document> {
     /// The head of our file as this run last knew it: the profile's next kept copy.
     private var head: (file: DriveFile, bytes: [UInt8], etag: String?, document: Document)?
     private var round = 0
+    /// A 412 answered our upload: the next download may show our own bytes, when the upload
+    /// landed and only its answer was lost.
+    private var afterConflict = false
     private var fromKeptCopy = false
     private var created = false
     /// Etags whose bytes did not decode and were kept aside: not kept aside again.
@@ -194,7 +196,7 @@ public struct BackupRun<Document> {
     public mutating func failed(_ error: DriveError) -> Action {
         let unchecked: PendingVerification?
         switch phase {
-        case .verifying, .fetchingOthers(_, _, then: .newRound), .checkingOwnWrite: unchecked = pending
+        case .verifying, .fetchingOthers(_, _, then: .newRound): unchecked = pending
         default: unchecked = nil
         }
         phase = .finished
@@ -215,7 +217,8 @@ public struct BackupRun<Document> {
                 uploadedRevisionId: previous.uploadedRevisionId)
             {
             case .missing, .clean: return proceed()
-            case .others(let others, _): return fetch(others, fileID: previous.fileId, then: .resume)
+            case .others(let others, _):
+                return fetch(others, fileID: previous.fileId, then: .resume)
             }
 
         case (.fetchingOthers(var others, let fileID, let then), .revisionBytes(let bytes)):
@@ -253,6 +256,14 @@ public struct BackupRun<Document> {
             return readCopies(files)
 
         case (.readingTarget, .downloaded(let snapshot)):
+            if afterConflict, let pending,
+                snapshot.file.md5Checksum?.lowercased() == pending.uploadedMd5
+            {
+                // Our upload landed but its answer was lost, and the retry met our own etag.
+                afterConflict = false
+                return verify(snapshot.file)
+            }
+            afterConflict = false
             target = snapshot.file
             base = Base(revision: snapshot.file.headRevisionId, etag: snapshot.etag)
             if keptAsideEtags.contains(snapshot.etag) { return mergeAndUpload() }
@@ -298,14 +309,7 @@ public struct BackupRun<Document> {
         case (.uploading, .updated(let file)):
             return verify(file)
         case (.uploading, .changedSinceRead):
-            guard let target else { return nextRound(waiting: true) }
-            phase = .checkingOwnWrite
-            return .readTag(target)
-        case (.checkingOwnWrite, .tagged(let file, _)):
-            // Our upload landed but its answer was lost, and the retry met our own etag.
-            if let pending, file.md5Checksum?.lowercased() == pending.uploadedMd5 {
-                return verify(file)
-            }
+            afterConflict = true
             return nextRound(waiting: true)
 
         case (.verifying, .revisions(let revisions)):
@@ -385,7 +389,8 @@ public struct BackupRun<Document> {
         if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
             let document = try? codec.decode(kept.bytes)
         {
-            base = Base(document: document, revision: target.headRevisionId, etag: kept.etag(for: target))
+            base = Base(
+                document: document, revision: target.headRevisionId, etag: kept.etag(for: target))
             head = (target, kept.bytes, base.etag, document)
             fromKeptCopy = true
             return mergeAndUpload()
@@ -452,7 +457,8 @@ public struct BackupRun<Document> {
         }
         // Other devices' writes that an upload replaced, and our own last upload.
         for document in owed + [uploaded].compactMap({ $0 }) {
-            result = result.map { codec.merge(copy: document, into: $0, now: now).document } ?? document
+            result =
+                result.map { codec.merge(copy: document, into: $0, now: now).document } ?? document
         }
         if let local {
             result = result.map { codec.merge($0, local, now) } ?? local

@@ -46,7 +46,8 @@ public struct SyncDriver {
         switch action {
         case .finish, .fail: return .done
         case .list: return .listed(try drive.list(named: name), now: now())
-        case .download(let file): return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
+        case .download(let file):
+            return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
         case .readTag(let file):
             let tagged = try drive.tagged(id: file.id)
             return .tagged(tagged.file, etag: tagged.etag)
@@ -77,7 +78,8 @@ public struct SyncDriver {
             return .done
         case .backOff(let round):
             drive.clock.sleep(
-                drive.retry.delay(beforeRetry: round, jitter: drive.clock.random(), retryAfter: nil))
+                drive.retry.delay(beforeRetry: round, jitter: drive.clock.random(), retryAfter: nil)
+            )
             return .done
         case .notify(let notice):
             notify(notice)
@@ -123,8 +125,9 @@ public struct SyncDriver {
         do {
             return try perform()
         } catch {
-            if case .rejected(_, let google) = error, [404, 410].contains(google.status)
-                || google.reason == "download_restricted_for_revision"
+            if case .rejected(_, let google) = error,
+                [404, 410].contains(google.status)
+                    || google.reason == "download_restricted_for_revision"
             {
                 return .gone
             }

@@ -19,7 +19,8 @@ extension DriveSession {
                 // The check still runs in this process; only its record for a run cut short is lost.
                 warn(
                     CloudBackup.describe(error).lines.joined(separator: "; ")
-                        + "; if this run is cut short, the next one cannot finish checking its upload")
+                        + "; if this run is cut short, the next one cannot finish checking its upload"
+                )
             }
         }
         driver.notify = { notice in warn(Self.words(notice, restoreCommand: restoreCommand)) }
@@ -51,7 +52,8 @@ extension DriveSession {
                 + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(shellQuoted(side.name)) "
                 + "\(restoreCommand) --allow-stale', then back up again"
         case .keptAside(let copyID, let side, .invalid(let error)):
-            return "the backup on Drive (id \(copyID)) is not a valid backup (\(firstLine(error))); "
+            return
+                "the backup on Drive (id \(copyID)) is not a valid backup (\(firstLine(error))); "
                 + "kept its bytes as '\(side.name)' in the app folder and replaced it"
         case .unreadableRevision(let fileID, let revision):
             return "revision \(revision) of \(fileID), which another device wrote between this "

@@ -208,7 +208,8 @@ public struct DriveClient: Sendable {
         let response: HTTPResponse
         if bytes.count > resumableThreshold {
             let start = HTTPRequest(
-                method: "PUT", url: endpoint(path, [("uploadType", "resumable")] + Self.quietUpdate),
+                method: "PUT",
+                url: endpoint(path, [("uploadType", "resumable")] + Self.quietUpdate),
                 headers: Self.sessionHeaders(bytes.count) + [("If-Match", etag)], body: [])
             response = try upload(
                 bytes, starting: start, accepting: [412], budget: &budget, progress: progress)
@@ -398,7 +399,7 @@ public struct DriveClient: Sendable {
             "read the metadata of ", "download ", "read the etag of ", "upload to ", "delete ",
             "list the revisions of ",
         ]
-            .contains { operation.hasPrefix($0) }
+        .contains { operation.hasPrefix($0) }
     }
 
     struct Budget {

@@ -91,7 +91,8 @@ struct BackupCommand: Command {
             warn: warn)
         let ran = try driver.run(machine)
         guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
-            throw CLIError("unexpected failure: the backup run ended with no file", exitCode: .failure)
+            throw CLIError(
+                "unexpected failure: the backup run ended with no file", exitCode: .failure)
         }
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         if outcome.created {
@@ -159,7 +160,8 @@ struct BackupCommand: Command {
             if outcome.mergedRevisions > 0 {
                 context.printError(
                     "cloudbackup: another device wrote while this backup ran; merged its "
-                        + "\(outcome.mergedRevisions) revision(s) from Drive's history and uploaded again")
+                        + "\(outcome.mergedRevisions) revision(s) from Drive's history and uploaded again"
+                )
             }
         }
     }
@@ -203,7 +205,10 @@ struct BackupCommand: Command {
         var fromKeptCopy: Bool
         var mergedRevisions: Int
 
-        init(ran: BackupOutcome<BackupDocument>, file: DriveFile, document: BackupDocument, kept: KeptCopy) {
+        init(
+            ran: BackupOutcome<BackupDocument>, file: DriveFile, document: BackupDocument,
+            kept: KeptCopy
+        ) {
             self.file = file
             self.document = document
             self.kept = kept
