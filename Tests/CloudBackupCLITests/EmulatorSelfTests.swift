@@ -75,6 +75,24 @@ import Testing
         #expect(try emulator.log().map(\.fault) == ["status", nil])
     }
 
+    @Test func configureSetsTheUndocumentedSwitchesAndRefusesBadValues() throws {
+        let emulator = try Emulator()
+        defer { emulator.stop() }
+        try emulator.configure(ifMatch: .ignore, revisionsKept: 1)
+        let token = try emulator.issueTokens().accessToken
+        let seeded = try emulator.seedFile(name: "a.json", content: Data("one".utf8))
+        let write = try LoopbackHTTP.request(
+            port: emulator.port, method: "PUT",
+            path: "/upload/drive/v2/files/\(seeded.id)?uploadType=media",
+            headers: ["Authorization": "Bearer \(token)", "If-Match": "\"stale\""],
+            body: Data("two".utf8))
+        #expect(write.status == 200, "ignore: a stale If-Match is written over")
+        let file = try #require(try emulator.files().first)
+        #expect(file.revisions.map(\.md5Checksum) == [file.md5Checksum], "one unpinned kept")
+        #expect(file.headRevisionId == file.revisions.last?.id)
+        #expect(throws: LoopbackHTTPError.self) { try emulator.configure(revisionsKept: 0) }
+    }
+
     @Test func environmentPointsEveryEndpointAtTheEmulator() throws {
         let emulator = try Emulator(clientID: "id-1", clientSecret: "secret-1")
         defer { emulator.stop() }

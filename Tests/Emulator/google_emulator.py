@@ -45,7 +45,10 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
     POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
                                  granular consent); the redirect and the grant list the rest
     POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
-    POST /__emulator/settings    {"accessTokenLifetime": s} for tokens issued from now on
+    POST /__emulator/settings    any of {"accessTokenLifetime": s (tokens issued from now on),
+                                  "ifMatch": "honour"|"open-only"|"ignore",
+                                  "revisionsKept": N, "revisionMaxAgeDays": d}; answers
+                                  every setting (GET too); 400 naming a bad one
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
                                    grantType?, ifMatch?, revoked?, interleaved?, denied?,
@@ -59,7 +62,24 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  answered like /token (for Drive tests that need a token)
     GET  /__emulator/secrets     every secret issued or received (see below)
 
-`reset` forgets files, tokens, faults and the log but not the list of secrets.
+`reset` forgets files, tokens, faults and the log but not the list of secrets, and puts the
+settings back to their start-up values (the command line's, else the defaults).
+
+Switches for what Google does not document (settings above; command line in brackets):
+
+    ifMatch [--if-match MODE]    where a v2 `If-Match` is checked: `honour` (default) at a
+                                 one-request upload, when a resumable session opens and when
+                                 it completes; `open-only` never when a session completes;
+                                 `ignore` never. A stale etag answers 412 conditionNotMet.
+    revisionsKept [--revisions-kept N]      unpinned revisions a file keeps (default 100):
+                                 a content upload beyond that purges the oldest unpinned ones
+    revisionMaxAgeDays [--revision-max-age-days D]   age (default 30, on the emulator's
+                                 clock, which /__emulator/clock moves) past which an unpinned
+                                 revision goes, counted from its own modifiedTime
+
+Revisions: every content upload (create, media, multipart, resumable, v2 or v3) makes one;
+a metadata change makes none but moves `version`, `modifiedTime` and the v2 etag. The head
+revision and `keepForever` ones are never purged; `headRevisionId` names the head.
 
 Tokens are random but recognisable (`ya29.emu-…`, `1//emu-…`, `4/emu-…`) and every secret
 the emulator issued or received is listed by GET /__emulator/secrets, so tests can scan all
@@ -91,7 +111,6 @@ SCOPE_DRIVE = "https://www.googleapis.com/auth/drive"
 CHUNK_GRANULARITY = 256 * 1024
 APP_FOLDER_ID = "0AEmuAppDataFolderUk9PVA"
 CODE_LIFETIME = 600
-MAX_REVISIONS = 200
 # A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
@@ -342,6 +361,39 @@ def compile_query(q):
 # The Drive file model
 
 
+class Revision:
+    """One stored content of a file: Drive makes one for every content upload."""
+
+    def __init__(self, revision_id, content, mime_type, instant, keep_forever=False):
+        self.id = revision_id
+        self.content = bytes(content)
+        self.md5 = hashlib.md5(self.content).hexdigest()
+        self.mime_type = mime_type
+        self.modified = instant
+        self.keep_forever = keep_forever
+
+    def v3(self):
+        return {
+            "kind": "drive#revision",
+            "id": self.id,
+            "mimeType": self.mime_type,
+            "modifiedTime": now_rfc3339(self.modified),
+            "keepForever": self.keep_forever,
+            "size": str(len(self.content)),
+            "md5Checksum": self.md5,
+        }
+
+    def saved(self):
+        return {"id": self.id, "mimeType": self.mime_type, "modified": self.modified,
+                "keepForever": self.keep_forever,
+                "contentBase64": base64.b64encode(self.content).decode()}
+
+    @classmethod
+    def restored(cls, saved):
+        return cls(saved["id"], base64.b64decode(saved["contentBase64"]), saved["mimeType"],
+                   saved["modified"], saved["keepForever"])
+
+
 class DriveFile:
     def __init__(self, file_id, name, mime_type, parents, content, instant):
         self.id = file_id
@@ -352,28 +404,69 @@ class DriveFile:
         self.created = instant
         self.modified = instant
         self.version = 0
-        self.content = b""
         self.etag = ""
         self.revisions = []
+        self.revision_count = 0
         self.write(content, instant)
 
+    @property
+    def head(self):
+        return self.revisions[-1]
+
+    @property
+    def content(self):
+        return self.head.content
+
+    @property
+    def md5(self):
+        return self.head.md5
+
     def write(self, content, instant):
-        self.content = bytes(content)
-        self.md5 = hashlib.md5(self.content).hexdigest()
+        """A content upload: a new head revision."""
+        self.revision_count += 1
+        self.revisions.append(Revision(f"0B{self.revision_count:06d}{secrets.token_hex(4)}",
+                                       content, self.mime_type, instant))
+        self.touch(instant)
+
+    def touch(self, instant):
+        """Any change, content or metadata: Google's `version` "reflects every change made to
+        the file", and the v2 etag names the whole resource, so both move."""
         self.modified = instant
         self.version += 1
         # Google's etags are opaque quoted strings that change with every write.
         self.etag = '"' + base64.urlsafe_b64encode(secrets.token_bytes(12)).decode() + '"'
-        self.revisions.append({
-            "kind": "drive#revision",
-            "id": f"0B{self.version:06d}{secrets.token_hex(4)}",
-            "mimeType": self.mime_type,
-            "modifiedTime": now_rfc3339(instant),
-            "keepForever": False,
-            "size": str(len(self.content)),
-            "md5Checksum": self.md5,
-        })
-        del self.revisions[:-MAX_REVISIONS]
+
+    def purge_revisions(self, now, kept, max_age, uploaded):
+        """Google's retention: the head and `keepForever` revisions stay; any other is
+        "typically preserved for 30 days" and may go earlier once a file has `kept` of them
+        and a new revision is uploaded. Undocumented, so chosen strictly: the age counts from
+        the revision's own modifiedTime (not from when it was superseded), so a client can
+        never count on a revision outliving its age limit."""
+        head = self.head
+        self.revisions = [r for r in self.revisions
+                          if r is head or r.keep_forever or now - r.modified <= max_age]
+        if uploaded:
+            unpinned = [r for r in self.revisions if not r.keep_forever]
+            doomed = {id(r) for r in unpinned[:max(0, len(unpinned) - kept)] if r is not head}
+            self.revisions = [r for r in self.revisions if id(r) not in doomed]
+
+    def revision(self, revision_id):
+        for revision in self.revisions:
+            if revision.id == revision_id:
+                return revision
+        raise drive_error(404, "notFound", f"Revision not found: {revision_id}.",
+                          location="revisionId", location_type="parameter")
+
+    def delete_revision(self, revision_id):
+        """Google refuses to delete "the last remaining file version"; deleting the head is
+        not documented further: here the newest remaining revision becomes the content."""
+        revision = self.revision(revision_id)
+        if len(self.revisions) == 1:
+            raise drive_error(400, "badRequest",
+                              "The last remaining revision of a file cannot be deleted.")
+        was_head = revision is self.head
+        self.revisions.remove(revision)
+        return was_head
 
     def v3(self):
         return {
@@ -389,7 +482,7 @@ class DriveFile:
             "size": str(len(self.content)),
             "version": str(self.version),
             "md5Checksum": self.md5,
-            "headRevisionId": self.revisions[-1]["id"],
+            "headRevisionId": self.head.id,
         }
 
     def v2(self):
@@ -408,12 +501,13 @@ class DriveFile:
             "fileSize": str(len(self.content)),
             "version": str(self.version),
             "md5Checksum": self.md5,
-            "headRevisionId": self.revisions[-1]["id"],
+            "headRevisionId": self.head.id,
         }
 
     def control(self):
         entry = self.v3()
         entry["etag"] = self.etag
+        entry["revisions"] = [revision.v3() for revision in self.revisions]
         entry["contentBase64"] = base64.b64encode(self.content).decode()
         try:
             entry["content"] = self.content.decode("utf-8")
@@ -424,15 +518,18 @@ class DriveFile:
     def saved(self):
         return {"id": self.id, "name": self.name, "mimeType": self.mime_type,
                 "parents": self.parents, "created": self.created, "modified": self.modified,
-                "version": self.version, "etag": self.etag, "revisions": self.revisions,
-                "contentBase64": base64.b64encode(self.content).decode()}
+                "version": self.version, "etag": self.etag,
+                "revisionCount": self.revision_count,
+                "revisions": [revision.saved() for revision in self.revisions]}
 
     @classmethod
     def restored(cls, saved):
+        revisions = [Revision.restored(r) for r in saved["revisions"]]
         file = cls(saved["id"], saved["name"], saved["mimeType"], saved["parents"],
-                   base64.b64decode(saved["contentBase64"]), saved["created"])
+                   revisions[-1].content, saved["created"])
         file.modified, file.version = saved["modified"], saved["version"]
-        file.etag, file.revisions = saved["etag"], saved["revisions"]
+        file.etag, file.revisions = saved["etag"], revisions
+        file.revision_count = saved["revisionCount"]
         return file
 
 
@@ -457,14 +554,43 @@ class UploadSession:
 # The state behind the lock
 
 
+IF_MATCH_MODES = ("honour", "open-only", "ignore")
+DEFAULT_SETTINGS = {"accessTokenLifetime": 3600, "ifMatch": "honour", "revisionsKept": 100,
+                    "revisionMaxAgeDays": 30}
+
+
+def checked_settings(changes, current):
+    """`current` with `changes` applied, or ValueError naming the bad setting and its range."""
+    unknown = set(changes) - set(DEFAULT_SETTINGS)
+    if unknown:
+        raise ValueError(f"unknown setting {sorted(unknown)[0]!r}; "
+                         f"known: {', '.join(DEFAULT_SETTINGS)}")
+    settings = dict(current, **changes)
+    lifetime, kept, age = (settings["accessTokenLifetime"], settings["revisionsKept"],
+                           settings["revisionMaxAgeDays"])
+    if type(lifetime) is not int or lifetime < 0:
+        raise ValueError("accessTokenLifetime must be a whole number of seconds, 0 or more")
+    if settings["ifMatch"] not in IF_MATCH_MODES:
+        raise ValueError(f"ifMatch must be one of {', '.join(IF_MATCH_MODES)}")
+    if type(kept) is not int or kept < 1:
+        raise ValueError("revisionsKept must be a whole number, 1 or more")
+    if type(age) not in (int, float) or age < 0:
+        raise ValueError("revisionMaxAgeDays must be a number of days, 0 or more")
+    return settings
+
+
 class State:
-    def __init__(self, client_id, client_secret, lifetime):
+    def __init__(self, client_id, client_secret, settings):
         self.lock = threading.RLock()
         self.client_id = client_id
         self.client_secret = client_secret
-        self.lifetime = lifetime
+        self.startup_settings = checked_settings(settings, DEFAULT_SETTINGS)
         self.seen_secrets = [client_secret]
         self.reset()
+
+    @property
+    def lifetime(self):
+        return self.settings["accessTokenLifetime"]
 
     def reset(self):
         with self.lock:
@@ -480,9 +606,26 @@ class State:
             self.untick_next = None
             self.clock_offset = 0.0
             self.log = []
+            self.settings = dict(self.startup_settings)
 
     def now(self):
         return time.time() + self.clock_offset
+
+    def write(self, file, content):
+        """A content upload to `file`: a new head revision, then Google's retention."""
+        file.write(content, self.now())
+        self.purge_revisions(file, uploaded=True)
+
+    def purge_revisions(self, file, uploaded=False):
+        file.purge_revisions(self.now(), self.settings["revisionsKept"],
+                             self.settings["revisionMaxAgeDays"] * 86400, uploaded)
+
+    def enforces_if_match(self, stage):
+        """Whether v2 `If-Match` is checked at `stage`: "write" (a one-request upload or a
+        metadata update), "open" (a resumable session opens) or "finish" (it completes).
+        Google documents none of this for uploads, hence the switch (see the header)."""
+        mode = self.settings["ifMatch"]
+        return mode == "honour" or (mode == "open-only" and stage != "finish")
 
     def remember_secret(self, value):
         if value and value not in self.seen_secrets:
@@ -528,7 +671,7 @@ class State:
         pending = self.interleave
         if not pending or file.id not in pending["armed"]:
             return False
-        file.write(pending["content"], self.now())
+        self.write(file, pending["content"])
         pending["remaining"] -= 1
         pending["armed"].clear()
         if pending["remaining"] <= 0:
@@ -851,15 +994,23 @@ class Drive:
         self.state.files[file_id] = file
         return file
 
-    def write_content(self, file, content, if_match=None):
+    def check_if_match(self, file, if_match, stage):
+        """412 when a v2 `If-Match` names another etag than the file's, if `stage` is one the
+        `ifMatch` setting enforces."""
+        if (if_match is not None and if_match != "*" and if_match != file.etag
+                and self.state.enforces_if_match(stage)):
+            raise drive_error(412, "conditionNotMet", "Precondition Failed",
+                              location="If-Match", location_type="header")
+
+    def write_content(self, file, content, if_match=None, stage="write"):
         state = self.state
         interleaved = state.interleave_before_write(file)
-        if if_match is not None and if_match != "*" and if_match != file.etag:
-            failure = drive_error(412, "conditionNotMet", "Precondition Failed",
-                                  location="If-Match", location_type="header")
+        try:
+            self.check_if_match(file, if_match, stage)
+        except Failure as failure:
             failure.reply.note["interleaved"] = interleaved
-            raise failure
-        file.write(content, state.now())
+            raise
+        state.write(file, content)
         return interleaved
 
     # --- routes ---------------------------------------------------------------------------
@@ -883,6 +1034,8 @@ class Drive:
         if match := re.fullmatch(r"/drive/v3/files/([^/]+)/revisions", path):
             if method == "GET":
                 return self.revisions(match.group(1), query)
+        if match := re.fullmatch(r"/drive/v3/files/([^/]+)/revisions/([^/]+)", path):
+            return self.revision(method, match.group(1), match.group(2), query, body)
         if match := re.fullmatch(r"/drive/v3/files/([^/]+)", path):
             file_id = match.group(1)
             if method == "GET":
@@ -909,11 +1062,29 @@ class Drive:
                               "The granted scopes do not give access to all of the requested spaces.")
         q = query.get("q", "")
         predicate = compile_query(q) if q.strip() else (lambda f: True)
+        matching = [file for file in state.files.values()
+                    if file.space in spaces and predicate(file)]
+        matching = self.ordered(matching, query.get("orderBy"))
+        page, next_token = self.page(matching, query, 100, q)
+        # A listing shows each file's checksum, so a client may write after it with no other
+        # read (a kept copy): it counts as a read for the interleave.
+        for file in page:
+            state.note_read(file)
+        answer = {"kind": "drive#fileList", "incompleteSearch": False,
+                  "files": [file.v3() for file in page]}
+        if next_token:
+            answer["nextPageToken"] = next_token
+        selection = self.fields(query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)")
+        return json_reply(200, select(answer, selection))
+
+    @staticmethod
+    def page(items, query, default_size, scope):
+        """One page of `items` by `pageSize` and `pageToken`, and the next page's token; a
+        token only works for the listing (`scope`) that issued it."""
         try:
-            page_size = int(query.get("pageSize", "100"))
+            page_size = int(query.get("pageSize", default_size))
         except ValueError:
-            raise drive_error(400, "invalid", "Invalid Value", location="pageSize",
-                              location_type="parameter")
+            page_size = 0
         if not 1 <= page_size <= 1000:
             raise drive_error(400, "invalid", "Invalid Value", location="pageSize",
                               location_type="parameter")
@@ -922,26 +1093,16 @@ class Drive:
             try:
                 token_value = json.loads(base64.urlsafe_b64decode(query["pageToken"]))
                 offset = int(token_value["offset"])
-                if token_value["q"] != q:
-                    raise ValueError("page token of another query")
+                if token_value["scope"] != scope:
+                    raise ValueError("page token of another listing")
             except (ValueError, KeyError, TypeError):
                 raise drive_error(400, "invalid", "Invalid Value", location="pageToken",
                                   location_type="parameter")
-        matching = [file for file in state.files.values()
-                    if file.space in spaces and predicate(file)]
-        matching = self.ordered(matching, query.get("orderBy"))
-        page = matching[offset:offset + page_size]
-        # A listing shows each file's checksum, so a client may write after it with no other
-        # read (a kept copy): it counts as a read for the interleave.
-        for file in page:
-            state.note_read(file)
-        answer = {"kind": "drive#fileList", "incompleteSearch": False,
-                  "files": [file.v3() for file in page]}
-        if offset + page_size < len(matching):
-            answer["nextPageToken"] = base64.urlsafe_b64encode(json.dumps(
-                {"offset": offset + page_size, "q": q}).encode()).decode()
-        selection = self.fields(query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)")
-        return json_reply(200, select(answer, selection))
+        next_token = None
+        if offset + page_size < len(items):
+            next_token = base64.urlsafe_b64encode(json.dumps(
+                {"offset": offset + page_size, "scope": scope}).encode()).decode()
+        return items[offset:offset + page_size], next_token
 
     @staticmethod
     def ordered(files, order_by):
@@ -976,12 +1137,16 @@ class Drive:
         file = self.file(file_id)
         self.state.note_read(file)
         if query.get("alt") == "media":
-            reply = Reply(200, file.content, file.mime_type,
-                          [("X-Goog-Hash", "md5=" + base64.b64encode(
-                              hashlib.md5(file.content).digest()).decode())])
-            reply.note["download"] = True
-            return reply
+            return self.media_reply(file.content, file.mime_type)
         return self.file_reply(200, file, query)
+
+    @staticmethod
+    def media_reply(content, mime_type):
+        reply = Reply(200, content, mime_type,
+                      [("X-Goog-Hash", "md5=" + base64.b64encode(
+                          hashlib.md5(content).digest()).decode())])
+        reply.note["download"] = True
+        return reply
 
     def delete(self, file_id):
         self.file(file_id)
@@ -993,13 +1158,44 @@ class Drive:
         metadata = self.json_metadata(body)
         if "name" in metadata:
             file.name = metadata["name"]
+            file.touch(self.state.now())
         return self.file_reply(200, file, query)
 
     def revisions(self, file_id, query):
         file = self.file(file_id)
-        answer = {"kind": "drive#revisionList", "revisions": list(file.revisions)}
-        selection = self.fields(query, "kind,revisions(kind,id,mimeType,modifiedTime)")
+        self.state.purge_revisions(file)
+        page, next_token = self.page(file.revisions, query, 200, file_id)
+        answer = {"kind": "drive#revisionList", "revisions": [r.v3() for r in page]}
+        if next_token:
+            answer["nextPageToken"] = next_token
+        selection = self.fields(query, "kind,nextPageToken,revisions(kind,id,mimeType,modifiedTime)")
         return json_reply(200, select(answer, selection))
+
+    def revision(self, method, file_id, revision_id, query, body):
+        file = self.file(file_id)
+        self.state.purge_revisions(file)
+        revision = file.revision(revision_id)
+        if method == "GET" and query.get("alt") == "media":
+            return self.media_reply(revision.content, revision.mime_type)
+        if method == "GET":
+            return self.revision_reply(revision, query)
+        if method == "PATCH":
+            metadata = self.json_metadata(body)
+            if "keepForever" in metadata:
+                if not isinstance(metadata["keepForever"], bool):
+                    raise drive_error(400, "invalid", "Invalid value for keepForever.",
+                                      location="keepForever", location_type="other")
+                revision.keep_forever = metadata["keepForever"]
+            return self.revision_reply(revision, query)
+        if method == "DELETE":
+            if file.delete_revision(revision_id):
+                file.touch(self.state.now())
+            return Reply(204)
+        raise drive_error(404, "notFound", f"No such endpoint: {method} revisions")
+
+    def revision_reply(self, revision, query):
+        selection = self.fields(query, "kind,id,mimeType,modifiedTime")
+        return json_reply(200, select(revision.v3(), selection))
 
     # --- uploads --------------------------------------------------------------------------
 
@@ -1084,12 +1280,9 @@ class Drive:
             reply.note["interleaved"] = interleaved
             return reply
         if upload_type == "resumable":
-            if if_match is not None and if_match != "*" and if_match != file.etag:
-                raise drive_error(412, "conditionNotMet", "Precondition Failed",
-                                  location="If-Match", location_type="header")
+            self.check_if_match(file, if_match, "open")
             session = UploadSession("update", self.json_metadata(body), file_id,
-                                    self.declared_length(headers),
-                                    file.etag if if_match is not None else None,
+                                    self.declared_length(headers), if_match,
                                     query.get("fields"), v2, None)
             version = "v2" if v2 else "v3"
             return self.open_session(session, f"/upload/drive/{version}/files/{file_id}")
@@ -1174,7 +1367,7 @@ class Drive:
                                  session.metadata.get("mimeType"))
         else:
             file = self.file(session.file_id)
-            interleaved = self.write_content(file, content, session.if_match)
+            interleaved = self.write_content(file, content, session.if_match, "finish")
             if session.metadata.get("name"):
                 file.name = session.metadata["name"]
         session.result = file.id
@@ -1233,9 +1426,15 @@ class Control:
                 state.clock_offset = float(data.get("offset", 0))
                 return json_reply(200, {"offset": state.clock_offset})
             if name == "settings" and method == "POST":
-                if "accessTokenLifetime" in data:
-                    state.lifetime = int(data["accessTokenLifetime"])
-                return json_reply(200, {"accessTokenLifetime": state.lifetime})
+                if not isinstance(data, dict):
+                    return json_reply(400, {"error": "settings are a JSON object"})
+                try:
+                    state.settings = checked_settings(data, state.settings)
+                except ValueError as error:
+                    return json_reply(400, {"error": str(error)})
+                return json_reply(200, state.settings)
+            if name == "settings" and method == "GET":
+                return json_reply(200, state.settings)
             if name == "expire-access-tokens" and method == "POST":
                 for record in state.access_tokens.values():
                     record["expires"] = 0
@@ -1502,7 +1701,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--client-id", default="test-client-id")
     parser.add_argument("--client-secret", default="test-client-secret")
-    parser.add_argument("--access-token-lifetime", type=int, default=3600, metavar="SECONDS")
+    parser.add_argument("--access-token-lifetime", type=int, metavar="SECONDS",
+                        default=DEFAULT_SETTINGS["accessTokenLifetime"])
+    parser.add_argument("--if-match", choices=IF_MATCH_MODES, default=DEFAULT_SETTINGS["ifMatch"],
+                        help="when a v2 If-Match is checked (default: %(default)s)")
+    parser.add_argument("--revisions-kept", type=int, metavar="N",
+                        default=DEFAULT_SETTINGS["revisionsKept"],
+                        help="unpinned revisions kept per file (default: %(default)s)")
+    parser.add_argument("--revision-max-age-days", type=float, metavar="DAYS",
+                        default=DEFAULT_SETTINGS["revisionMaxAgeDays"],
+                        help="age after which an unpinned, superseded revision goes "
+                             "(default: %(default)s)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--state-file", help="load state from and save it to this JSON file")
     parser.add_argument("--ignore-stdin", action="store_true",
@@ -1510,7 +1719,14 @@ def main(argv=None):
                              "stop it with SIGTERM)")
     options = parser.parse_args(argv)
 
-    state = State(options.client_id, options.client_secret, options.access_token_lifetime)
+    try:
+        settings = checked_settings({
+            "accessTokenLifetime": options.access_token_lifetime, "ifMatch": options.if_match,
+            "revisionsKept": options.revisions_kept,
+            "revisionMaxAgeDays": options.revision_max_age_days}, DEFAULT_SETTINGS)
+    except ValueError as error:
+        parser.error(str(error))
+    state = State(options.client_id, options.client_secret, settings)
     if options.state_file and os.path.exists(options.state_file):
         state.load(options.state_file)
     server = Server(("127.0.0.1", options.port), Handler)

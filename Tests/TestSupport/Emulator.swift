@@ -196,6 +196,31 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "settings", ["accessTokenLifetime": seconds])
     }
 
+    /// Where the emulator checks a Drive v2 `If-Match` (Google does not document it).
+    public enum IfMatchEnforcement: String, Sendable {
+        /// At a one-request upload, when a resumable session opens and when it completes.
+        case honour
+        /// As `honour`, but never when a resumable session completes.
+        case openOnly = "open-only"
+        /// Never: a stale etag is written over.
+        case ignore
+    }
+
+    /// Sets the switches for Google's undocumented behaviour until the next `reset()`; nil
+    /// leaves a setting as it is. `revisionsKept`: unpinned revisions a file keeps (default
+    /// 100); `revisionMaxAgeDays`: their age limit (default 30) on the emulator's clock, which
+    /// `setClockOffset` moves.
+    public func configure(
+        ifMatch: IfMatchEnforcement? = nil, revisionsKept: Int? = nil,
+        revisionMaxAgeDays: Double? = nil
+    ) throws {
+        var settings: [String: Any] = [:]
+        if let ifMatch { settings["ifMatch"] = ifMatch.rawValue }
+        if let revisionsKept { settings["revisionsKept"] = revisionsKept }
+        if let revisionMaxAgeDays { settings["revisionMaxAgeDays"] = revisionMaxAgeDays }
+        try control("POST", "settings", settings)
+    }
+
     public func expireAccessTokens() throws {
         try control("POST", "expire-access-tokens", [:])
     }
@@ -209,7 +234,8 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "expire-upload-sessions", [:])
     }
 
-    /// Forgets files, tokens, faults and the log (the list of secrets is kept for leak scans).
+    /// Forgets files, tokens, faults and the log (the list of secrets is kept for leak scans),
+    /// and puts the settings back to their start-up values.
     public func reset() throws {
         try control("POST", "reset", [:])
     }
@@ -338,8 +364,20 @@ public struct EmulatorFile: Decodable, Sendable {
     public var etag: String
     public var createdTime: String
     public var modifiedTime: String
+    public var headRevisionId: String
+    /// Oldest first; the last is the head.
+    public var revisions: [EmulatorRevision]
     public var contentBase64: String
 
     public var content: Data { Data(base64Encoded: contentBase64) ?? Data() }
     public var isInAppFolder: Bool { spaces == ["appDataFolder"] }
+}
+
+/// One stored content of a Drive file, with Google's field names.
+public struct EmulatorRevision: Decodable, Sendable {
+    public var id: String
+    public var md5Checksum: String
+    public var size: String
+    public var modifiedTime: String
+    public var keepForever: Bool
 }
