@@ -189,6 +189,8 @@ struct BackupCommand: Command {
         var deletedDuplicates: [String]
         var sideFiles: [String]
         var counts: Counts
+        /// Other devices' revisions found between this run's base and its upload, and merged.
+        var mergedRevisions: Int
     }
 
     /// A finished backup run: the engine's outcome with the file and document it always has
@@ -229,7 +231,8 @@ struct BackupCommand: Command {
             deletedDuplicates: outcome.deletedDuplicates, sideFiles: outcome.sideFiles.map(\.name),
             counts: Summary.Counts(
                 challenges: document.challenges.count, dayLogs: document.dayLogs.count,
-                tombstones: document.tombstones.count))
+                tombstones: document.tombstones.count),
+            mergedRevisions: outcome.mergedRevisions)
         return JSONLine.encode(summary)
     }
 }
