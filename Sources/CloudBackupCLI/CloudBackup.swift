@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import GoogleDrive
 import LocalFiles
 import Networking
@@ -130,6 +131,8 @@ public enum CloudBackup {
         case let error as TransportError:
             return describe(error)
         case let error as DriveError:
+            return describe(error)
+        case let error as SyncError:
             return describe(error)
         default:
             return CLIError("unexpected failure: \(error)", exitCode: .failure)

@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
@@ -94,16 +95,18 @@ struct DriveSession {
     func codec(
         allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
         warn: @escaping (String) -> Void
-    ) -> DocumentCodec<BackupDocument> {
+    ) -> SyncCodec<BackupDocument> {
         let statePath = backingUp?.path ?? "the state file"
         let copyName = "another copy of the backup on Drive"
         /// `copy`: `incoming` is another copy of the backup, not the local document.
-        func merged(_ base: BackupDocument, _ incoming: BackupDocument, copy: Bool)
+        func merged(
+            _ base: BackupDocument, _ incoming: BackupDocument, now: Timestamp, copy: Bool
+        )
             -> (document: BackupDocument, heldBack: Bool)
         {
             let outcome = BackupKit.merge(
                 local: base, incoming: incoming,
-                options: MergeOptions(now: now(), allowStale: allowStale))
+                options: MergeOptions(now: now, allowStale: allowStale))
             let source = copy ? copyName : statePath
             if !copy { notes.lastReport.withLock { $0 = outcome.report } }
             // Each compare-and-swap round merges again; say it once per source.
@@ -121,7 +124,7 @@ struct DriveSession {
             }
             if !copy,
                 let line = Self.staleSurvivors(
-                    of: incoming, missingFrom: base, keptIn: outcome.document, now: now(),
+                    of: incoming, missingFrom: base, keptIn: outcome.document, now: now,
                     named: source), notes.first("survivors")
             {
                 warn(line)
@@ -136,16 +139,24 @@ struct DriveSession {
             }
             return (document, heldBack)
         }
-        return DocumentCodec(
+        return SyncCodec(
             decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
+            // A file the reader did not judge (a newer schema, over the size limit) is never
+            // set aside as invalid, nor replaced.
+            isRefusal: { error in
+                switch error as? BackupFileError {
+                case .newerSchema, .tooLarge: true
+                default: false
+                }
+            },
             encode: { BackupWriter.write($0) },
-            merge: { base, incoming in merged(base, incoming, copy: false).document },
-            stamp: { document in
+            merge: { base, incoming, now in merged(base, incoming, now: now, copy: false).document },
+            stamp: { document, now in
                 var stamped = document
-                stamped.exportedAt = now()
+                stamped.exportedAt = now
                 return stamped
             },
-            mergeCopy: { base, copy in merged(base, copy, copy: true) })
+            mergeCopy: { base, copy, now in merged(base, copy, now: now, copy: true) })
     }
 
     /// The state file `backup` merges into the remote copy, and which of its settings go up.

@@ -1,53 +1,17 @@
-import Digests
+import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
 
-/// The backup as this profile last saw it on Drive, after its last successful upload or
-/// download, so that a nightly backup where nothing changed costs one request: the listing.
-///
-/// Design: the copy is never trusted over the server. It stands in for a download only when
-/// the listing shows one file whose id and `md5Checksum` equal the copy's, and that checksum
-/// is computed here from the bytes, so a copy damaged on disk cannot match. Any doubt (the
-/// copy is unreadable, another device wrote, there are duplicates) leaves it unused and the
-/// backup downloads as before. The etag of our last upload is reused while Drive's `version`
-/// is still the one that came with it; when that etag is stale anyway, the conditional upload
-/// answers 412 and the backup takes the full path: nothing is lost, one request is wasted.
-///
-/// On disk: `kept-copy.json` in the profile folder, mode 0600, written atomically: one line
-/// of JSON (id, version, etag, checksum, size), then the document's bytes as they are on Drive.
-struct KeptCopy: Equatable {
-    var fileID: String
-    var version: Int?
-    var etag: String?
-    var bytes: [UInt8]
-    /// Of `bytes`, lowercase hex, as Drive reports it.
-    let md5Checksum: String
-
-    init(file: DriveFile, etag: String?, bytes: [UInt8]) {
-        fileID = file.id
-        version = file.version
-        self.etag = etag
-        self.bytes = bytes
-        md5Checksum = Digest.hex(Digest.md5(bytes))
-    }
-
-    /// Whether `file` (from a listing or v2 metadata) holds exactly these bytes.
-    func matches(_ file: DriveFile) -> Bool {
-        file.id == fileID && file.md5Checksum?.lowercased() == md5Checksum
-    }
-
-    /// The etag to upload over `file` with, while its version says nobody wrote since ours
-    /// (Drive lists no etags, so the listing cannot say whether ours is current).
-    func etag(for file: DriveFile) -> String? {
-        guard let version, file.version == version else { return nil }
-        return etag
-    }
-
+/// The profile's kept copy of the backup (see `BackupSync.KeptCopy`) on disk: `kept-copy.json`
+/// in the profile folder, mode 0600, written atomically: one line of JSON (id, version, etag,
+/// head revision, checksum, size), then the document's bytes as they are on Drive.
+extension KeptCopy {
     private struct Header: Codable {
         var fileId: String
         var version: Int?
         var etag: String?
+        var headRevisionId: String?
         var md5Checksum: String
         var size: Int
     }
@@ -56,8 +20,8 @@ struct KeptCopy: Equatable {
 
     func save(to path: String) throws(CLIError) {
         let header = Header(
-            fileId: fileID, version: version, etag: etag, md5Checksum: md5Checksum,
-            size: bytes.count)
+            fileId: fileID, version: version, etag: etag, headRevisionId: headRevisionId,
+            md5Checksum: md5Checksum, size: bytes.count)
         // The header and the bytes as two chunks: joining them would copy the whole backup.
         let headerLine = Array((JSONLine.encode(header) + "\n").utf8)
         do {
@@ -81,7 +45,9 @@ struct KeptCopy: Equatable {
             let header = try? JSONDecoder().decode(Header.self, from: Data(stored[..<newline]))
         else { return nil }
         let copy = KeptCopy(
-            file: DriveFile(id: header.fileId, name: "", version: header.version),
+            file: DriveFile(
+                id: header.fileId, name: "", version: header.version,
+                headRevisionId: header.headRevisionId),
             etag: header.etag, bytes: Array(stored[(newline + 1)...]))
         guard copy.bytes.count == header.size, copy.md5Checksum == header.md5Checksum else {
             return nil

@@ -22,6 +22,8 @@ struct Profile: Sendable {
     var lastBackupPath: String { folder + "/last-backup.json" }
     /// The backup's bytes as last uploaded or downloaded (see `KeptCopy`).
     var keptCopyPath: String { folder + "/kept-copy.json" }
+    /// An upload not yet checked against Drive's revision history (see `PendingVerification`).
+    var pendingVerificationPath: String { folder + "/pending-verification.json" }
     /// STATE's shared settings when it and the backup were last brought together.
     var syncedSettingsPath: String { folder + "/synced-settings.json" }
 

@@ -65,9 +65,15 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  {"truncate": N} half the bytes of the next N downloads;
                                  {"delay": s, "next": N} wait before answering;
                                  {"clear": true}; a list of rules is accepted too
-    POST /__emulator/interleave  {"content" | "contentBase64", "name"?, "count"?}: another
-                                 device writes this to the file between our client's next read
-                                 of it (listing, download or metadata) and its next write to it
+    POST /__emulator/interleave  {"content" | "contentBase64" | "contentsBase64": [..],
+                                  "name"?, "count"?, "at"?}: another device writes this (or
+                                 each of these in turn) to the file; "at" says when:
+                                 "write" (default) between our client's next read of it
+                                 (listing, download or metadata) and its next write to it;
+                                 "list" / "download" right after our next listing of it /
+                                 download of its bytes is answered; "chunk" before our next
+                                 chunk (not the last) of a resumable upload to it;
+                                 {"clear": true} forgets one not yet spent
     POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
     POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
                                  granular consent); the redirect and the grant list the rest
@@ -832,9 +838,21 @@ class State:
     def interleave_before_write(self, file):
         """Lets the other device write first if our client read this file since arming."""
         pending = self.interleave
-        if not pending or file.id not in pending["armed"]:
+        if not pending or pending["at"] != "write" or file.id not in pending["armed"]:
             return False
-        self.write(file, pending["content"])
+        return self.interleave_now(file)
+
+    def interleave_at(self, file, point):
+        """Lets the other device write at `point` of our client's exchange with this file."""
+        pending = self.interleave
+        if not pending or pending["at"] != point or not self.interleave_matches(file):
+            return False
+        return self.interleave_now(file)
+
+    def interleave_now(self, file):
+        pending = self.interleave
+        self.write(file, pending["contents"][pending["written"] % len(pending["contents"])])
+        pending["written"] += 1
         pending["remaining"] -= 1
         pending["armed"].clear()
         if pending["remaining"] <= 0:
@@ -1236,9 +1254,12 @@ class Drive:
                   "files": [file.v3() for file in page]}
         if next_token:
             answer["nextPageToken"] = next_token
-        return json_reply(200, self.selected(
+        reply = json_reply(200, self.selected(
             answer, query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)",
             "FileList"))
+        # After the answer is made: the other device writes once our client has listed.
+        reply.note["interleaved"] = any([state.interleave_at(file, "list") for file in page])
+        return reply
 
     @staticmethod
     def page(items, query, default_size, scope):
@@ -1303,7 +1324,9 @@ class Drive:
         file = self.file(file_id)
         self.state.note_read(file)
         if query.get("alt") == "media":
-            return self.media_reply(file.content, file.mime_type, headers)
+            reply = self.media_reply(file.content, file.mime_type, headers)
+            reply.note["interleaved"] = self.state.interleave_at(file, "download")
+            return reply
         return self.reply(file, query, v2)
 
     def reply(self, file, query, v2):
@@ -1523,6 +1546,7 @@ class Drive:
             return self.session_result(session)
         content_range = headers.get("Content-Range")
         received = len(session.received)
+        interleaved = False
         if content_range is None:
             if received:
                 raise drive_error(400, "badRequest",
@@ -1561,13 +1585,17 @@ class Drive:
                                   f"a multiple of {CHUNK_GRANULARITY} bytes.")
             if session.total is not None and end + 1 > session.total:
                 raise drive_error(400, "badRequest", "The chunk ends after the declared total.")
+            if not is_final and session.kind != "create":
+                interleaved = self.state.interleave_at(self.file(session.file_id), "chunk")
             session.received.extend(body[received - start:])
         if session.total is not None and len(session.received) == session.total:
             return self.finish_session(session)
         headers_out = []
         if session.received:
             headers_out.append(("Range", f"bytes=0-{len(session.received) - 1}"))
-        return Reply(308, b"", None, headers_out)
+        reply = Reply(308, b"", None, headers_out)
+        reply.note["interleaved"] = interleaved
+        return reply
 
     def finish_session(self, session):
         content = bytes(session.received)
@@ -1620,8 +1648,18 @@ class Control:
             if name == "faults" and method == "GET":
                 return json_reply(200, state.faults)
             if name == "interleave" and method == "POST":
-                state.interleave = {"content": self.content_of(data), "name": data.get("name"),
-                                    "remaining": int(data.get("count", 1)), "armed": set()}
+                if data.get("clear"):
+                    state.interleave = None
+                    return json_reply(200, {"armed": False})
+                at = data.get("at", "write")
+                if at not in ("write", "list", "download", "chunk"):
+                    return json_reply(400, {"error": f"unknown interleave point '{at}'"})
+                # A list makes a device that writes something new each time, in turn.
+                contents = ([base64.b64decode(item) for item in data["contentsBase64"]]
+                            if "contentsBase64" in data else [self.content_of(data)])
+                state.interleave = {"contents": contents, "name": data.get("name"),
+                                    "remaining": int(data.get("count", len(contents))),
+                                    "armed": set(), "at": at, "written": 0}
                 return json_reply(200, {"armed": True})
             if name == "deny" and method == "POST":
                 state.deny_next += int(data.get("count", 1))

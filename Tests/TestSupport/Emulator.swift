@@ -170,13 +170,43 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "faults", ["clear": true])
     }
 
-    /// "Another device writes `content` to the file between this client's next read of it (a
-    /// listing that shows it counts) and its next write to it" (only files named `name`, when
-    /// given), `count` times.
-    public func interleave(_ content: Data, name: String? = nil, count: Int = 1) throws {
-        var body: [String: Any] = ["contentBase64": content.base64EncodedString(), "count": count]
+    /// When "another device" writes (see `interleave`).
+    public enum InterleavePoint: String, Sendable {
+        /// Between this client's next read of the file (a listing that shows it counts) and
+        /// its next write to it: just before the write.
+        case write
+        /// Right after this client's next listing that shows the file.
+        case list
+        /// Right after this client's next download of the file's bytes.
+        case download
+        /// Before this client's next chunk, not the last, of a resumable upload to the file.
+        case chunk
+    }
+
+    /// "Another device writes `content` to the file" at `point` of this client's exchange
+    /// with it (only files named `name`, when given), `count` times.
+    public func interleave(
+        _ content: Data, name: String? = nil, count: Int = 1, at point: InterleavePoint = .write
+    ) throws {
+        try interleave(each: [content], name: name, count: count, at: point)
+    }
+
+    /// The same with a device that writes each of `contents` in turn, once each by default.
+    public func interleave(
+        each contents: [Data], name: String? = nil, count: Int? = nil,
+        at point: InterleavePoint = .write
+    ) throws {
+        var body: [String: Any] = [
+            "contentsBase64": contents.map { $0.base64EncodedString() },
+            "count": count ?? contents.count, "at": point.rawValue,
+        ]
         if let name { body["name"] = name }
         try control("POST", "interleave", body)
+    }
+
+    /// The other device stops writing: an `interleave` not yet spent is forgotten.
+    public func clearInterleave() throws {
+        try control("POST", "interleave", ["clear": true])
     }
 
     /// The next authorization answers `error=access_denied`, as if the user clicked "Cancel".

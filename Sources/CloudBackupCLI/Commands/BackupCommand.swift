@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
@@ -77,20 +78,23 @@ struct BackupCommand: Command {
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
         let backingUp = DriveSession.BackingUp(
             path: file, changedSettings: synced?.changes(to: settings) ?? [])
-        var remote = RemoteBackup(
-            drive: session.drive, name: session.profile.fileName,
+        let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
+        var machine = BackupRun(
+            name: session.profile.fileName,
             codec: session.codec(
                 allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
+            local: local,
+            kept: kept, pending: session.pendingVerification)
+        machine.maxBytes = readOptions.maxBytes
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        remote.maxBytes = readOptions.maxBytes
-        remote.restoreCommand = DriveSession.restoreCommand(
-            into: file, profile: session.profile.name)
-        if let line = session.progress {
-            remote.progress = { sent, total in line.upload(sent, total) }
+        let ran = try driver.run(machine)
+        guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
+            throw CLIError(
+                "unexpected failure: the backup run ended with no file", exitCode: .failure)
         }
-        let kept = KeptCopy.load(
-            from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
-        let outcome = try remote.backup(local, kept: kept)
+        let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         if outcome.created {
             // A first upload merges with nothing, so the merge's report of items stamped far
             // ahead (SPEC §4 rule 8: always reported) is made here, against an empty backup.
@@ -153,6 +157,12 @@ struct BackupCommand: Command {
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
             }
+            if outcome.mergedRevisions > 0 {
+                context.printError(
+                    "cloudbackup: another device wrote while this backup ran; merged its "
+                        + "\(outcome.mergedRevisions) revision(s) from Drive's history and uploaded again"
+                )
+            }
         }
     }
 
@@ -179,16 +189,50 @@ struct BackupCommand: Command {
         var deletedDuplicates: [String]
         var sideFiles: [String]
         var counts: Counts
+        /// Other devices' revisions found between this run's base and its upload, and merged.
+        var mergedRevisions: Int
     }
 
-    static func summary(_ outcome: RemoteBackup<BackupDocument>.Outcome, result: String) -> String {
+    /// A finished backup run: the engine's outcome with the file and document it always has
+    /// when there was a local document to back up.
+    struct Outcome {
+        var file: DriveFile
+        var document: BackupDocument
+        var kept: KeptCopy
+        var bytes: Int
+        var created: Bool
+        var uploaded: Bool
+        var deletedDuplicates: [String]
+        var sideFiles: [DriveFile]
+        var fromKeptCopy: Bool
+        var mergedRevisions: Int
+
+        init(
+            ran: BackupOutcome<BackupDocument>, file: DriveFile, document: BackupDocument,
+            kept: KeptCopy
+        ) {
+            self.file = file
+            self.document = document
+            self.kept = kept
+            bytes = ran.bytes
+            created = ran.created
+            uploaded = ran.uploaded
+            deletedDuplicates = ran.deletedDuplicates
+            sideFiles = ran.sideFiles
+            fromKeptCopy = ran.fromKeptCopy
+            mergedRevisions = ran.mergedRevisions
+        }
+    }
+
+    static func summary(_ outcome: Outcome, result: String) -> String {
         let document = outcome.document
         let summary = Summary(
             fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes, result: result,
             deletedDuplicates: outcome.deletedDuplicates, sideFiles: outcome.sideFiles.map(\.name),
             counts: Summary.Counts(
                 challenges: document.challenges.count, dayLogs: document.dayLogs.count,
-                tombstones: document.tombstones.count))
+                tombstones: document.tombstones.count),
+            mergedRevisions: outcome.mergedRevisions)
         return JSONLine.encode(summary)
     }
 }
@@ -209,7 +253,7 @@ struct LastBackup: ProfileRecord, Equatable {
         self.uploaded = uploaded
     }
 
-    init(outcome: RemoteBackup<BackupDocument>.Outcome, at time: Timestamp) {
+    init(outcome: BackupCommand.Outcome, at time: Timestamp) {
         self.init(
             time: time.description, fileId: outcome.file.id, name: outcome.file.name,
             bytes: outcome.bytes, uploaded: outcome.uploaded)

@@ -43,6 +43,7 @@ struct LogoutCommand: Command {
         // Both describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
+        try LocalFile.remove(profile.pendingVerificationPath)
         switch outcome {
         case .wasNotLoggedIn:
             if verbose {

@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import LocalFiles
 
@@ -80,12 +81,15 @@ struct RestoreCommand: Command {
         let previous = loaded?.bytes
         let current = loaded?.result.document
         let warn = { (line: String) in context.printWarning(line) }
-        let remote = RemoteBackup(
-            drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn),
-            warn: warn
-        )
-        guard let (backup, files) = try remote.fetch() else {
+        // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
+        if !dryRun { try session.settle(warn: warn) }
+        let fetch = FetchRun(
+            name: session.profile.fileName,
+            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn))
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
+            warn: warn)
+        guard let (backup, files) = try driver.run(fetch) else {
             throw CLIError(
                 "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
                     + "run 'cloudbackup backup' on the device that has the data",

@@ -51,9 +51,21 @@ struct StatusCommand: Command {
             let session = try DriveSession(
                 profile: profile, context: context, now: nil, verbose: false, quiet: true,
                 locking: false)
+            // A previous run's unfinished check of its upload comes first, under the profile's
+            // lock; a run holding it checks by itself.
+            var settled: CLIError?
+            if session.pendingVerification != nil, let lock = try? profile.lock() {
+                do {
+                    try withExtendedLifetime(lock) {
+                        try session.settle(warn: { context.printWarning($0) })
+                    }
+                } catch {
+                    settled = CloudBackup.describe(error)
+                }
+            }
             let (section, failure) = DriveStatus.remoteSection(session)
             sections.append(section)
-            remoteFailure = failure
+            remoteFailure = settled ?? failure
             // SPEC §6b: a clock off Google's is warned about whenever Drive answered.
             session.clockSkew()
         }

@@ -1,0 +1,47 @@
+import Digests
+import GoogleDrive
+
+/// The backup as this profile last saw it on Drive, after its last verified upload or its
+/// last download, so that a nightly backup where nothing changed costs one request: the
+/// listing.
+///
+/// Design: the copy is never trusted over the server. It stands in for a download only when
+/// the listing shows one file whose id, head revision and `md5Checksum` equal the copy's, and
+/// that checksum is computed here from the bytes, so a copy damaged on disk cannot match. The
+/// head revision, not `version`, says nobody wrote since: Drive moves `version` on any change,
+/// a rename included, but a new revision only with new content. The etag of our last upload is
+/// reused while `version` is still the one that came with it (the etag moves with `version`);
+/// when it is stale anyway, the conditional upload answers 412 and the backup takes the full
+/// path: nothing is lost, one request is wasted.
+public struct KeptCopy: Equatable, Sendable {
+    public var fileID: String
+    public var version: Int?
+    public var etag: String?
+    public var headRevisionId: String?
+    public var bytes: [UInt8]
+    /// Of `bytes`, lowercase hex, as Drive reports it.
+    public let md5Checksum: String
+
+    public init(file: DriveFile, etag: String?, bytes: [UInt8]) {
+        fileID = file.id
+        version = file.version
+        headRevisionId = file.headRevisionId
+        self.etag = etag
+        self.bytes = bytes
+        md5Checksum = Digest.hex(Digest.md5(bytes))
+    }
+
+    /// Whether `file` (from a listing or v2 metadata) holds exactly these bytes, as the same
+    /// revision. A copy from before revisions were recorded matches on the checksum alone.
+    public func matches(_ file: DriveFile) -> Bool {
+        file.id == fileID && file.md5Checksum?.lowercased() == md5Checksum
+            && (headRevisionId == nil || file.headRevisionId == headRevisionId)
+    }
+
+    /// The etag to upload over `file` with, while its version says nobody wrote since ours
+    /// (Drive lists no etags, so the listing cannot say whether ours is current).
+    public func etag(for file: DriveFile) -> String? {
+        guard let version, file.version == version else { return nil }
+        return etag
+    }
+}
