@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 BIN := .build/release/cloudbackup
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 
-.PHONY: all build test lint sanitize bench demo deps venv clean
+.PHONY: all build test lint sanitize bench demo soak deps venv clean
 
 all: build
 
@@ -50,6 +50,8 @@ test: deps venv
 			|| exit 1; \
 	done
 	rm -f $(REQUEST_LOG)
+	GOOGLE_EMULATOR_REQUEST_LOG=$(abspath $(REQUEST_LOG)) $(PYTHON) Tests/Soak/soak.py \
+		--bin .build/debug/cloudbackup --rounds 12 --devices 3 --seed 1 $(SOAK_FLAGS)
 	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) GOOGLE_EMULATOR_REQUEST_LOG=$(abspath $(REQUEST_LOG)) \
 		$(SWIFT) test --skip-build --parallel
 	$(PYTHON) Tests/Emulator/drive_discovery.py sweep $(REQUEST_LOG)
@@ -76,6 +78,14 @@ bench: deps venv
 	$(SWIFT) build -c release --product cloudbackup
 	$(PYTHON) Tests/Bench/requests.py --bin $(BIN) Examples/phone.json \
 		.build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json
+
+# Devices editing and backing up at once through faults, under every reading of Drive's
+# If-Match, checked after every round (Tests/Soak/soak.py); `make test` runs 12 rounds of it.
+# SOAK_ROUNDS, SOAK_DEVICES and SOAK_SEED change the run; the same seed, the same edits.
+SOAK_FLAGS := --schema3-day-logs
+soak: build venv
+	$(PYTHON) Tests/Soak/soak.py --bin $(BIN) --rounds $${SOAK_ROUNDS:-300} \
+		--devices $${SOAK_DEVICES:-5} --seed $${SOAK_SEED:-1} $(SOAK_FLAGS)
 
 # The emulator and the stand-in browser need only Python's standard library: no venv, so
 # the demo needs nothing from PyPI.

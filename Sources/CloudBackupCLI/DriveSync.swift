@@ -38,7 +38,7 @@ extension DriveSession {
     func settle(warn: @escaping (String) -> Void) throws {
         guard let pending = pendingVerification else { return }
         let machine = BackupRun(
-            name: profile.fileName, codec: codec(allowStale: false, warn: warn), local: nil,
+            name: profile.fileName, codec: codec(allowStale: false, warn: warn).codec, local: nil,
             pending: pending)
         _ = try driver(
             restoreCommand: Self.restoreCommand(into: "STATE", profile: profile.name), warn: warn
@@ -105,3 +105,5 @@ extension CloudBackup {
         }
     }
 }
+
+extension SharedSettings: ProfileRecord {}

@@ -187,4 +187,38 @@ import Testing
         #expect(!LocalFile.exists(phone.pendingVerification.path))
         try expectDriveHolds([tablet, phoneState(large: false)])
     }
+
+    /// An upload that went through but whose answer was lost: the retry meets our own new
+    /// etag (412), and the history shows the head is ours. It is reported and recorded as the
+    /// upload it was, not as "nothing uploaded".
+    @Test(arguments: modes)
+    func anUploadWhoseAnswerWasLostIsReportedAsUploaded(mode: Emulator.IfMatchEnforcement) throws {
+        try emulator.configure(ifMatch: mode)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try #require(try phone.backup().status == 0)
+        try phone.write(phoneState(large: false))
+        try emulator.inject(.cut(count: 1, paths: ["/upload/drive/v2/files/"]))
+        let result = try phone.backup(["--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains(#""result":"uploaded""#), "\(result.stdout)")
+        let last = try String(contentsOf: phone.lastBackup, encoding: .utf8)
+        #expect(last.contains(#""uploaded":true"#), "\(last)")
+        try expectDriveHolds([phoneState(large: false)])
+    }
+
+    /// Another device merged a second copy away and deleted it between restore's listing and
+    /// its download: restore lists again and goes on, as backup does.
+    @Test func aRestoreWhoseCopyGoesMeanwhileListsAgain() throws {
+        try emulator.seedBackup(tablet)
+        try emulator.seedBackup(
+            backupJSON(device: "laptop", challenges: ["L": "2026-11-04T00:00:00.000Z"]))
+        try emulator.inject(.status(404, count: 1, reason: "notFound", paths: ["/drive/v2/files/"]))
+        let result = try phone.run([
+            "restore", "--file", phone.state.path, "--merge", "--yes", "--now", BackupMachine.now,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().filter { $0.path == "/drive/v3/files" }.count == 2)
+        let restored = try BackupReader.read(Array(Data(contentsOf: phone.state))).document
+        #expect(challengeIDs(restored) == ["A", "L", "T"])
+    }
 }

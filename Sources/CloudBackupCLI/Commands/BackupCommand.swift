@@ -76,14 +76,13 @@ struct BackupCommand: Command {
         let warn = { (line: String) in context.printWarning(line) }
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
-        let backingUp = DriveSession.BackingUp(
+        let backingUp = BackupCodec.BackingUp(
             path: file, changedSettings: synced?.changes(to: settings) ?? [])
         let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
+        let (codec, journal) = session.codec(
+            allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn)
         var machine = BackupRun(
-            name: session.profile.fileName,
-            codec: session.codec(
-                allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
-            local: local,
+            name: session.profile.fileName, codec: codec, local: local,
             kept: kept, pending: session.pendingVerification)
         machine.maxBytes = readOptions.maxBytes
         let driver = session.driver(
@@ -143,13 +142,13 @@ struct BackupCommand: Command {
                     "cloudbackup: Drive's checksum matched the copy kept in \(session.profile.keptCopyPath); nothing downloaded"
                 )
             }
-            if let report = session.lastMergeReport {
+            if let report = journal.lastReport {
                 context.printError("cloudbackup: what \(file) brought to the backup:")
                 for line in MergeCommand.plainWords(report, mode: .merge) {
                     context.printError("cloudbackup:   " + line)
                 }
             }
-            if let settings = session.lastSettings {
+            if let settings = journal.lastSettings {
                 context.printError(
                     "cloudbackup:   "
                         + Self.settingsWords(from: settings.before, to: settings.after))

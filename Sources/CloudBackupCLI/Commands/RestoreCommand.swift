@@ -85,7 +85,8 @@ struct RestoreCommand: Command {
         if !dryRun { try session.settle(warn: warn) }
         let fetch = FetchRun(
             name: session.profile.fileName,
-            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn))
+            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn).codec
+        )
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
@@ -100,11 +101,10 @@ struct RestoreCommand: Command {
         let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
         if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
-        if let current, mode == .merge,
-            let line = DriveSession.staleSurvivors(
-                of: current, missingFrom: backup, keptIn: outcome.document, now: now, named: file)
-        {
-            warn(line)
+        if let current, mode == .merge {
+            let ids = MergeNotice.staleSurvivors(
+                of: current, missingFrom: backup, keptIn: outcome.document, now: now)
+            if !ids.isEmpty { warn(DriveSession.staleSurvivors(ids, named: file)) }
         }
 
         // Without a question to ask, STATE is written before anything goes to stdout, so a
