@@ -85,7 +85,7 @@ import Testing
             "invalid.json",
             example(replacing: #""target": 6"#, with: #""target": 0"#).replacingOccurrences(
                 of: #""mood": 4"#, with: #""mood": 9"#))
-        let newer = try write("newer.json", #"{"format":"habit-backup","schemaVersion":4}"#)
+        let newer = try write("newer.json", #"{"format":"habit-backup","schemaVersion":5}"#)
         let broken = try write("broken.json", "{\n  \"format\": \"habit-backup\",\n}\n")
         let missing = folder.appendingPathComponent("missing.json").path
         let result = try cloudbackup(["validate", invalid, valid, newer, broken, missing])
@@ -95,7 +95,7 @@ import Testing
             result.stderr == """
                 cloudbackup: \(invalid): /challenges/0193a5b2-0001-7000-8000-000000000001/tasks/water/rules/0/target: must be 1…9999, not 0
                 cloudbackup: \(invalid): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-03-08/mood: must be null or 1…5, not 9
-                cloudbackup: \(newer): written by a newer version (schema 4); update cloudbackup
+                cloudbackup: \(newer): written by a newer version (schema 5); update cloudbackup
                 cloudbackup: \(broken):3:1: trailing comma before '}'
                 cloudbackup: \(missing): cannot open: No such file or directory
 
@@ -367,7 +367,7 @@ import Testing
         if example.exitCode == 7 {
             #expect(
                 lines.first
-                    == "\(prefix): written by a newer version (schema 4); update cloudbackup")
+                    == "\(prefix): written by a newer version (schema 5); update cloudbackup")
         } else if let pointer = example.pointer, !pointer.isEmpty {
             #expect(lines.first?.hasPrefix("\(prefix): \(pointer): ") == true, "\(lines)")
         } else if example.pointer == nil {
@@ -420,7 +420,7 @@ import Testing
         #expect(result.status == 7)
         #expect(
             result.stderr
-                == "cloudbackup: \(newer): written by a newer version (schema 4); update cloudbackup\n"
+                == "cloudbackup: \(newer): written by a newer version (schema 5); update cloudbackup\n"
         )
         #expect(!FileManager.default.fileExists(atPath: output))
     }
