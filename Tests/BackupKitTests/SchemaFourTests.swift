@@ -71,6 +71,20 @@ import Testing
         #expect(issues.allSatisfy { $0.message.contains("live or deleted") })
     }
 
+    /// The phone (schema 3) still has the run live with its logs; the laptop deleted it and
+    /// kept them. Either way round, the merge keeps all eight under the tombstone.
+    @Test func thePhoneAndTheLaptopKeepTheRunsLogsUnderItsTombstone() throws {
+        let laptop = try Self.laptop()
+        let phone = try BackupReader.read(try Self.example("phone.json")).document
+        let now = try #require(Timestamp("2026-11-30T12:00:00Z"))
+        for (local, incoming) in [(phone, laptop), (laptop, phone)] {
+            let outcome = merge(local: local, incoming: incoming, options: MergeOptions(now: now))
+            #expect(outcome.report.dayLogs.keptUnderTombstone == 8)
+            #expect(outcome.report.dayLogs.droppedOrphans == 0)
+            #expect(outcome.document.keptDayLogCount == 8)
+        }
+    }
+
     /// Streaks are per challenge; a kept log belongs to none, so it changes no report.
     @Test func streaksIgnoreKeptDayLogs() throws {
         let laptop = try Self.laptop()
