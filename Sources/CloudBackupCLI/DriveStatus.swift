@@ -105,7 +105,7 @@ enum DriveStatus {
         let counts = [
             ("challenges", "challenges", document.challenges.count),
             ("dayLogs", "day logs", document.dayLogs.count - kept),
-            ("keptDayLogs", "kept day logs", kept),
+            ("keptDayLogs", "kept logs", kept),
             ("tombstones", "tombstones", document.tombstones.count),
         ]
         return StatusSection(
