@@ -53,6 +53,9 @@ public struct MergeOptions: Sendable {
 ///   tombstone is not counted.
 /// - Replace has no "deleted" for day logs: a local log the backup lacks counts under
 ///   `droppedOrphans`.
+/// - A day log kept under a tombstone in the result counts `keptUnderTombstone` only; one
+///   kept here that returns live is "a copy here" (SPEC §4b): `updated` when the incoming
+///   copy wins with different content, else `unchanged`.
 public struct MergeReport: Equatable, Sendable {
     public struct Challenges: Equatable, Sendable {
         public var added = 0
