@@ -25,7 +25,8 @@ import Testing
               --now T        the time for the tombstone window, RFC 3339 (default: now)
               --quiet        no progress line, only failures and warnings
               --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
-              --json         print a summary: remote id, bytes, result, counts
+              --json         print a summary: remote id, bytes, result, counts (day logs kept
+                             under a tombstone on their own)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes

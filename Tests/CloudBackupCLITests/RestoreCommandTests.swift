@@ -72,6 +72,33 @@ import Testing
         #expect(try snapshot() == before)
     }
 
+    /// The laptop deleted A after the phone's last edit and keeps two of A's day logs under
+    /// the tombstone (schema 4): restore and backup print them where they print day logs.
+    @Test func restoreAndBackupPrintTheKeptDayLogs() throws {
+        let logs = (1...2).map { day in
+            #""A/2026-01-0\#(day)":{"values":{"t":1},"note":"","mood":null,"updatedAt":"2026-11-01T00:00:00.000Z"}"#
+        }
+        try laptop.write(
+            #"{"format":"habit-backup","schemaVersion":4,"exportedAt":"2026-11-29T10:00:00.000Z","#
+                + #""deviceId":"laptop","settings":{"dayStartHour":0,"weekStartsOn":"monday","#
+                + #""theme":"system","reminderTime":null},"challenges":{},"#
+                + #""dayLogs":{\#(logs.joined(separator: ","))},"#
+                + #""tombstones":{"A":{"deletedAt":"2026-11-20T00:00:00.000Z"}}}"#)
+        let restored = try restore("--merge", "--dry-run")
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("\n  challenges: 1 kept deleted\n"))
+        #expect(restored.stdout.contains("\n  day logs: 2 kept under a tombstone\n"))
+        let json = try restore("--merge", "--dry-run", "--json")
+        #expect(json.stdout.contains(#""keptUnderTombstone":2,"#))
+
+        let backup = try laptop.backup(["--json"])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout.contains(#""dayLogs":0,"keptDayLogs":2,"#))
+        let verbose = try laptop.backup(["--verbose"])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("cloudbackup:   day logs: 2 kept under a tombstone\n"))
+    }
+
     @Test func aDryRunWithJSONPrintsTheReportObject() throws {
         let result = try restore("--merge", "--dry-run", "--json")
         #expect(result.status == 0, "\(result.stderr)")

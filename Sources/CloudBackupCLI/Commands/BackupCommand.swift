@@ -30,7 +30,8 @@ struct BackupCommand: Command {
           --now T        the time for the tombstone window, RFC 3339 (default: now)
           --quiet        no progress line, only failures and warnings
           --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
-          --json         print a summary: remote id, bytes, result, counts
+          --json         print a summary: remote id, bytes, result, counts (day logs kept
+                         under a tombstone on their own)
         \(BackupFile.maxBytesHelp(column: 17))
 
         exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
@@ -178,7 +179,9 @@ struct BackupCommand: Command {
     struct Summary: Encodable {
         struct Counts: Encodable {
             var challenges: Int
+            /// Of live challenges; `keptDayLogs` are those kept under a tombstone.
             var dayLogs: Int
+            var keptDayLogs: Int
             var tombstones: Int
         }
         var fileId: String
@@ -225,12 +228,13 @@ struct BackupCommand: Command {
 
     static func summary(_ outcome: Outcome, result: String) -> String {
         let document = outcome.document
+        let kept = document.keptDayLogCount
         let summary = Summary(
             fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes, result: result,
             deletedDuplicates: outcome.deletedDuplicates, sideFiles: outcome.sideFiles.map(\.name),
             counts: Summary.Counts(
-                challenges: document.challenges.count, dayLogs: document.dayLogs.count,
-                tombstones: document.tombstones.count),
+                challenges: document.challenges.count, dayLogs: document.dayLogs.count - kept,
+                keptDayLogs: kept, tombstones: document.tombstones.count),
             mergedRevisions: outcome.mergedRevisions)
         return JSONLine.encode(summary)
     }
