@@ -89,7 +89,7 @@ struct InspectCommand: Command {
             ? "3" : "\(result.sourceVersion) (shown migrated to schema 3)"
         context.print(
             """
-            file:        \(file)
+            file:        \(file.onOneLine)
             schema:      \(version)
             exported:    \(document.exportedAt) (\(Self.describeAge(milliseconds: age)))
             device:      \(document.deviceId)

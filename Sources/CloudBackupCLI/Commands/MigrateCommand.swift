@@ -49,9 +49,9 @@ struct MigrateCommand: Command {
         try BackupFile.save(result.document, to: output, pretty: pretty)
         guard verbose else { return }
         context.print(
-            "\(file) (schema \(result.sourceVersion)) → \(output) (schema \(BackupDocument.currentSchemaVersion))"
+            "\(file.onOneLine) (schema \(result.sourceVersion)) → \(output.onOneLine) (schema \(BackupDocument.currentSchemaVersion))"
         )
         // A note points into the schema-3 document, which is OUT.
-        for note in result.notes { context.print("\(output): \(note)") }
+        for note in result.notes { context.print("\(output.onOneLine): \(note)") }
     }
 }

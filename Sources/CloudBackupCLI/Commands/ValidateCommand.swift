@@ -50,10 +50,11 @@ struct ValidateCommand: Command {
                 let migrated =
                     result.sourceVersion == BackupDocument.currentSchemaVersion
                     ? "" : ", migrates to schema 3"
-                context.print("\(file): valid (schema \(result.sourceVersion)\(migrated))")
+                context.print(
+                    "\(file.onOneLine): valid (schema \(result.sourceVersion)\(migrated))")
                 // A note points into the schema-3 document; an older file's is the migrated
                 // one, which has no file of its own to name.
-                let place = migrated.isEmpty ? file : "\(file) (as schema 3)"
+                let place = migrated.isEmpty ? file.onOneLine : "\(file.onOneLine) (as schema 3)"
                 for note in result.notes { context.print("\(place): \(note)") }
             } catch {
                 failures += error.lines
