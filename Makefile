@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 BIN := .build/release/cloudbackup
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 
-.PHONY: all build test lint sanitize bench demo deps venv clean
+.PHONY: all build test lint sanitize fuzz bench demo deps venv clean
 
 all: build
 
@@ -56,6 +56,32 @@ SANITIZED := ConcurrentlyTests|StreamedWriteTests|TwoCoreReadTests|TwoCoreMergeT
 sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(SANITIZED)'
+
+# libFuzzer over BackupKit (Tests/Fuzz: read → validate → migrate → write → read back, and
+# merge(a, a) / merge(a, b)) under AddressSanitizer, for FUZZ_SECONDS. Built by swiftc, not
+# SwiftPM, so no sanitizer flag reaches the normal build or `make test`. Seeded from
+# Examples/ (each file, and pairs joined by a NUL byte); the corpus grows in .build/fuzz/corpus
+# and a crash's input is written to .build/fuzz/crash-*. Not part of `make test`.
+FUZZ_SECONDS ?= 300
+FUZZ := .build/fuzz
+FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -O -g
+FUZZ_KIT := $(shell find Sources/BackupKit -name '*.swift')
+$(FUZZ)/backupkit-fuzz: $(FUZZ_KIT) Tests/Fuzz/BackupKitFuzz.swift
+	mkdir -p $(FUZZ)
+	swiftc $(FUZZ_FLAGS) -module-name BackupKit -emit-module \
+		-emit-module-path $(FUZZ)/BackupKit.swiftmodule -emit-library -static \
+		-o $(FUZZ)/libBackupKit.a $(FUZZ_KIT)
+	swiftc $(FUZZ_FLAGS) -I $(FUZZ) Tests/Fuzz/BackupKitFuzz.swift $(FUZZ)/libBackupKit.a \
+		-o $(FUZZ)/backupkit-fuzz
+
+fuzz: $(FUZZ)/backupkit-fuzz
+	mkdir -p $(FUZZ)/corpus
+	cp Examples/*.json Examples/invalid/*.json $(FUZZ)/corpus/
+	for a in phone laptop old-v1; do for b in phone laptop old-v2; do \
+		{ cat Examples/$$a.json; printf '\0'; cat Examples/$$b.json; } > $(FUZZ)/corpus/pair-$$a-$$b; \
+	done; done
+	$(FUZZ)/backupkit-fuzz -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ)/ $(FUZZ)/corpus
 
 # BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
 # cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
