@@ -40,7 +40,7 @@ import Testing
         let process = Process()
         process.executableURL = Paths.binary
         process.arguments = arguments
-        process.environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+        process.environment = testEnvironment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

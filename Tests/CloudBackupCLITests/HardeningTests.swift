@@ -43,7 +43,7 @@ import Testing
             let result = try run(
                 URL(fileURLWithPath: "/usr/bin/timeout"),
                 ["-s", "KILL", "10", Paths.binary.path, "validate", file],
-                environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+                environment: testEnvironment)
             #expect(result.status == 3, "\(file): \(result.stderr)")
             #expect(result.stderr == Self.refusal(file, kind))
             #expect(result.stdout == "")
@@ -52,7 +52,7 @@ import Testing
         let piped = try run(
             URL(fileURLWithPath: "/bin/bash"),
             ["-c", #"exec "$0" migrate <(cat "$1") -o "$2""#, Paths.binary.path, valid, path("o")],
-            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+            environment: testEnvironment)
         #expect(piped.status == 3)
         #expect(piped.stderr.hasPrefix("cloudbackup: /dev/fd/"))
         #expect(piped.stderr.hasSuffix(String(Self.refusal("", "a FIFO").dropFirst(15))))
@@ -107,7 +107,7 @@ import Testing
                 "\(limitKB)", "merge", example, example, "--dry-run", "--now", Self.now,
                 "--log", log,
             ],
-            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
+            environment: testEnvironment)
     }
 
     /// A log line cut short by a full disk is taken back off: the log stays whole lines, the
