@@ -35,7 +35,7 @@ struct DriveSession {
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
         locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes
     ) throws {
-        lock = locking ? try profile.lock() : nil
+        lock = locking ? try profile.lock(in: context) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)

@@ -299,19 +299,6 @@ import Testing
         )
     }
 
-    /// A pipe is read like a file (`validate <(zcat backup.json.gz)`); a folder is named as one.
-    @Test func validateReadsAPipeAndNamesAFolder() throws {
-        let piped = try run(
-            URL(fileURLWithPath: "/bin/bash"),
-            ["-c", #"exec "$0" validate --verbose <(cat "$1")"#, Paths.binary.path, valid],
-            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
-        #expect(piped.status == 0, "\(piped.stderr)")
-        #expect(piped.stdout.hasPrefix("/dev/fd/"))
-        let folderResult = try cloudbackup(["validate", folder.path])
-        #expect(folderResult.status == 3)
-        #expect(folderResult.stderr == "cloudbackup: \(folder.path): cannot read: Is a directory\n")
-    }
-
     /// A key from an untrusted file can neither add a line of its own nor send the terminal
     /// an escape sequence: its control characters are shown escaped.
     @Test func controlCharactersInAKeyStayOnTheProblemsLine() throws {

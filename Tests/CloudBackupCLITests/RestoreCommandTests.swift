@@ -48,6 +48,36 @@ import Testing
                 == before)
     }
 
+    /// `restore` and `status --remote` talk to Google too: with `--verbose` each exchange is
+    /// one trace line on stderr, as for `backup`, with no token in it; without, none.
+    @Test func restoreAndRemoteStatusTraceTheirExchangesWhenVerbose() throws {
+        let runs = [
+            [
+                "restore", "--file", laptop.state.path, "--merge", "--dry-run", "--now",
+                BackupMachine.now,
+            ],
+            ["status", "--remote"],
+        ]
+        for arguments in runs {
+            let quiet = try laptop.run(arguments)
+            #expect(quiet.status == 0, "\(quiet.stderr)")
+            #expect(!quiet.stderr.contains("cloudbackup: http: "))
+            let traced = try laptop.run(arguments + ["--verbose"])
+            #expect(traced.status == 0, "\(traced.stderr)")
+            let trace = traced.stderr.split(separator: "\n").filter {
+                $0.hasPrefix("cloudbackup: http: ")
+            }
+            #expect(
+                trace.contains { $0.hasPrefix("cloudbackup: http: GET http://127.0.0.1:") },
+                "\(arguments[0]): \(traced.stderr)")
+            #expect(trace.allSatisfy { $0.contains(" -> ") })
+            #expect(traced.stdout == quiet.stdout)
+            let leaked = try emulator.leakedSecrets(in: [traced.stdout, traced.stderr]).map(
+                emulatorSecretKind)
+            #expect(leaked.isEmpty, "leaked: \(leaked)")
+        }
+    }
+
     /// Every file under the laptop's folder with its bytes (the profile's files included).
     private func snapshot() throws -> [String: Data] {
         let root = laptop.folder.path

@@ -187,7 +187,7 @@ def browser_command(work):
 # --- the oracle -------------------------------------------------------------------------
 
 
-def losses(remote, promised, deleted):
+def losses(remote, promised, deleted, schema3=False):
     """What `remote` (Drive's document) lacks of the promised states, by kind. `deleted`: the
     ids of every challenge deleted at some point; a day log of such a challenge, lost while
     the challenge is live again, is counted apart (`dayLogsUnderUndoneDelete`): schema 3's
@@ -218,8 +218,8 @@ def losses(remote, promised, deleted):
             cid = key.split("/")[0]
             if have is not None and have["updatedAt"] >= log["updatedAt"]:
                 continue
-            if cid not in r_challenges:
-                continue  # its challenge is deleted on Drive: not shown, not a loss of a check-in
+            if schema3 and cid not in r_challenges:
+                continue  # schema 3 drops the day logs of a challenge deleted on Drive
             kind = "dayLogsUnderUndoneDelete" if cid in deleted else "dayLogs"
             lost[kind] += 1
             examples.append(f"day log {key}@{log['updatedAt']}" + (
@@ -266,8 +266,9 @@ def main(argv=None):
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument(
         "--schema3-day-logs", action="store_true",
-        help="do not fail on day logs lost under a delete another device undid (schema 3's "
-             "merge loses them; schema 4's must not)")
+        help="judge day logs by schema 3's merge, which drops a deleted challenge's day logs: "
+             "do not fail on those, nor on those lost under a delete another device undid "
+             "(schema 4 keeps both; for measuring an older build)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     binary = os.path.abspath(args.bin)
@@ -345,7 +346,8 @@ def main(argv=None):
             for state in list(promised.values()) + [json.loads(f["content"]) for f in remote]:
                 deleted.update(state["tombstones"])
             if remote:
-                lost, found = losses(combined(remote), promised.values(), deleted)
+                lost, found = losses(combined(remote), promised.values(), deleted,
+                                     args.schema3_day_logs)
                 total_lost += lost
                 examples += [f"round {round_number} ({mode}): {e}" for e in found[:3]]
                 # A loss is counted once: the promise is kept from here on by what Drive holds.

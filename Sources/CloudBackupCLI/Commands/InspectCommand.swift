@@ -94,7 +94,7 @@ struct InspectCommand: Command {
             ? "\(current)" : "\(result.sourceVersion) (shown migrated to schema \(current))"
         context.print(
             """
-            file:        \(file)
+            file:        \(file.onOneLine)
             schema:      \(version)
             exported:    \(document.exportedAt) (\(Self.describeAge(milliseconds: age)))
             device:      \(document.deviceId)

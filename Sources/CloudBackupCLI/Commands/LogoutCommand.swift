@@ -35,7 +35,7 @@ struct LogoutCommand: Command {
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         // A backup or restore running now reads the token and the kept copy: not under it.
-        let lock = try profile.lock()
+        let lock = try profile.lock(in: context)
         defer { withExtendedLifetime(lock) {} }
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),

@@ -129,7 +129,7 @@ struct MergeCommand: Command {
         if dryRun {
             if !json { context.print("dry run: nothing written") }
         } else if let outputPath, !json {
-            context.print("wrote \(outputPath)")
+            context.print("wrote \(outputPath.onOneLine)")
         }
         if let logPath {
             let line = logLine(outcome, local: local, incoming: incoming)

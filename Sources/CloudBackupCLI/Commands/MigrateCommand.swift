@@ -70,8 +70,9 @@ struct MigrateCommand: Command {
         }
         guard verbose else { return }
         context.print(
-            "\(file) (schema \(result.sourceVersion)) → \(output) (schema \(schema.rawValue))")
+            "\(file.onOneLine) (schema \(result.sourceVersion)) → \(output.onOneLine) (schema \(schema.rawValue))"
+        )
         // A note points into the migrated document, which is OUT.
-        for note in result.notes { context.print("\(output): \(note)") }
+        for note in result.notes { context.print("\(output.onOneLine): \(note)") }
     }
 }

@@ -9,10 +9,10 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--max-bytes N]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                   [--profile P] [--now T] [--json] [--max-bytes N]
+                                   [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -30,6 +30,7 @@ struct RestoreCommand: Command {
           --profile P     the profile to use (default: default)
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the SPEC §4 report object
+          --verbose       trace each HTTP exchange (tokens redacted)
         \(BackupFile.maxBytesHelp(column: 18))
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
@@ -46,6 +47,7 @@ struct RestoreCommand: Command {
     let profile: String
     let now: Timestamp?
     let json: Bool
+    let verbose: Bool
     let readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
@@ -62,6 +64,7 @@ struct RestoreCommand: Command {
         allowStale = arguments.flag("--allow-stale")
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
+        verbose = arguments.flag("--verbose")
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
@@ -71,7 +74,7 @@ struct RestoreCommand: Command {
     func run(in context: Context) throws {
         let session = try DriveSession(
             profile: try Profile.load(name: profile, environment: context.environment),
-            context: context, now: now, verbose: false, quiet: json,
+            context: context, now: now, verbose: verbose, quiet: json,
             locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
@@ -130,14 +133,14 @@ struct RestoreCommand: Command {
         } else {
             let source = files.count == 1 ? "the backup" : "\(files.count) backups (merged)"
             context.print(
-                "\(source) exported \(backup.exportedAt) → \(file)\(previous == nil ? " (new)" : ""):"
+                "\(source) exported \(backup.exportedAt) → \(file.onOneLine)\(previous == nil ? " (new)" : ""):"
             )
             for line in MergeCommand.plainWords(outcome.report, mode: mode) {
                 context.print("  " + line)
             }
             if previous == nil {
                 context.print(
-                    "  settings: the backup's, as \(file) is new (premium and app lock are never taken)"
+                    "  settings: the backup's, as \(file.onOneLine) is new (premium and app lock are never taken)"
                 )
             }
             context.print(
@@ -148,8 +151,8 @@ struct RestoreCommand: Command {
             return
         }
         if let ask {
-            let kept = keepAs.map { " (the current file kept as \($0))" }
-            ask("write \(file)\(kept ?? "")? [y/N] ")
+            let kept = keepAs.map { " (the current file kept as \($0.onOneLine))" }
+            ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
@@ -160,7 +163,8 @@ struct RestoreCommand: Command {
         }
         if !json {
             context.print(
-                "restored \(file)" + (keepAs.map { " (previous file kept as \($0))" } ?? ""))
+                "restored \(file.onOneLine)"
+                    + (keepAs.map { " (previous file kept as \($0.onOneLine))" } ?? ""))
         }
     }
 

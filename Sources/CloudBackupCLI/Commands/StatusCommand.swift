@@ -9,7 +9,7 @@ struct StatusCommand: Command {
     static let name = "status"
     static let summary = "show the login, the last backup, the remote file and local counts"
     static let usage =
-        "usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json] [--max-bytes N]"
+        "usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -20,6 +20,7 @@ struct StatusCommand: Command {
         options:
           --profile NAME  which profile (default: default)
           --remote        also ask Drive for the backup file: id, size, modified, version
+          --verbose       with --remote, trace each HTTP exchange (tokens redacted)
           --file STATE    also count the challenges, day logs and tombstones in STATE
           --json          print one JSON object instead of text
         \(BackupFile.maxBytesHelp(column: 18))
@@ -28,6 +29,7 @@ struct StatusCommand: Command {
     var profileName: String
     var json: Bool
     var remote: Bool
+    var verbose: Bool
     var file: String?
     var readOptions: ReadOptions
 
@@ -35,6 +37,7 @@ struct StatusCommand: Command {
         profileName = try arguments.option("--profile") ?? "default"
         json = arguments.flag("--json")
         remote = arguments.flag("--remote")
+        verbose = arguments.flag("--verbose")
         file = try arguments.option("--file")
         readOptions = try BackupFile.readOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
@@ -49,7 +52,7 @@ struct StatusCommand: Command {
         var remoteFailure: CLIError?
         if remote {
             let session = try DriveSession(
-                profile: profile, context: context, now: nil, verbose: false, quiet: true,
+                profile: profile, context: context, now: nil, verbose: verbose, quiet: true,
                 locking: false)
             // A previous run's unfinished check of its upload comes first, under the profile's
             // lock; a run holding it checks by itself.
@@ -94,7 +97,8 @@ struct StatusCommand: Command {
             + sections.flatMap(\.rows).compactMap { row in row.label.map { ($0, row.text) } }
         let width = rows.map(\.0.count).max() ?? 0
         for (label, text) in rows {
-            context.print(label + String(repeating: " ", count: width - label.count + 2) + text)
+            context.print(
+                label + String(repeating: " ", count: width - label.count + 2) + text.onOneLine)
         }
         if let remoteFailure { throw remoteFailure }
     }

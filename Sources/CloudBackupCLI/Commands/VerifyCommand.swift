@@ -141,7 +141,7 @@ struct VerifyCommand: Command {
         } else {
             let when = file.sourceVersion == 1 ? "newest stamp" : "exported"
             context.print(
-                "\(path): \(when) \(exportedAt) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
+                "\(path.onOneLine): \(when) \(exportedAt) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
             )
             context.print(
                 predates
@@ -150,7 +150,7 @@ struct VerifyCommand: Command {
                     : "inside the \(clock.windowDays)-day window (which starts \(options.windowStart))"
             )
             if let againstPath {
-                context.print("merging it into \(againstPath) would:")
+                context.print("merging it into \(againstPath.onOneLine) would:")
                 if heldBack.isEmpty && revived.isEmpty {
                     context.print("  hold back nothing and revive nothing")
                 }
