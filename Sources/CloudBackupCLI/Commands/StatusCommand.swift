@@ -57,7 +57,7 @@ struct StatusCommand: Command {
             // A previous run's unfinished check of its upload comes first, under the profile's
             // lock; a run holding it checks by itself.
             var settled: CLIError?
-            if session.pendingVerification != nil, let lock = try? profile.lock() {
+            if session.pendingVerification != nil, let lock = try? profile.lock(in: context) {
                 do {
                     try withExtendedLifetime(lock) {
                         try session.settle(warn: { context.printWarning($0) })
