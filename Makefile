@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 BIN := .build/release/cloudbackup
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 
-.PHONY: all build test lint sanitize bench demo deps venv clean
+.PHONY: all build test lint sanitize fuzz bench demo soak deps venv clean
 
 all: build
 
@@ -38,6 +38,11 @@ build: deps
 # machine's zone fails loudly; the whole suite runs last, so its summary closes the output.
 TEST_ZONES := America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu Pacific/Apia
 
+# Every emulator the Swift suites start appends its requests to REQUEST_LOG; afterwards the
+# sweep checks each Drive request against Google's discovery documents (method and path,
+# declared query parameters, their values, `fields` paths) and fails on any violation.
+REQUEST_LOG := .build/emulator-requests.jsonl
+
 # Debian's age (age, age-keygen): the reference tool the envelope's interop tests run.
 test: deps venv
 	@$(call apt_install,age)
@@ -46,7 +51,12 @@ test: deps venv
 		TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep \
 			|| exit 1; \
 	done
-	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) $(SWIFT) test --skip-build --parallel
+	rm -f $(REQUEST_LOG)
+	GOOGLE_EMULATOR_REQUEST_LOG=$(abspath $(REQUEST_LOG)) $(PYTHON) Tests/Soak/soak.py \
+		--bin .build/debug/cloudbackup --rounds 12 --devices 3 --seed 1 $(SOAK_FLAGS)
+	CLOUDBACKUP_PYTHON=$(abspath $(PYTHON)) GOOGLE_EMULATOR_REQUEST_LOG=$(abspath $(REQUEST_LOG)) \
+		$(SWIFT) test --skip-build --parallel
+	$(PYTHON) Tests/Emulator/drive_discovery.py sweep $(REQUEST_LOG)
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
@@ -59,6 +69,33 @@ sanitize: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(SANITIZED)'
 
+# libFuzzer over BackupKit (Tests/Fuzz: read → validate → migrate → write → read back, and
+# merge(a, a) / merge(a, b)) under AddressSanitizer, for FUZZ_SECONDS. Built by swiftc, not
+# SwiftPM, so no sanitizer flag reaches the normal build or `make test`. Seeded from
+# Examples/ (each file, and pairs joined by a NUL byte); the corpus grows in .build/fuzz/corpus
+# and a crash's input is written to .build/fuzz/crash-*. Not part of `make test`. Swift's own
+# backtracer is off: after a broken property it would run under ASan, and libFuzzer reports.
+FUZZ_SECONDS ?= 300
+FUZZ := .build/fuzz
+FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -O -g
+FUZZ_KIT := $(shell find Sources/BackupKit -name '*.swift')
+$(FUZZ)/backupkit-fuzz: $(FUZZ_KIT) Tests/Fuzz/BackupKitFuzz.swift
+	mkdir -p $(FUZZ)
+	swiftc $(FUZZ_FLAGS) -module-name BackupKit -emit-module \
+		-emit-module-path $(FUZZ)/BackupKit.swiftmodule -emit-library -static \
+		-o $(FUZZ)/libBackupKit.a $(FUZZ_KIT)
+	swiftc $(FUZZ_FLAGS) -I $(FUZZ) Tests/Fuzz/BackupKitFuzz.swift $(FUZZ)/libBackupKit.a \
+		-o $(FUZZ)/backupkit-fuzz
+
+fuzz: $(FUZZ)/backupkit-fuzz
+	mkdir -p $(FUZZ)/corpus
+	cp Examples/*.json Examples/invalid/*.json $(FUZZ)/corpus/
+	for a in phone laptop old-v1; do for b in phone laptop old-v2; do \
+		{ cat Examples/$$a.json; printf '\0'; cat Examples/$$b.json; } > $(FUZZ)/corpus/pair-$$a-$$b; \
+	done; done
+	SWIFT_BACKTRACE=enable=no $(FUZZ)/backupkit-fuzz -max_total_time=$(FUZZ_SECONDS) \
+		-print_final_stats=1 -artifact_prefix=$(FUZZ)/ $(FUZZ)/corpus
+
 # BackupKit beside its peers (Python json, orjson, jq, Foundation) on the same seeded files,
 # cached in .build/bench-data; jq and GNU time (for peak memory) come from apt-get when
 # missing. BENCH_SIZES=20000,200000 skips the slow top size. Then what a backup costs on the
@@ -70,6 +107,14 @@ bench: deps venv
 	$(SWIFT) build -c release --product cloudbackup
 	$(PYTHON) Tests/Bench/requests.py --bin $(BIN) Examples/phone.json \
 		.build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json
+
+# Devices editing and backing up at once through faults, under every reading of Drive's
+# If-Match, checked after every round (Tests/Soak/soak.py); `make test` runs 12 rounds of it.
+# SOAK_ROUNDS, SOAK_DEVICES and SOAK_SEED change the run; the same seed, the same edits.
+SOAK_FLAGS :=
+soak: build venv
+	$(PYTHON) Tests/Soak/soak.py --bin $(BIN) --rounds $${SOAK_ROUNDS:-300} \
+		--devices $${SOAK_DEVICES:-5} --seed $${SOAK_SEED:-1} $(SOAK_FLAGS)
 
 # The emulator and the stand-in browser need only Python's standard library: no venv, so
 # the demo needs nothing from PyPI.

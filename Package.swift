@@ -34,11 +34,13 @@ let package = Package(
         .target(name: "Networking", dependencies: ["CCurl"]),
         .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
         .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
+        // The backup and restore protocol over Drive, as pure state machines and their driver.
+        .target(name: "BackupSync", dependencies: ["BackupKit", "GoogleDrive", "Digests"]),
         .target(
             name: "CloudBackupCLI",
             dependencies: [
-                "BackupKit", "Digests", "Envelope", "LocalFiles", "Networking", "OAuth",
-                "GoogleDrive",
+                "BackupKit", "BackupSync", "Digests", "Envelope", "LocalFiles", "Networking",
+                "OAuth", "GoogleDrive",
             ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
@@ -67,12 +69,15 @@ let package = Package(
         .testTarget(
             name: "GoogleDriveTests", dependencies: ["GoogleDrive", "OAuth", "TestSupport"]),
         .testTarget(
+            name: "BackupSyncTests",
+            dependencies: ["BackupSync", "BackupKit", "GoogleDrive", "Digests", "TestSupport"]),
+        .testTarget(
             name: "BenchDocumentsTests",
             dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]
         ),
         .testTarget(
             name: "CloudBackupCLITests",
-            dependencies: ["CloudBackupCLI", "BackupKit", "Digests", "TestSupport"],
+            dependencies: ["CloudBackupCLI", "BackupKit", "BackupSync", "Digests", "TestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

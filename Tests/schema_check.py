@@ -7,7 +7,7 @@ Usage: python3 Tests/schema_check.py [FILE ...]
 
 Each line is {"file": ..., "valid": bool, "errors": [JSON Pointer, ...]}: the RFC 6901
 pointers of the places the schema rejected. A file is checked against the schema of its
-schemaVersion (1, 2 or 3); any other document against version 3's, which rejects it. A file
+schemaVersion (1, 2, 3 or 4); any other document against version 4's, which rejects it. A file
 that is not strict JSON (invalid UTF-8, a byte order mark, NaN or Infinity, a syntax error)
 is reported as {"valid": false, "errors": [], "syntax": message}: the schema never sees it.
 Duplicate keys are not detected here (Python keeps the last), nor is nesting depth; the
@@ -26,7 +26,7 @@ from referencing import Registry, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = {
-    version: ROOT / "Schemas" / f"habit-backup-v{version}.schema.json" for version in (1, 2, 3)
+    version: ROOT / "Schemas" / f"habit-backup-v{version}.schema.json" for version in (1, 2, 3, 4)
 }
 
 
@@ -34,7 +34,7 @@ def load_validators():
     schemas = {version: json.loads(path.read_text("utf-8")) for version, path in SCHEMAS.items()}
     for schema in schemas.values():
         Draft202012Validator.check_schema(schema)
-    # Versions 1 and 2 borrow version 3's $defs by URI, so all three are registered together.
+    # Versions 1, 2 and 4 borrow version 3's $defs by URI, so all are registered together.
     registry = Registry().with_resources(
         (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values()
     )
@@ -59,7 +59,7 @@ def check(path, validators):
         return {"valid": False, "errors": [], "syntax": str(error)}
     version = document.get("schemaVersion") if isinstance(document, dict) else None
     validator = validators.get(
-        version if version in (1, 2) and not isinstance(version, bool) else 3
+        version if version in (1, 2, 3) and not isinstance(version, bool) else 4
     )
     errors = sorted({pointer(error.absolute_path) for error in validator.iter_errors(document)})
     return {"valid": not errors, "errors": errors}

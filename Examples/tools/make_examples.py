@@ -7,10 +7,12 @@ Usage: python3 Examples/tools/make_examples.py [--check]
 
 Design note. The committed JSON is what matters; this script only keeps it consistent.
 - phone.json and laptop.json tell SPEC §1's story: one user, two devices that last synced
-  on 2026-11-19 and then went their own ways (see `story`).
+  on 2026-11-19 and then went their own ways (see `story`). The laptop runs the newer app
+  (schema 4) and keeps the day logs of the challenge it deleted under its tombstone; the
+  phone's app still writes schema 3.
 - old-v1.json and old-v2.json are the same user's older exports, schema 1 and 2.
-- invalid/*.json are copies of a small valid document (`small_v3`, or the old examples for
-  schema 1 and 2) that break exactly one rule each; invalid/EXPECTED.tsv says, per file,
+- invalid/*.json are copies of a small valid document (`small_v3`, its schema-4 twin
+  `small_v4`, or the old examples for schema 1 and 2) that break exactly one rule each; invalid/EXPECTED.tsv says, per file,
   the exit code, the JSON Pointer of the one error ("-" for syntax errors, which carry
   line:column instead) and whether a JSON Schema can express the rule.
 Everything is deterministic: the same script writes the same bytes.
@@ -80,10 +82,10 @@ def log(values, updated, note="", mood=None):
     return {"values": values, "note": note, "mood": mood, "updatedAt": updated}
 
 
-def document(exported, device, settings, challenges, day_logs, tombstones):
+def document(exported, device, settings, challenges, day_logs, tombstones, version=3):
     return {
         "format": "habit-backup",
-        "schemaVersion": 3,
+        "schemaVersion": version,
         "exportedAt": exported,
         "deviceId": device,
         "settings": settings,
@@ -179,7 +181,9 @@ def story():
     - the laptop deleted "Morning run" on 25 Nov; the phone still has its older live copy;
     - 21 Nov was logged on both: the phone's 1:30 a.m. check-in, then a laptop edit;
     - "No sugar" is new on the phone, "Learn Spanish" and "Sleep by eleven" only on the laptop;
-    - both still carry the tombstone of "Cold showers" (deleted in September).
+    - both still carry the tombstone of "Cold showers" (deleted in September);
+    - the laptop (schema 4) keeps the run's day logs it had at the sync under the run's
+      tombstone, so an edit after the delete on another device would bring them back.
     """
     rng = random.Random(20261130)
     synced = days("2026-11-01", "2026-11-19")
@@ -237,25 +241,24 @@ def story():
     phone_logs[f"{WATER}/{LATE_CHECK_IN}"] = log(
         {"water": 8, "stretch": 1}, stamp("2026-11-22", "01:30:00"), LATE_NOTE, 4
     )
-    phone_logs.update(
-        daily_logs(
-            RUN,
-            [
-                "2026-11-02",
-                "2026-11-03",
-                "2026-11-05",
-                "2026-11-07",
-                "2026-11-10",
-                "2026-11-12",
-                "2026-11-15",
-                "2026-11-17",
-            ],
-            lambda key, rng: {"run": rng.choice([18, 20, 25, 32])},
-            rng,
-            {"2026-11-07": "Rain, but went anyway\nknee a bit sore"},
-            evening="07:10:00",
-        )
+    run_logs = daily_logs(
+        RUN,
+        [
+            "2026-11-02",
+            "2026-11-03",
+            "2026-11-05",
+            "2026-11-07",
+            "2026-11-10",
+            "2026-11-12",
+            "2026-11-15",
+            "2026-11-17",
+        ],
+        lambda key, rng: {"run": rng.choice([18, 20, 25, 32])},
+        rng,
+        {"2026-11-07": "Rain, but went anyway\nknee a bit sore"},
+        evening="07:10:00",
     )
+    phone_logs.update(run_logs)
     phone_logs.update(
         daily_logs(
             SUGAR,
@@ -354,6 +357,8 @@ def story():
             evening="07:30:00",
         )
     )
+    # The run's logs the laptop had from the sync stay under its tombstone (schema 4).
+    laptop_logs.update(run_logs)
     laptop = document(
         stamp("2026-11-28", "23:02:47", 905),
         LAPTOP,
@@ -371,6 +376,7 @@ def story():
         {WATER: laptop_water, READING: reading_challenge(), SPANISH: spanish, SLEEP: sleep},
         laptop_logs,
         dict(tombstone_cold, **{RUN: {"deletedAt": stamp("2026-11-25", "21:12:09", 4)}}),
+        version=4,
     )
     return phone, laptop
 
@@ -551,6 +557,17 @@ def small_v3():
     )
 
 
+def small_v4():
+    """small_v3 as schema 4, with a day log kept under the Cold showers tombstone."""
+    doc = small_v3()
+    doc["schemaVersion"] = 4
+    doc["dayLogs"][KEPT] = log({"shower": 1}, stamp("2026-09-19", "07:10:00"), "Brr", None)
+    return doc
+
+
+KEPT = f"{T}/2026-09-19"
+
+
 def pretty(value):
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -625,10 +642,10 @@ CASES = [
     Case("format-wrong", pointer("format"), True, setter("format", value="habit-backup-v3")),
     Case("schema-version-0", pointer("schemaVersion"), True, setter("schemaVersion", value=0)),
     Case(
-        "schema-version-4-newer",
+        "schema-version-5-newer",
         pointer("schemaVersion"),
         True,
-        setter("schemaVersion", value=4),
+        setter("schemaVersion", value=5),
         exit=7,
     ),
     Case("not-a-backup", "", True, text=lambda _: b"[1,2,3]\n"),
@@ -845,6 +862,28 @@ CASES = [
         pointer("dayLogs", f"{SPANISH}/2026-11-08"),
         False,
         (lambda d: d["dayLogs"].update({f"{SPANISH}/2026-11-08": d["dayLogs"].pop(LOG)})),
+    ),
+    # Schema 3 keeps no day logs under a tombstone; schema 4 does (SPEC §2c), but not of
+    # a challenge that is neither live nor deleted.
+    Case(
+        "v3-day-log-under-tombstone",
+        pointer("dayLogs", KEPT),
+        False,
+        (lambda d: d["dayLogs"].update(small_v4()["dayLogs"])),
+    ),
+    Case(
+        "v4-day-log-missing-challenge",
+        pointer("dayLogs", f"{SPANISH}/2026-09-19"),
+        False,
+        (lambda d: d["dayLogs"].update({f"{SPANISH}/2026-09-19": d["dayLogs"].pop(KEPT)})),
+        base=small_v4,
+    ),
+    Case(
+        "v4-kept-log-mood-6",
+        pointer("dayLogs", KEPT, "mood"),
+        True,
+        setter("dayLogs", KEPT, "mood", value=6),
+        base=small_v4,
     ),
     Case(
         "value-10000",

@@ -6,8 +6,11 @@ public enum Device: String, CaseIterable, Sendable {
     case phone, laptop
 }
 
-/// Two realistic schema-3 backups of one user, written by two devices that last synced a
-/// while ago: the benchmark's input, fixed by a seed.
+/// Two realistic schema-4 backups of one user, written by two devices that last synced a
+/// while ago: the benchmark's input, fixed by a seed. Neither keeps day logs under its own
+/// tombstones (as files from before schema 4 would not); their merge keeps the other
+/// device's logs of each deleted challenge there, which is what `backup-bench keptcost`
+/// measures.
 ///
 /// Design: every challenge draws its whole story (its base copy, what each device did to it,
 /// and its 365 day logs with each device's edits) from its own random stream, seeded by
@@ -91,7 +94,7 @@ public struct DocumentPair: Sendable {
         out.string(device.id)
         out.raw(",\"exportedAt\":")
         out.timestamp(device.exportedAt)
-        out.raw(",\"format\":\"habit-backup\",\"schemaVersion\":3,\"settings\":")
+        out.raw(",\"format\":\"habit-backup\",\"schemaVersion\":4,\"settings\":")
         device.writeSettings(to: &out)
         out.raw(",\"tombstones\":{")
         first = true

@@ -113,12 +113,13 @@ enum BackupFile {
 
     /// Writes the canonical bytes of `document` to `path` atomically, streamed: the bytes
     /// go to the file a few MB at a time and are never held whole.
-    static func save(_ document: BackupDocument, to path: String, pretty: Bool = false)
-        throws(CLIError)
-    {
+    static func save(
+        _ document: BackupDocument, to path: String, pretty: Bool = false,
+        schema: BackupWriter.WrittenSchema = .current
+    ) throws(CLIError) {
         do {
             try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
-                try BackupWriter.write(document, pretty: pretty, to: write)
+                try BackupWriter.write(document, pretty: pretty, schema: schema, to: write)
             }
         } catch {
             throw failedWrite(

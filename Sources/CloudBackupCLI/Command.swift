@@ -79,3 +79,10 @@ public final class Context: @unchecked Sendable {
     /// Raw stderr, for progress lines that rewrite themselves with `\r`.
     public func writeError(_ text: String) { writeErr(text) }
 }
+
+extension String {
+    /// A file name (or any text someone else chose) as put on one line of stdout: its control
+    /// characters escaped, as on stderr, so a name holding a newline cannot add a line of its
+    /// own and one holding an escape sequence cannot drive the terminal.
+    var onOneLine: String { ValidationIssue.escapingControls(self) }
+}

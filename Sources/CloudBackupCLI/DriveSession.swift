@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
@@ -25,30 +26,27 @@ struct DriveSession {
     let progress: ProgressLine?
     /// The backup's age envelope on Drive (plain for a session that reads no backup).
     let encryption: RemoteEncryption
-    private let notes = Notes()
+    /// The skew warning, said once per run though every answer is measured.
+    private let skewSaid = SaidOnce()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
     /// `maxBytes`: the largest backup the run may download (`--max-bytes`), which the
-    /// transport's own cap must not undercut. `keys`: the passphrase options of a command
-    /// that reads or writes the backup's bytes; the profile's keys are loaded then.
+    /// transport's own cap must not undercut. `encryption`: the profile's keys, for a
+    /// command that reads or writes the backup's bytes (`RemoteEncryption.load`).
     init(
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
         locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes,
-        keys: RemoteEncryption.Options? = nil
+        encryption: RemoteEncryption = .plain
     ) throws {
-        lock = locking ? try profile.lock() : nil
-        encryption =
-            try keys.map {
-                try RemoteEncryption.load(
-                    profile: profile, options: $0, environment: context.environment)
-            } ?? .plain
+        lock = locking ? try profile.lock(in: context) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)
         if let progress { transport.progress = { progress.download($0) } }
         let tokens = try profile.tokenProvider(transport: transport, persisting: savingLogin)
         self.profile = profile
+        self.encryption = encryption
         self.context = context
         self.fixedNow = now
         self.progress = progress
@@ -76,7 +74,7 @@ struct DriveSession {
         let skew = drive.clockReading.map(\.skew).flatMap {
             abs($0) > Self.skewTolerance ? $0 : nil
         }
-        if let skew, notes.first("skew") {
+        if let skew, skewSaid.first() {
             let minutes = Int((abs(skew) / 60).rounded())
             context.printError(
                 "cloudbackup: warning: this machine's clock is \(minutes) minutes \(skew > 0 ? "behind" : "ahead of") "
@@ -86,90 +84,51 @@ struct DriveSession {
         return skew
     }
 
-    /// How BackupKit documents travel: validated and migrated on the way in, canonical bytes
-    /// on the way out, merged by SPEC §4 with the remote copy as the base.
-    ///
-    /// `backingUp` is the state file `backup` merges into the remote copy. The device backing
-    /// up is then the local side for the settings it changed since it last backed up or
-    /// restored (`changedSettings`, see `SharedSettings`; our reading of SPEC §4 rule 6 for
-    /// backup): the result carries those of the state file's settings and the backup's others,
-    /// and `premium`, `appLock` and `deviceId` stay as the remote copy has them, as on any
-    /// import. Keeping the base's settings always, as a plain merge does, would freeze them at
-    /// whichever device created the file; taking all of the state file's would have two
-    /// devices with different settings overwrite each other every night, and undo another
-    /// device's change to a setting this one did not touch.
-    /// Everything else (guards, counts, the state file as the incoming side) is the plain
-    /// merge.
+    /// The codec of backup documents (`BackupCodec`) inside the profile's encryption (its
+    /// `open` decrypts any bytes of the backup), its notices said as warnings, and its
+    /// journal, which keeps the last merge's report and settings for `--verbose`.
     func codec(
-        allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
-        warn: @escaping (String) -> Void
-    ) -> DocumentCodec<BackupDocument> {
-        let statePath = backingUp?.path ?? "the state file"
-        let copyName = "another copy of the backup on Drive"
-        /// `copy`: `incoming` is another copy of the backup, not the local document.
-        func merged(_ base: BackupDocument, _ incoming: BackupDocument, copy: Bool)
-            -> (document: BackupDocument, heldBack: Bool)
-        {
-            let outcome = BackupKit.merge(
-                local: base, incoming: incoming,
-                options: MergeOptions(now: now(), allowStale: allowStale))
-            let source = copy ? copyName : statePath
-            if !copy { notes.lastReport.withLock { $0 = outcome.report } }
-            // Each compare-and-swap round merges again; say it once per source.
-            let heldBack = outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0
-            if heldBack, notes.first("heldBack " + source) {
-                warn(
-                    copy
-                        ? Self.heldBack(outcome, inCopy: source, backingUp: backingUp != nil)
-                        : Self.heldBack(
-                            outcome, from: source,
-                            restore: Self.restoreCommand(into: source, profile: profile.name)))
-            }
-            if let line = Self.futureStamped(outcome, in: source), notes.first("future " + source) {
-                warn(line)
-            }
-            if !copy,
-                let line = Self.staleSurvivors(
-                    of: incoming, missingFrom: base, keptIn: outcome.document, now: now(),
-                    named: source), notes.first("survivors")
-            {
-                warn(line)
-            }
-            var document = outcome.document
-            // The export time changes only with an upload, so "nothing changed" compares equal.
-            document.exportedAt = base.exportedAt
-            if !copy, let backingUp {
-                document.settings = SharedSettings.taking(
-                    backingUp.changedSettings, from: incoming.settings, into: base.settings)
-                notes.lastSettings.withLock { $0 = (base.settings, document.settings) }
-            }
-            return (document, heldBack)
+        allowStale: Bool, backingUp: BackupCodec.BackingUp? = nil,
+        readOptions: ReadOptions = ReadOptions(), warn: @escaping (String) -> Void
+    ) -> (codec: SyncCodec<BackupDocument>, journal: MergeJournal) {
+        let profileName = profile.name
+        let journal = MergeJournal { notice in
+            warn(Self.words(notice, backingUp: backingUp != nil, profile: profileName))
         }
-        return encryption.wrapping(
-            DocumentCodec(
-                decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
-                encode: { BackupWriter.write($0) },
-                merge: { base, incoming in merged(base, incoming, copy: false).document },
-                stamp: { document in
-                    var stamped = document
-                    stamped.exportedAt = now()
-                    return stamped
-                },
-                mergeCopy: { base, copy in merged(base, copy, copy: true) }),
-            backingUp: backingUp != nil)
+        return (
+            encryption.sealing(
+                BackupCodec.make(
+                    allowStale: allowStale, backingUp: backingUp, readOptions: readOptions,
+                    journal: journal)),
+            journal
+        )
     }
 
-    /// The state file `backup` merges into the remote copy, and which of its settings go up.
-    struct BackingUp {
-        var path: String
-        var changedSettings: [SharedSettings.Field]
+    /// A merge notice as one line for a person.
+    static func words(_ notice: MergeNotice, backingUp: Bool, profile: String) -> String {
+        switch notice {
+        case .heldBack(let outcome, .copy):
+            return heldBack(outcome, inCopy: copyName, backingUp: backingUp)
+        case .heldBack(let outcome, .state(let path)):
+            let source = path ?? stateName
+            return heldBack(
+                outcome, from: source, restore: restoreCommand(into: source, profile: profile))
+        case .futureStamped(let outcome, let source):
+            return futureStamped(outcome, in: name(of: source)) ?? ""
+        case .staleSurvivors(let ids, let source):
+            return staleSurvivors(ids, named: name(of: source))
+        }
     }
 
-    /// What the state file changed in the backup, counted against the remote copy.
-    var lastMergeReport: MergeReport? { notes.lastReport.withLock { $0 } }
+    private static let copyName = "another copy of the backup on Drive"
+    private static let stateName = "the state file"
 
-    /// The backup's settings before and after the state file's were taken (`backingUp` only).
-    var lastSettings: (before: Settings, after: Settings)? { notes.lastSettings.withLock { $0 } }
+    private static func name(of source: MergeNotice.Source) -> String {
+        switch source {
+        case .copy: copyName
+        case .state(let path): path ?? stateName
+        }
+    }
 
     static func timestamp(_ date: Date) -> Timestamp {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
@@ -234,26 +193,10 @@ struct DriveSession {
             + (ids.count > shown ? " and \(ids.count - shown) more" : "")
     }
 
-    /// The stale guard's case seen from the side it does not cover (SPEC §4 rule 7 guards only
-    /// the incoming file): `state`, exported before the tombstone window, brings into `result`
-    /// challenges that `other` has no live copy of and that were last edited before the
-    /// window. They may be deletions whose tombstones have expired since, so a person is told;
-    /// nil when there are none. `state` is STATE in a restore (the local side) and in a backup
-    /// (the incoming side, where the guard is off for a backup with nothing left in it).
-    static func staleSurvivors(
-        of state: BackupDocument, missingFrom other: BackupDocument, keptIn result: BackupDocument,
-        now: Timestamp, named source: String
-    ) -> String? {
-        // The window the merges of backup and restore use (the default), as the guard reads it.
-        let windowStart = MergeOptions(now: now).windowStart
-        guard state.exportedAt < windowStart else { return nil }
-        let live = Set(other.challenges.map(\.id))
-        let kept = Set(result.challenges.map(\.id))
-        let ids = state.challenges.filter {
-            $0.updatedAt < windowStart && !live.contains($0.id) && kept.contains($0.id)
-        }.map(\.id.rawValue)
-        guard !ids.isEmpty else { return nil }
-        return "\(source) was exported before the tombstone window and keeps \(challenges(ids)), "
+    /// The stale guard's case seen from the side it does not cover (see
+    /// `MergeNotice.staleSurvivors`), as one line.
+    static func staleSurvivors(_ ids: [String], named source: String) -> String {
+        "\(source) was exported before the tombstone window and keeps \(challenges(ids)), "
             + "last edited before it, that the backup does not have: they may have been deleted on "
             + "another device since; if so, delete them again in the app"
     }
@@ -266,15 +209,16 @@ struct DriveSession {
             "\(first.item) in \(source) is stamped \(first.version.stamp), more than 24 h after now"
             + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
     }
+}
 
-    /// What this run has said (one-time warnings) and merged, shared by the codec's closures.
-    private final class Notes: Sendable {
-        private let printed = Mutex<Set<String>>([])
-        /// The report of the latest merge: the state file into the remote copy.
-        let lastReport = Mutex<MergeReport?>(nil)
-        /// The backup's settings before and after the latest merge took the state file's.
-        let lastSettings = Mutex<(before: Settings, after: Settings)?>(nil)
-        func first(_ key: String) -> Bool { printed.withLock { $0.insert(key).inserted } }
+/// A flag shared by copies of a session (a `Mutex` cannot be copied, a reference to it can).
+private final class SaidOnce: Sendable {
+    private let said = Mutex(false)
+    func first() -> Bool {
+        said.withLock { said in
+            defer { said = true }
+            return !said
+        }
     }
 }
 

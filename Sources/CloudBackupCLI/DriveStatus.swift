@@ -101,9 +101,11 @@ enum DriveStatus {
     /// Counts of a local state file; an invalid file is an error (exit 3), as everywhere.
     static func localSection(_ path: String, options: ReadOptions) throws -> StatusSection {
         let document = try BackupFile.load(path, options: options).document
+        let kept = document.keptDayLogCount
         let counts = [
             ("challenges", "challenges", document.challenges.count),
-            ("dayLogs", "day logs", document.dayLogs.count),
+            ("dayLogs", "day logs", document.dayLogs.count - kept),
+            ("keptDayLogs", "kept logs", kept),
             ("tombstones", "tombstones", document.tombstones.count),
         ]
         return StatusSection(

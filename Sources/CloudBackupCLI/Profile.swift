@@ -27,6 +27,8 @@ struct Profile: Sendable {
     var lastBackupPath: String { folder + "/last-backup.json" }
     /// The backup's bytes as last uploaded or downloaded (see `KeptCopy`).
     var keptCopyPath: String { folder + "/kept-copy.json" }
+    /// An upload not yet checked against Drive's revision history (see `PendingVerification`).
+    var pendingVerificationPath: String { folder + "/pending-verification.json" }
     /// STATE's shared settings when it and the backup were last brought together.
     var syncedSettingsPath: String { folder + "/synced-settings.json" }
 
@@ -187,12 +189,28 @@ struct Profile: Sendable {
 }
 
 extension Profile {
-    /// One run at a time per profile (SPEC §6): the profile's lock, or exit 6 at once when
-    /// another run holds it. Held until the returned lock is released.
-    func lock() throws(CLIError) -> FileLock {
-        let held: FileLock?
+    /// Makes the profile folder, readable only by its owner (it holds the login): one that
+    /// already exists with wider permissions (made by hand, 0755) is tightened to 0700, and
+    /// a warning says so; once, as it is 0700 from then on.
+    func makeFolder(in context: Context) throws(CLIError) {
         do {
             try LocalFile.makeDirectory(folder)
+            if let was = try LocalFile.restrict(folder, to: 0o700) {
+                context.printWarning(
+                    "\(folder) was readable by others (mode \(String(was, radix: 8))); "
+                        + "made it 0700, as it holds your login")
+            }
+        } catch {
+            throw CloudBackup.describe(error)
+        }
+    }
+
+    /// One run at a time per profile (SPEC §6): the profile's lock, or exit 6 at once when
+    /// another run holds it. Held until the returned lock is released.
+    func lock(in context: Context) throws(CLIError) -> FileLock {
+        try makeFolder(in: context)
+        let held: FileLock?
+        do {
             held = try FileLock(path: lockPath)
         } catch {
             throw CLIError(error.description, exitCode: .failure)

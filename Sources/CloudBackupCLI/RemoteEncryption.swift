@@ -1,3 +1,4 @@
+import BackupSync
 import Envelope
 import Foundation
 import LocalFiles
@@ -5,10 +6,11 @@ import LocalFiles
 /// The profile's age envelope around the backup's bytes on Drive, so neither Google nor
 /// anyone with the account reads the data, and any age tool opens it with the user's key.
 ///
-/// Design: the sync engine calls exactly two functions, `open` on every byte it downloads
-/// (an age file is decrypted, plain bytes pass through) and `seal` on every byte it uploads
-/// (encrypted when the profile encrypts); comparisons ("did the merge change anything?") stay
-/// on plaintext. Keys come in restic's way: a passphrase from `--password-file FILE`,
+/// Design: the sync engine (`BackupSync`) sees only the codec's closures (`sealing`): `open`
+/// on every encrypted byte it downloads and `seal` on every byte it uploads (encrypted when
+/// the profile encrypts); comparisons ("did the merge change anything?") stay on plaintext,
+/// and the rules for switching (a plain backup is rewritten encrypted once; an encrypted one
+/// is never replaced by a profile that does not encrypt) are the engine's. Keys come in restic's way: a passphrase from `--password-file FILE`,
 /// `--password-command CMD` or `CLOUDBACKUP_PASSWORD_FILE` / `CLOUDBACKUP_PASSWORD_COMMAND`
 /// (never an argument's value, never printed), and/or an age identity file (`identityFile`).
 /// `encrypt` turns encryption of uploads on; a key is then required.
@@ -104,55 +106,59 @@ struct RemoteEncryption {
 
     /// `codec` with this envelope around its bytes: the one place where the sync engine's
     /// bytes meet encryption.
-    func wrapping<Document>(_ codec: DocumentCodec<Document>, backingUp: Bool)
-        -> DocumentCodec<Document>
-    {
+    func sealing<Document>(_ codec: SyncCodec<Document>) -> SyncCodec<Document> {
         var codec = codec
-        codec.open = { bytes, file in try open(bytes, named: file, backingUp: backingUp) }
+        codec.isSealed = Envelope.isEncrypted
+        codec.open = { try open($0) }
         codec.seal = { try seal($0) }
         codec.seals = encrypts
         return codec
     }
 
-    /// Drive's bytes as the document's: an age file decrypted, plain bytes as they are.
-    /// `backingUp`: a plain profile may not replace an encrypted backup with a plain one.
-    /// Exit 3, nothing written, when the backup is encrypted and no key given opens it.
-    func open(_ bytes: [UInt8], named file: String, backingUp: Bool) throws(CLIError) -> [UInt8] {
+    /// The profile has no key at all for an encrypted backup.
+    struct MissingKey: Error {}
+
+    /// Drive's bytes as the document's: an age file decrypted (`MissingKey`, or the
+    /// envelope's `EnvelopeError` when no key given opens it), plain bytes as they are.
+    func open(_ bytes: [UInt8]) throws -> [UInt8] {
         guard Envelope.isEncrypted(bytes) else { return bytes }
-        if backingUp, !encrypts {
-            throw CLIError(
-                "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1, with its key; nothing was written",
-                exitCode: .invalidFile)
-        }
-        guard !identities.isEmpty else {
-            throw CLIError(
-                "\(file) is encrypted (age) and this profile has no key to open it; give one: \(Self.keySources); nothing was written",
-                exitCode: .invalidFile)
-        }
-        do {
-            return try Envelope.decrypt(bytes, with: identities)
-        } catch  where error.kind == .noMatch {
-            throw CLIError(
-                "\(file): \(error.description) (wrong passphrase or identity file?); nothing was written",
-                exitCode: .invalidFile)
-        } catch {
-            throw CLIError(
-                "\(file) is not a readable age file: \(error.description); nothing was written",
-                exitCode: .invalidFile)
-        }
+        guard !identities.isEmpty else { throw MissingKey() }
+        return try Envelope.decrypt(bytes, with: identities)
     }
 
     /// The document's bytes as they go to Drive: encrypted when the profile encrypts.
-    func seal(_ bytes: [UInt8]) throws(CLIError) -> [UInt8] {
+    func seal(_ bytes: [UInt8]) throws(EnvelopeError) -> [UInt8] {
         guard let recipients else { return bytes }
-        do {
-            return try Envelope.encrypt(bytes, to: recipients)
-        } catch {
-            throw CLIError(
-                "could not encrypt the backup: \(error.description); nothing was uploaded",
-                exitCode: .failure)
-        }
+        return try Envelope.encrypt(bytes, to: recipients)
     }
+
+    /// Why `open` refused the encrypted bytes of `file` (a Drive file, or a revision of one),
+    /// as one line: which case, and what to configure. Exit 3, nothing written.
+    static func describe(unopened error: any Error, file: String) -> CLIError {
+        let line =
+            switch error {
+            case is MissingKey:
+                "\(file) is encrypted (age) and this profile has no key to open it; give one: \(keySources)"
+            case let error as EnvelopeError where error.kind == .noMatch:
+                "\(file): \(error.description) (wrong passphrase or identity file?)"
+            case let error as EnvelopeError:
+                "\(file) is not a readable age file: \(error.description)"
+            default:
+                "\(file) could not be decrypted: \(error)"
+            }
+        return CLIError(line + "; nothing was written", exitCode: .invalidFile)
+    }
+
+    /// A profile that does not encrypt met an encrypted backup it would replace.
+    static func describe(unsealing file: String) -> CLIError {
+        CLIError(
+            "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1, with its key; nothing was written",
+            exitCode: .invalidFile)
+    }
+
+    /// Said once, after the upload that encrypted a plain backup.
+    static let encryptedNow =
+        "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
 
     private static let maxPassphraseBytes = 4096
 

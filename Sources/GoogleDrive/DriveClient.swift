@@ -208,13 +208,14 @@ public struct DriveClient: Sendable {
         let response: HTTPResponse
         if bytes.count > resumableThreshold {
             let start = HTTPRequest(
-                method: "PUT", url: endpoint(path, [("uploadType", "resumable")]),
+                method: "PUT",
+                url: endpoint(path, [("uploadType", "resumable")] + Self.quietUpdate),
                 headers: Self.sessionHeaders(bytes.count) + [("If-Match", etag)], body: [])
             response = try upload(
                 bytes, starting: start, accepting: [412], budget: &budget, progress: progress)
         } else {
             let request = HTTPRequest(
-                method: "PUT", url: endpoint(path, [("uploadType", "media")]),
+                method: "PUT", url: endpoint(path, [("uploadType", "media")] + Self.quietUpdate),
                 headers: [("Content-Type", "application/json"), ("If-Match", etag)], body: bytes,
                 timeout: 600)
             progress?(0, bytes.count)
@@ -223,6 +224,56 @@ public struct DriveClient: Sendable {
         }
         if response.status == 412 { return .changedSinceRead }
         return .updated(try decode(DriveFile.self, response, operation))
+    }
+
+    /// Every revision of the file, oldest first, all pages (`revisions.list`): how a writer
+    /// proves that nobody wrote between the content it merged from and its own upload.
+    public func revisions(of id: String) throws(DriveError) -> [DriveRevision] {
+        var budget = Budget(
+            operation: "list the revisions of \(id)", policy: retry, clock: clock)
+        var revisions: [DriveRevision] = []
+        var pageToken: String?
+        repeat {
+            var query = [
+                ("fields", "nextPageToken,revisions(\(Self.revisionFields))"),
+                ("pageSize", "1000"),
+            ]
+            if let pageToken { query.append(("pageToken", pageToken)) }
+            let url = endpoint("/drive/v3/files/\(Self.pathSegment(id))/revisions", query)
+            let response = try perform(&budget) { HTTPRequest(method: "GET", url: url) }
+            struct Page: Decodable {
+                var revisions: [DriveRevision]?
+                var nextPageToken: String?
+            }
+            let page = try decode(Page.self, response, budget.operation)
+            revisions += page.revisions ?? []
+            pageToken = page.nextPageToken.flatMap { $0.isEmpty ? nil : $0 }
+        } while pageToken != nil
+        return revisions
+    }
+
+    /// One revision's bytes (`revisions.get?alt=media`), checked against its `md5Checksum`
+    /// when given; a mismatch (a cut transfer) reads again. A purged revision answers 404,
+    /// one Drive will not serve 403: both come back as `.rejected`, for the caller to judge.
+    public func read(id: String, revision: DriveRevision) throws(DriveError) -> [UInt8] {
+        var budget = Budget(
+            operation: "download revision \(revision.id) of \(id)", policy: retry, clock: clock)
+        let url = endpoint(
+            "/drive/v3/files/\(Self.pathSegment(id))/revisions/\(Self.pathSegment(revision.id))",
+            [("alt", "media")])
+        while true {
+            let media = try perform(&budget) { HTTPRequest(method: "GET", url: url, timeout: 600) }
+            budget.restartDeadline()
+            let actual = Digest.hex(Digest.md5(media.body))
+            if let expected = revision.md5Checksum, expected.lowercased() != actual {
+                try budget.backOff(
+                    after:
+                        "the \(media.body.count) bytes received do not match md5Checksum \(expected) (a cut transfer?)",
+                    retryAfter: nil)
+                continue
+            }
+            return media.body
+        }
     }
 
     /// Deletes the file; one already gone (a retry after a lost answer) counts as deleted.
@@ -344,8 +395,11 @@ public struct DriveClient: Sendable {
     /// Whether `operation` (as `DriveError` carries it) addresses one file by its id, so that
     /// a 404 means that file is gone, not that the endpoint is wrong.
     public static func addressesAFile(_ operation: String) -> Bool {
-        ["read the metadata of ", "download ", "read the etag of ", "upload to ", "delete "]
-            .contains { operation.hasPrefix($0) }
+        [
+            "read the metadata of ", "download ", "read the etag of ", "upload to ", "delete ",
+            "list the revisions of ",
+        ]
+        .contains { operation.hasPrefix($0) }
     }
 
     struct Budget {
@@ -482,7 +536,12 @@ public struct DriveClient: Sendable {
 
     // MARK: - Encoding
 
-    static let fileFields = "id,name,size,version,md5Checksum,createdTime,modifiedTime"
+    static let fileFields =
+        "id,name,size,version,md5Checksum,createdTime,modifiedTime,headRevisionId"
+    /// A write changes nothing it does not have to: not the file's viewed date, which would
+    /// move its metadata (and `version`) for no one's benefit.
+    static let quietUpdate = [("updateViewedDate", "false")]
+    static let revisionFields = "id,md5Checksum,modifiedTime,size,keepForever"
 
     private static func summary(_ error: GoogleAPIError) -> String {
         "HTTP \(error.status)" + (error.reason.map { " \($0)" } ?? "") + ": \(error.message)"

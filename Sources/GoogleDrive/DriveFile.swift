@@ -12,10 +12,14 @@ public struct DriveFile: Sendable, Equatable, Decodable {
     public var createdTime: String?
     public var modifiedTime: String?
     public var etag: String?
+    /// The id of the file's newest revision (the one its content is now): what a write must
+    /// be checked against in the revision history, since `version` also moves on renames.
+    public var headRevisionId: String?
 
     public init(
         id: String, name: String, size: Int? = nil, version: Int? = nil, md5Checksum: String? = nil,
-        createdTime: String? = nil, modifiedTime: String? = nil, etag: String? = nil
+        createdTime: String? = nil, modifiedTime: String? = nil, etag: String? = nil,
+        headRevisionId: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -25,11 +29,12 @@ public struct DriveFile: Sendable, Equatable, Decodable {
         self.createdTime = createdTime
         self.modifiedTime = modifiedTime
         self.etag = etag
+        self.headRevisionId = headRevisionId
     }
 
     private enum Keys: String, CodingKey {
         case id, name, title, size, fileSize, version, md5Checksum
-        case createdTime, createdDate, modifiedTime, modifiedDate, etag
+        case createdTime, createdDate, modifiedTime, modifiedDate, etag, headRevisionId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +53,7 @@ public struct DriveFile: Sendable, Equatable, Decodable {
             try container.decodeIfPresent(String.self, forKey: .modifiedTime)
             ?? container.decodeIfPresent(String.self, forKey: .modifiedDate)
         etag = try container.decodeIfPresent(String.self, forKey: .etag)
+        headRevisionId = try container.decodeIfPresent(String.self, forKey: .headRevisionId)
     }
 
     /// An int64 field: a string in Drive's JSON, accepted as a number too.
@@ -65,12 +71,57 @@ public struct DriveFile: Sendable, Equatable, Decodable {
     }
 }
 
+/// One revision of a file's content, as `revisions.list` gives it (v3), oldest first. Every
+/// upload of a binary file makes one; `keepForever` pins it against Drive's purge.
+public struct DriveRevision: Sendable, Equatable, Decodable {
+    public var id: String
+    public var md5Checksum: String?
+    public var modifiedTime: String?
+    public var size: Int?
+    public var keepForever: Bool?
+
+    public init(
+        id: String, md5Checksum: String? = nil, modifiedTime: String? = nil, size: Int? = nil,
+        keepForever: Bool? = nil
+    ) {
+        self.id = id
+        self.md5Checksum = md5Checksum
+        self.modifiedTime = modifiedTime
+        self.size = size
+        self.keepForever = keepForever
+    }
+
+    private enum Keys: String, CodingKey {
+        case id, md5Checksum, modifiedTime, size, keepForever
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(String.self, forKey: .id)
+        md5Checksum = try container.decodeIfPresent(String.self, forKey: .md5Checksum)
+        modifiedTime = try container.decodeIfPresent(String.self, forKey: .modifiedTime)
+        // int64, a string in Drive's JSON like a file's size.
+        if let text = try? container.decodeIfPresent(String.self, forKey: .size) {
+            size = Int(text)
+        } else {
+            size = try container.decodeIfPresent(Int.self, forKey: .size)
+        }
+        keepForever = try container.decodeIfPresent(Bool.self, forKey: .keepForever)
+    }
+}
+
 /// A file's bytes together with the etag they were read under: the precondition for a
 /// conditional update that must fail if anyone wrote since.
 public struct DriveSnapshot: Sendable, Equatable {
     public var file: DriveFile
     public var etag: String
     public var bytes: [UInt8]
+
+    public init(file: DriveFile, etag: String, bytes: [UInt8]) {
+        self.file = file
+        self.etag = etag
+        self.bytes = bytes
+    }
 }
 
 /// The answer to a conditional update.

@@ -32,10 +32,14 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
     /// cannot write to); nil when the OS's own words are all there is to say.
     public var writeFix: String? {
         guard !isRead else { return nil }
-        // The folder that needs room or rights: the path itself when making or filling it failed.
+        // The folder that needs room or rights: the path itself when filling it failed; when
+        // making it failed, the nearest folder that exists (not one the user cannot see).
         let folder =
-            [LocalFile.creatingInFolder, LocalFile.creatingFolder].contains(operation)
-            ? path : LocalFile.directory(of: path)
+            switch operation {
+            case LocalFile.creatingInFolder: path
+            case LocalFile.creatingFolder: LocalFile.nearestExisting(above: path)
+            default: LocalFile.directory(of: path)
+            }
         switch errno {
         case ENOSPC, EDQUOT: return "free up space"
         case EACCES, EPERM, EROFS: return "make \(folder) writable"
@@ -49,29 +53,39 @@ public enum LocalFile {
     static let creatingInFolder = "create a file in this folder"
     static let creatingFolder = "create the folder"
 
-    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them. A pipe or
-    /// a device (`validate <(zcat backup.json.gz)`) is read to its end, up to `maxBytes`.
+    /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them. Only a
+    /// regular file is read: a folder, a FIFO, a socket or a device is refused before any
+    /// read, and opened without blocking (O_NONBLOCK), so a FIFO nobody writes to cannot hang
+    /// a cron job in `open`.
     public static func read(_ path: String, maxBytes: Int = .max) throws(LocalFileError) -> [UInt8]
     {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw LocalFileError(path: path, operation: "open", errno: errno) }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            // A socket cannot be opened at all (ENXIO): say what it is, not the OS's riddle.
+            var info = stat()
+            if code == ENXIO, stat(path, &info) == 0, let kind = irregularKind(info.st_mode) {
+                throw notARegularFile(path, kind)
+            }
+            throw LocalFileError(path: path, operation: "open", errno: code)
+        }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             throw LocalFileError(path: path, operation: "stat", errno: errno)
         }
-        let type = info.st_mode & S_IFMT
-        guard type != S_IFDIR else {
+        guard info.st_mode & S_IFMT != S_IFDIR else {
             throw LocalFileError(path: path, operation: "read", errno: EISDIR)
         }
+        if let kind = irregularKind(info.st_mode) { throw notARegularFile(path, kind) }
         guard Int(info.st_size) <= maxBytes else {
             throw LocalFileError(path: path, operation: "read", errno: EFBIG)
         }
-        // A regular file's size is known: read it into a buffer of exactly that size, left
-        // uninitialised (read() fills it). Growing that buffer to look for EOF would copy it
-        // whole and double its memory, so EOF is looked for with a small chunk; a file that
-        // grew while we read, or a pipe, whose size is unknown, goes on in such chunks.
-        let size = type == S_IFREG ? Int(info.st_size) : 0
+        // The size is known: read it into a buffer of exactly that size, left uninitialised
+        // (read() fills it). Growing that buffer to look for EOF would copy it whole and
+        // double its memory, so EOF is looked for with a small chunk; a file that grew while
+        // we read goes on in such chunks.
+        let size = Int(info.st_size)
         var failure: Int32?
         var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = 0
@@ -102,6 +116,23 @@ public enum LocalFile {
             }
         }
         return bytes
+    }
+
+    /// "a FIFO", "a socket" or "a device" for a file that is neither regular nor a folder.
+    static func irregularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG, S_IFDIR: nil
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        default: "a device"
+        }
+    }
+
+    private static func notARegularFile(_ path: String, _ kind: String) -> LocalFileError {
+        LocalFileError(
+            path: path, operation: "read", errno: EINVAL,
+            reason: "it is \(kind), not a regular file; give the path of a file "
+                + "(save a pipe's output to a file first)")
     }
 
     /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file
@@ -148,9 +179,8 @@ public enum LocalFile {
         if replacing, replaced.st_mode & S_IFMT != S_IFREG {
             throw LocalFileError(
                 path: path, operation: "write it", errno: EINVAL,
-                reason: (replaced.st_mode & S_IFMT == S_IFDIR
-                    ? "it is a folder" : "it is a FIFO, device or socket")
-                    + ", not a regular file; give the path of a file")
+                reason: "it is \(irregularKind(replaced.st_mode) ?? "a folder"), not a regular "
+                    + "file; give the path of a file")
         }
         let folder = directory(of: target)
         removeLeftovers(in: folder, stem: temporaryStem(for: target))
@@ -226,10 +256,11 @@ public enum LocalFile {
         return ".\(kept).tmp-"
     }
 
-    /// Removes temporary files of earlier writes to the same target whose writer no longer
-    /// runs (killed mid-write). Only what this code names so (`stem`, a pid, `-`, a base-36
-    /// part), a regular file of this user untouched for ten minutes (a writer in another pid
-    /// namespace, over NFS say, looks dead here but keeps writing), whose pid is gone.
+    /// Removes temporary files of earlier writes to the same target whose writer was killed
+    /// mid-write. Only what this code names so (`stem`, a pid, `-`, a base-36 part), a
+    /// regular file of this user: at once when its pid is gone; when that pid runs, only once
+    /// the file is untouched for ten minutes, as a writer writing touches it every few MB and
+    /// such a pid is one the system has given to another process since.
     /// Best effort: a folder that cannot be listed is left as it is.
     private static func removeLeftovers(in folder: String, stem: String) {
         guard let directory = opendir(folder) else { return }
@@ -247,8 +278,8 @@ public enum LocalFile {
             guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, !parts[1].isEmpty,
                 parts[1].allSatisfy({ $0.isASCII && ($0.isNumber || $0.isLowercase) }),
                 lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-                info.st_uid == geteuid(), info.st_mtim.tv_sec < settled,
-                kill(pid, 0) != 0, errno == ESRCH
+                info.st_uid == geteuid(),
+                kill(pid, 0) != 0 && errno == ESRCH || info.st_mtim.tv_sec < settled
             else { continue }
             unlink(path)
         }
@@ -313,6 +344,26 @@ public enum LocalFile {
                 throw LocalFileError(path: current, operation: creatingFolder, errno: errno)
             }
         }
+    }
+
+    /// The nearest folder above `path` that exists ("/" at worst; "." for a relative name
+    /// whose folders are all missing).
+    static func nearestExisting(above path: String) -> String {
+        var folder = directory(of: path)
+        while !exists(folder), folder != "/", folder != "." { folder = directory(of: folder) }
+        return folder
+    }
+
+    /// Takes away the permission bits of `path` beyond `allowed` (a profile folder made 0755
+    /// by hand holds a login); returns the bits it had when they were changed, else nil.
+    public static func restrict(_ path: String, to allowed: mode_t) throws(LocalFileError)
+        -> mode_t?
+    {
+        guard let bits = try mode(of: path), bits & ~allowed != 0 else { return nil }
+        guard chmod(path, bits & allowed) == 0 else {
+            throw LocalFileError(path: path, operation: "chmod", errno: errno)
+        }
+        return bits
     }
 
     /// The permission bits, or nil when the file does not exist.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The peer for `JSONDecoder`: the schema-3 document as the plain Codable model an app would
+/// The peer for `JSONDecoder`: the schema-4 document as the plain Codable model an app would
 /// write first. Stamps and day keys stay strings (Foundation's `.iso8601` strategy rejects
 /// fractional seconds), which spares Foundation work BackupKit does, so the comparison
 /// favours the peer.

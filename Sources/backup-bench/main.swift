@@ -15,6 +15,8 @@ import LocalFiles
 //     backup-bench read FILE [--runs N] [--budget-ms MS]   BackupReader.read (parse + validate)
 //     backup-bench write FILE [--runs N] [--budget-ms MS]  BackupWriter.write of FILE's document
 //     backup-bench merge LOCAL INCOMING -o OUT   read both, validate, merge, write OUT: once
+//     backup-bench keptcost LOCAL INCOMING       untimed: the merged file's bytes with and
+//                                                without its day logs kept under a tombstone
 //     backup-bench foundation FILE [--runs N]    JSONDecoder into a Codable model
 //     backup-bench envelope FILE [--runs N] [--budget-ms MS]   age encrypt and decrypt of
 //                                                FILE (X25519), and one scrypt 2^18 wrap
@@ -292,6 +294,34 @@ func fullMerge(_ options: Options) throws(BenchError) {
     ])
 }
 
+/// What schema 4's kept day logs cost in bytes (SPEC §2c): the merge of the pair at the later
+/// export, written as schema 4, against the same document without its kept day logs, which
+/// is what schema 3's rule 5 would have written. Also how many challenges carry a tombstone
+/// on either device, the share the cost depends on. Nothing is timed.
+func keptCost(_ options: Options) throws(BenchError) {
+    guard options.positional.count == 2 else {
+        throw BenchError(message: "expected LOCAL INCOMING", isUsage: true)
+    }
+    let (localPath, incomingPath) = (options.positional[0], options.positional[1])
+    let local = try readDocument(try load(localPath), path: localPath)
+    let incoming = try readDocument(try load(incomingPath), path: incomingPath)
+    let merged = merge(
+        local: local, incoming: incoming,
+        options: MergeOptions(now: max(local.exportedAt, incoming.exportedAt))
+    ).document
+    let (withoutKept, kept) = merged.droppingKeptDayLogs()
+    let ids = Set((local.challenges + incoming.challenges).map(\.id))
+        .union((local.tombstones + incoming.tombstones).map(\.id))
+    let deleted = Set((local.tombstones + incoming.tombstones).map(\.id))
+    report([
+        "bytes": BackupWriter.write(merged).count,
+        "bytesWithoutKept": BackupWriter.write(withoutKept, schema: .version3).count,
+        "keptDayLogs": kept, "dayLogs": merged.dayLogs.count,
+        "tombstones": merged.tombstones.count, "challengeIds": ids.count,
+        "deletedOnEitherDevice": deleted.count,
+    ])
+}
+
 func foundation(_ options: Options) throws(BenchError) {
     let path = try options.onlyFile()
     let data: Data
@@ -347,7 +377,7 @@ func envelope(_ options: Options) throws(BenchError) {
 
 let commands: [String: (Options) throws(BenchError) -> Void] = [
     "generate": generate, "read": read, "write": write, "merge": fullMerge,
-    "foundation": foundation, "envelope": envelope,
+    "keptcost": keptCost, "foundation": foundation, "envelope": envelope,
 ]
 let arguments = CommandLine.arguments.dropFirst()
 do throws(BenchError) {

@@ -98,7 +98,7 @@ struct BackupWriterTests {
             + #""dayLogs":{"0193a5b2-0001-7000-8000-000000000001/2026-03-08":{"mood":4,"#
             + #""note":"Late one, counted for Saturday","updatedAt":"2026-03-09T06:40:00.000Z","values":{"water":8}}},"#
             + #""deviceId":"0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a","exportedAt":"2026-11-29T22:14:03.120Z","#
-            + #""format":"habit-backup","schemaVersion":3,"settings":{"appLock":{"enabled":true,"method":"pin"},"#
+            + #""format":"habit-backup","schemaVersion":4,"settings":{"appLock":{"enabled":true,"method":"pin"},"#
             + #""dayStartHour":2,"premium":{"expiresAt":"2027-05-01T00:00:00.000Z","plan":"yearly","#
             + #""validatedAt":"2026-11-28T08:00:00.000Z"},"reminderTime":"20:30","theme":"system","#
             + #""weekStartsOn":"monday"},"tombstones":{"0193a5b2-0001-7000-8000-0000000000ff":{"#
@@ -116,7 +116,7 @@ struct BackupWriterTests {
                     expiresAt: nil)))
         let expected =
             #"{"challenges":{},"dayLogs":{},"deviceId":"d","exportedAt":"2000-01-01T00:00:00.000Z","#
-            + #""format":"habit-backup","schemaVersion":3,"settings":{"dayStartHour":0,"#
+            + #""format":"habit-backup","schemaVersion":4,"settings":{"dayStartHour":0,"#
             + #""premium":{"expiresAt":null,"plan":"p","validatedAt":"2000-01-01T00:00:00.001Z"},"#
             + #""reminderTime":null,"theme":"system","weekStartsOn":"monday"},"tombstones":{}}"#
             + "\n"
@@ -199,7 +199,7 @@ struct BackupWriterTests {
                 let bytes = BackupWriter.write(document, pretty: pretty)
                 let read = try BackupReader.read(bytes)
                 #expect(read.document == document)
-                #expect(read.sourceVersion == 3)
+                #expect(read.sourceVersion == 4)
                 #expect(BackupWriter.write(read.document, pretty: pretty) == bytes)
             }
         }
@@ -258,7 +258,7 @@ struct BackupWriterTests {
               "deviceId": "d",
               "exportedAt": "2000-01-01T00:00:00.000Z",
               "format": "habit-backup",
-              "schemaVersion": 3,
+              "schemaVersion": 4,
               "settings": {
                 "dayStartHour": 0,
                 "reminderTime": null,

@@ -15,11 +15,13 @@ import Testing
         var challenges: Int
         var dayLogs: Int
         var tombstones: Int
+        /// Day logs kept under a tombstone (schema 4, SPEC §2c).
+        var kept = 0
     }
 
     static let expected: [String: Expected] = [
         "phone.json": Expected(version: 3, challenges: 4, dayLogs: 69, tombstones: 1),
-        "laptop.json": Expected(version: 3, challenges: 4, dayLogs: 90, tombstones: 2),
+        "laptop.json": Expected(version: 4, challenges: 4, dayLogs: 98, tombstones: 2, kept: 8),
         "old-v1.json": Expected(version: 1, challenges: 3, dayLogs: 13, tombstones: 1),
         "old-v2.json": Expected(version: 2, challenges: 2, dayLogs: 10, tombstones: 1),
     ]
@@ -34,9 +36,24 @@ import Testing
         #expect(result.document.challenges.count == expected.challenges)
         #expect(result.document.dayLogs.count == expected.dayLogs)
         #expect(result.document.tombstones.count == expected.tombstones)
-        if expected.version == 3 {
-            // The story files are already in the writer's pretty form, so they round-trip.
+        #expect(result.document.keptDayLogCount == expected.kept)
+        // The story files are already in the writer's pretty form, so they round-trip; a
+        // schema-3 file migrates to 4 unchanged but for its version (SPEC §2c).
+        let text = String(decoding: bytes, as: UTF8.self)
+        switch expected.version {
+        case 4:
             #expect(BackupWriter.write(result.document, pretty: true) == bytes)
+        case 3:
+            #expect(
+                BackupWriter.write(result.document, pretty: true, schema: .version3) == bytes)
+            let asFour = text.replacingOccurrences(
+                of: #""schemaVersion": 3,"#, with: #""schemaVersion": 4,"#)
+            #expect(asFour != text)
+            #expect(
+                String(decoding: BackupWriter.write(result.document, pretty: true), as: UTF8.self)
+                    == asFour)
+        default:
+            break
         }
     }
 

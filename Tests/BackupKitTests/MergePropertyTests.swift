@@ -96,9 +96,11 @@ struct MergePropertyTests {
         #expect(expired > Int(Self.pairs) / 4)
     }
 
-    /// Associative for challenges and tombstones; day logs too, except those a delete
-    /// dropped on the way (SPEC §4: `(a·b)·c` may have lost a log `a·(b·c)` keeps).
+    /// Associative for every item, day logs included (SPEC §4 rule 5: a day log merges by key
+    /// whatever happened to its challenge, kept under a tombstone while it lives, so no
+    /// inner merge can lose one that the other order keeps).
     @Test func associative() {
+        var keptOnTheWay = 0
         for seed in 0..<Self.triples {
             var random = RandomDocuments(seed: 1_000_000 + seed)
             let (a, b, c) = (random.document(), random.document(), random.document())
@@ -106,27 +108,90 @@ struct MergePropertyTests {
             let bc = combine(b, c, now: random.now)
             let left = combine(ab.document, c, now: random.now)
             let right = combine(a, bc.document, now: random.now)
-            #expect(
-                Content(challenges: left.document.challenges, tombstones: left.document.tombstones)
-                    == Content(
-                        challenges: right.document.challenges, tombstones: right.document.tombstones
-                    ),
-                "seed \(seed)")
-            // Only the inner merges: a log the outer merge drops must be dropped in both
-            // orders, since their challenges agree.
-            let droppedByADelete = Set(
-                [ab, bc].flatMap(\.decisions).filter { $0.reason == .orphan }.map(\.item))
-            let keep = { (log: DayLog) in !droppedByADelete.contains(.dayLog(log.key)) }
-            #expect(
-                Content(dayLogs: left.document.dayLogs.filter(keep))
-                    == Content(dayLogs: right.document.dayLogs.filter(keep)), "seed \(seed)")
+            keptOnTheWay +=
+                ab.report.dayLogs.keptUnderTombstone + bc.report.dayLogs.keptUnderTombstone
+            #expect(Content(left.document) == Content(right.document), "seed \(seed)")
             // Both orders agree with the model of all three inputs at once.
             let model = Model([a, b, c])
             #expect(
-                Content(challenges: left.document.challenges, tombstones: left.document.tombstones)
-                    == Content(challenges: model.challenges, tombstones: model.tombstones),
+                Content(left.document)
+                    == Content(
+                        challenges: model.challenges, dayLogs: model.dayLogs,
+                        tombstones: model.tombstones),
                 "seed \(seed)")
         }
+        // The inner merges really do keep day logs under tombstones on the way.
+        #expect(keptOnTheWay > Int(Self.triples))
+    }
+
+    /// The story that made version 3's rule 5 order-dependent (SPEC §2c): B deletes X; A, not
+    /// having seen the delete, logs a day on X; C, not having seen it either, edits X after
+    /// the delete. In every order of the three backups, A's check-in survives with X live,
+    /// and merging one more time changes nothing.
+    @Test(arguments: ThreeDevices.orders)
+    func aCheckInSurvivesADeleteThatAnotherDeviceUndoes(_ order: [String]) throws {
+        let story = ThreeDevices()
+        let devices = ["A": story.a, "B": story.b, "C": story.c]
+        var result = try #require(devices[order[0]])
+        for name in order.dropFirst() {
+            result = combine(result, try #require(devices[name]), now: story.now).document
+        }
+        #expect(result.challenges.map(\.id) == [story.x])
+        #expect(result.challenges.first?.title == "Edited on C")
+        #expect(result.tombstones.isEmpty)
+        #expect(Content(dayLogs: result.dayLogs) == Content(dayLogs: story.a.dayLogs))
+        #expect(BackupValidator.validate(result) == [])
+        for device in devices.values {
+            #expect(Content(combine(result, device, now: story.now).document) == Content(result))
+        }
+    }
+
+    /// The report counts of the story's steps, against the local side (SPEC §4b: a day log
+    /// kept under a tombstone here is "a copy here").
+    @Test func theThreeDeviceStoryIsCountedStepByStep() {
+        let story = ThreeDevices()
+        // B, then A: A's check-in is kept under B's tombstone, X counted deleted... from B's
+        // side X was never live, so A's copy is kept deleted.
+        let ba = combine(story.b, story.a, now: story.now)
+        #expect(ba.report.challenges.keptDeleted == 1)
+        #expect(ba.report.dayLogs.keptUnderTombstone == 1)
+        #expect(ba.report.dayLogs.added == 0)
+        #expect(ba.document.dayLogs.count == 1)
+        #expect(ba.document.tombstones.map(\.id) == [story.x])
+        // Then C: its edit after the delete revives X, and the kept check-in returns with it,
+        // counted "unchanged": it was here, kept, and nothing beat it.
+        let bac = combine(ba.document, story.c, now: story.now)
+        #expect(bac.report.challenges.revived == 1)
+        #expect(bac.report.dayLogs.unchanged == 1)
+        #expect(bac.report.dayLogs.keptUnderTombstone == 0)
+        #expect(bac.report.dayLogs.droppedOrphans == 0)
+        #expect(
+            bac.decisions.contains {
+                $0.item == .dayLog(story.checkIn) && $0.reason == .returnsWithChallenge
+                    && $0.winner == .local
+            })
+        // A into B·C (X live there, the check-in new): added.
+        let bca = combine(
+            combine(story.b, story.c, now: story.now).document, story.a, now: story.now)
+        #expect(bca.report.dayLogs.added == 1)
+        // A newer copy of the kept log from A revives nothing but updates it: B·A, then a
+        // later edit of the same day on A, then C.
+        var newer = story.a
+        newer.dayLogs[0].updatedAt = story.now.adding(days: -1)
+        newer.dayLogs[0].note = "edited later"
+        let kept = combine(ba.document, newer, now: story.now)
+        #expect(kept.report.dayLogs.keptUnderTombstone == 1)
+        #expect(
+            kept.decisions.contains {
+                $0.item == .dayLog(story.checkIn) && $0.reason == .keptUnderTombstone
+                    && $0.winner == .incoming
+            })
+        // C with its own newer copy of the day: the kept log here returns, beaten, "updated".
+        var cWithLog = story.c
+        cWithLog.dayLogs = [newer.dayLogs[0]]
+        let revivedAndUpdated = combine(ba.document, cWithLog, now: story.now)
+        #expect(revivedAndUpdated.report.dayLogs.updated == 1)
+        #expect(revivedAndUpdated.document.dayLogs.map(\.note) == ["edited later"])
     }
 
     /// The result is exactly what the simple model says, and no live item of either input
@@ -159,15 +224,18 @@ struct MergePropertyTests {
                 }
                 #expect(beatenByCopy || beatenByDelete, "seed \(seed): lost challenge \(copy.id)")
             }
+            // Fresh inputs: no tombstone expires, so only a newer copy beats a day log.
             for log in a.dayLogs + b.dayLogs
             where !kept.dayLogs.contains(Content(dayLogs: [log]).dayLogs[0]) {
                 let beaten = result.dayLogs.contains {
                     $0.key == log.key && Model.ranks($0, above: log)
                 }
-                #expect(
-                    beaten || !liveIDs.contains(log.key.challengeID),
-                    "seed \(seed): lost log \(log.key)")
+                #expect(beaten, "seed \(seed): lost log \(log.key)")
             }
+            // Kept day logs are exactly those whose challenge ends tombstoned.
+            let keptCount = result.dayLogs.count { !liveIDs.contains($0.key.challengeID) }
+            #expect(outcome.report.dayLogs.keptUnderTombstone == keptCount, "seed \(seed)")
+            #expect(result.keptDayLogCount == keptCount, "seed \(seed)")
 
             // Every id with a live copy gets exactly one challenge count; every key one log count.
             let counts = outcome.report
@@ -181,9 +249,58 @@ struct MergePropertyTests {
                 "seed \(seed)")
             let logCounts =
                 counts.dayLogs.added + counts.dayLogs.updated + counts.dayLogs.unchanged
-                + counts.dayLogs.droppedOrphans + counts.dayLogs.heldBack
+                + counts.dayLogs.keptUnderTombstone + counts.dayLogs.droppedOrphans
+                + counts.dayLogs.heldBack
             #expect(logCounts == Set((a.dayLogs + b.dayLogs).map(\.key)).count, "seed \(seed)")
         }
+    }
+}
+
+/// SPEC §2c's three devices. Everything happens within the last 20 days, so nothing expires.
+struct ThreeDevices {
+    let now = RandomDocuments(seed: 0).now
+    let x = ChallengeID(unchecked: "x")
+    var checkIn: DayLogKey { DayLogKey(challengeID: x, day: RandomDocuments.start) }
+    /// Deleted X five days ago.
+    let b: BackupDocument
+    /// Has X as it was before the delete, and logged a day on it after the delete.
+    let a: BackupDocument
+    /// Edited X four days ago, after the delete, with no day logged.
+    let c: BackupDocument
+
+    static let orders = [
+        ["B", "A", "C"], ["B", "C", "A"], ["A", "B", "C"], ["A", "C", "B"], ["C", "A", "B"],
+        ["C", "B", "A"],
+    ]
+
+    init() {
+        let created = now.adding(days: -15)
+        let before = Challenge(
+            id: x, title: "Before the delete", startDate: RandomDocuments.start, durationDays: 365,
+            tasks: [
+                HabitTask(
+                    id: TaskID(unchecked: "glass"), title: "Water",
+                    rules: [
+                        GoalRule(from: RandomDocuments.start, type: .check, target: 1, unit: nil)
+                    ])
+            ], createdAt: created, updatedAt: created)
+        var edited = before
+        edited.title = "Edited on C"
+        edited.updatedAt = now.adding(days: -4)
+        let exported = now.adding(days: -1)
+        b = BackupDocument(
+            exportedAt: exported, deviceId: DeviceID(unchecked: "b"),
+            tombstones: [Tombstone(id: x, deletedAt: now.adding(days: -5))])
+        a = BackupDocument(
+            exportedAt: exported, deviceId: DeviceID(unchecked: "a"), challenges: [before],
+            dayLogs: [
+                DayLog(
+                    key: DayLogKey(challengeID: x, day: RandomDocuments.start),
+                    values: [TaskValue(taskID: TaskID(unchecked: "glass"), value: 1)],
+                    note: "checked in on A", updatedAt: now.adding(days: -3))
+            ])
+        c = BackupDocument(
+            exportedAt: exported, deviceId: DeviceID(unchecked: "c"), challenges: [edited])
     }
 }
 
@@ -240,8 +357,9 @@ struct Model {
                 tombstones.append(tombstone)
             }
         }
-        let live = Set(challenges.map(\.id))
-        dayLogs = bestLog.values.filter { live.contains($0.key.challengeID) }
+        // Rule 5: a day log stays with its challenge, live or tombstoned.
+        let present = Set(challenges.map(\.id)).union(tombstones.map(\.id))
+        dayLogs = bestLog.values.filter { present.contains($0.key.challengeID) }
         challenges.sort { $0.id < $1.id }
         tombstones.sort { $0.id < $1.id }
         dayLogs.sort { $0.key < $1.key }

@@ -57,12 +57,15 @@ struct MergeEdgeTests {
             logs: [log("x", 1, updated: ago(days: 10))])
         let outcome = merged(local, backup)
         #expect(outcome.document.challenges.isEmpty)
-        #expect(outcome.document.dayLogs.isEmpty)
+        // Kept under the tombstone (SPEC §2c), in case an edit after the delete revives it.
+        #expect(outcome.document.dayLogs == backup.dayLogs)
         #expect(outcome.document.tombstones == local.tombstones)
         #expect(outcome.report.challenges.keptDeleted == 1)
-        #expect(outcome.report.dayLogs.droppedOrphans == 1)
-        #expect(outcome.decisions.first?.reason == .deletedAfterEdit)
+        #expect(outcome.report.dayLogs.keptUnderTombstone == 1)
+        #expect(outcome.report.dayLogs.droppedOrphans == 0)
+        #expect(outcome.decisions.map(\.reason) == [.deletedAfterEdit, .keptUnderTombstone])
         #expect(outcome.decisions.first?.winner == .local)
+        #expect(BackupValidator.validate(outcome.document) == [])
     }
 
     @Test func editAfterTheDeleteRevives() {
@@ -73,6 +76,62 @@ struct MergeEdgeTests {
         #expect(outcome.document.tombstones.isEmpty)
         #expect(outcome.report.challenges.revived == 1)
         #expect(outcome.decisions.map(\.reason) == [.editedAfterDelete])
+    }
+
+    /// "An edit after the delete revives, with its day logs": those kept under the tombstone
+    /// on either side come back live.
+    @Test func editAfterTheDeleteRevivesWithTheDayLogsKeptUnderTheTombstone() {
+        let tombstone = Tombstone(id: id("x"), deletedAt: ago(days: 5))
+        let keptHere = log("x", 0, updated: ago(days: 4), note: "kept here")
+        let edited = challenge("x", updated: ago(days: 3))
+        let outcome = merged(
+            document(logs: [keptHere], tombstones: [tombstone]),
+            document(device: "laptop", [edited]))
+        #expect(outcome.document.challenges == [edited])
+        #expect(outcome.document.dayLogs == [keptHere])
+        // A copy here that survives: unchanged (SPEC §4b), and said to return.
+        #expect(outcome.report.dayLogs.unchanged == 1)
+        #expect(outcome.report.dayLogs.keptUnderTombstone == 0)
+        #expect(
+            outcome.decisions.last
+                == MergeDecision(
+                    item: .dayLog(keptHere.key), winner: .local, reason: .returnsWithChallenge,
+                    local: MergeDecision.Version(isTombstone: false, stamp: ago(days: 4)),
+                    incoming: nil))
+
+        // The other way round: the backup kept it, this device's edit after the delete wins.
+        let back = merged(
+            document([edited]),
+            document(device: "laptop", logs: [keptHere], tombstones: [tombstone]))
+        #expect(back.document.challenges == [edited])
+        #expect(back.document.dayLogs == [keptHere])
+        #expect(back.document.tombstones.isEmpty)
+        #expect(back.report.dayLogs.added == 1)
+        #expect(back.decisions.map(\.reason) == [.editedAfterDelete, .returnsWithChallenge])
+    }
+
+    /// "A tombstone 91 days old is gone, with the day logs kept under it"; unless the other
+    /// side has the challenge live, which then survives with them.
+    @Test func anExpiredTombstoneTakesItsKeptDayLogsWithIt() {
+        let old = Tombstone(id: id("x"), deletedAt: ago(days: 91))
+        let kept = log("x", 0, updated: ago(days: 95))
+        for (local, incoming) in [
+            (document(logs: [kept], tombstones: [old]), document()),
+            (document(), document(logs: [kept], tombstones: [old])),
+        ] {
+            let outcome = merged(local, incoming)
+            #expect(outcome.document.dayLogs.isEmpty)
+            #expect(outcome.document.tombstones.isEmpty)
+            #expect(outcome.report.dayLogs.droppedOrphans == 1)
+            #expect(outcome.report.tombstones.expired == 1)
+            #expect(outcome.decisions.last?.reason == .orphan)
+            #expect(BackupValidator.validate(outcome.document) == [])
+        }
+        let live = challenge("x", updated: ago(days: 100))
+        let outcome = merged(document([live]), document(logs: [kept], tombstones: [old]))
+        #expect(outcome.document.challenges == [live])
+        #expect(outcome.document.dayLogs == [kept])
+        #expect(outcome.report.dayLogs.added == 1)
     }
 
     /// The same delete, one millisecond apart from the edit: `deletedAt ≥ updatedAt` deletes.
@@ -130,17 +189,24 @@ struct MergeEdgeTests {
         #expect(outcome.report.tombstones.expired == 1)
     }
 
-    @Test func dayLogOfADeletedChallengeIsDropped() {
+    @Test func dayLogOfADeletedChallengeIsKeptUnderItsTombstone() {
         let local = document(
             [challenge("x", updated: ago(days: 9))], logs: [log("x", 0, updated: ago(days: 9))])
         let outcome = merged(
             local, document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 2))]))
         #expect(outcome.document.challenges.isEmpty)
-        #expect(outcome.document.dayLogs.isEmpty)
+        #expect(outcome.document.dayLogs == local.dayLogs)
+        #expect(outcome.document.keptDayLogCount == 1)
         #expect(outcome.document.tombstones.map(\.id) == [id("x")])
         #expect(outcome.report.challenges.deleted == 1)
-        #expect(outcome.report.dayLogs.droppedOrphans == 1)
+        #expect(outcome.report.dayLogs.keptUnderTombstone == 1)
+        #expect(outcome.report.dayLogs.droppedOrphans == 0)
         #expect(outcome.report.tombstones.added == 1)
+        // Live here a moment ago: worth a line in --explain.
+        #expect(
+            outcome.decisions.contains {
+                $0.item == .dayLog(local.dayLogs[0].key) && $0.reason == .keptUnderTombstone
+            })
     }
 
     @Test func theLaterOfTwoDeletesIsKept() {
@@ -349,12 +415,13 @@ struct MergeEdgeTests {
         var report = MergeReport()
         report.challenges.added = 1
         report.challenges.heldBack = 7
+        report.dayLogs.keptUnderTombstone = 4
         report.dayLogs.droppedOrphans = 3
         report.tombstones.expired = 2
         #expect(
             report.json
                 == #"{"challenges":{"added":1,"updated":0,"unchanged":0,"deleted":0,"keptDeleted":0,"revived":0,"heldBack":7},"#
-                + #""dayLogs":{"added":0,"updated":0,"unchanged":0,"droppedOrphans":3,"heldBack":0},"#
+                + #""dayLogs":{"added":0,"updated":0,"unchanged":0,"keptUnderTombstone":4,"droppedOrphans":3,"heldBack":0},"#
                 + #""tombstones":{"added":0,"unchanged":0,"expired":2,"heldBack":0}}"#)
     }
 
@@ -390,6 +457,26 @@ struct MergeEdgeTests {
         expected.tombstones.unchanged = 1
         expected.tombstones.expired = 1
         #expect(outcome.report == expected)
+    }
+
+    /// The backup's kept day logs come with it, except those under a tombstone the window
+    /// drops: the result must stay a valid file.
+    @Test func replaceKeepsTheBackupsKeptDayLogsButNotThoseOfAnExpiredTombstone() {
+        let kept = log("old", 0, updated: ago(days: 5))
+        let expired = log("zz", 0, updated: ago(days: 101))
+        let backup = document(
+            device: "laptop", logs: [kept, expired],
+            tombstones: [
+                Tombstone(id: id("old"), deletedAt: ago(days: 4)),
+                Tombstone(id: id("zz"), deletedAt: ago(days: 100)),
+            ])
+        let local = document(
+            logs: [kept], tombstones: [Tombstone(id: id("old"), deletedAt: ago(days: 4))])
+        let outcome = merged(local, backup, MergeOptions(now: now, mode: .replace))
+        #expect(outcome.document.dayLogs == [kept])
+        #expect(outcome.report.dayLogs.keptUnderTombstone == 1)
+        #expect(outcome.report.dayLogs.droppedOrphans == 1)
+        #expect(BackupValidator.validate(outcome.document) == [])
     }
 
     @Test func replaceHasNoGuard() {
@@ -649,9 +736,9 @@ struct MergeCountTests {
 }
 
 extension MergeEdgeTests {
-    /// SPEC §4's own example of the one order-dependence: a={X, its log}, b={tombstone X},
-    /// c={X edited after the delete}: `(a·b)·c` has no log, `a·(b·c)` keeps it.
-    @Test func ruleFiveMakesADroppedLogOrderDependent() {
+    /// SPEC §4's own example, which version 3's rule 5 made order-dependent: a={X, its log},
+    /// b={tombstone X}, c={X edited after the delete}: both orders keep the log.
+    @Test func ruleFiveKeepsTheLogInBothOrders() {
         let a = document(
             [challenge("x", updated: ago(days: 9))], logs: [log("x", 0, updated: ago(days: 9))])
         let b = document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))])
@@ -662,14 +749,14 @@ extension MergeEdgeTests {
         #expect(left.challenges == [edited])
         #expect(right.challenges == [edited])
         #expect(left.tombstones.isEmpty && right.tombstones.isEmpty)
-        #expect(left.dayLogs.isEmpty)
+        #expect(left.dayLogs == a.dayLogs)
         #expect(right.dayLogs == a.dayLogs)
     }
 }
 
 extension MergeCountTests {
     enum LogCount: Sendable {
-        case added, updated, unchanged, droppedOrphans, heldBack
+        case added, updated, unchanged, keptUnderTombstone, droppedOrphans, heldBack
     }
 
     struct LogCase: Sendable, CustomTestStringConvertible {
@@ -703,12 +790,39 @@ extension MergeCountTests {
             name: "its challenge deleted by the backup",
             local: document([x], logs: [log("x", 0, updated: ago(days: 4))]),
             incoming: document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 1))]),
-            count: .droppedOrphans),
+            count: .keptUnderTombstone),
         LogCase(
             name: "its challenge deleted here",
             local: document(tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 1))]),
             incoming: document([x], logs: [log("x", 0, updated: ago(days: 2))]),
-            count: .droppedOrphans),
+            count: .keptUnderTombstone),
+        LogCase(
+            name: "kept here, its challenge revived by the backup",
+            local: document(
+                logs: [log("x", 0, updated: ago(days: 4))],
+                tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))]),
+            incoming: document([challenge("x", updated: ago(days: 3))]), count: .unchanged),
+        LogCase(
+            name: "kept here, revived with a newer copy",
+            local: document(
+                logs: [log("x", 0, updated: ago(days: 4))],
+                tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 5))]),
+            incoming: document(
+                [challenge("x", updated: ago(days: 3))],
+                logs: [log("x", 0, updated: ago(days: 2), note: "z")]), count: .updated),
+        LogCase(
+            name: "kept under an expired tombstone",
+            local: document(
+                logs: [log("x", 0, updated: ago(days: 95))],
+                tombstones: [Tombstone(id: id("x"), deletedAt: ago(days: 91))]),
+            incoming: document(), count: .droppedOrphans),
+        LogCase(
+            name: "kept under a future tombstone",
+            local: document(),
+            incoming: document(
+                logs: [log("x", 0, updated: ago(days: 4))],
+                tombstones: [Tombstone(id: id("x"), deletedAt: now.adding(days: 2))]),
+            clockGuard: true, count: .heldBack),
         LogCase(
             name: "its challenge stale",
             local: document(tombstones: [Tombstone(id: id("q"), deletedAt: ago(days: 1))]),
@@ -732,6 +846,7 @@ extension MergeCountTests {
         case .added: expected.added = 1
         case .updated: expected.updated = 1
         case .unchanged: expected.unchanged = 1
+        case .keptUnderTombstone: expected.keptUnderTombstone = 1
         case .droppedOrphans: expected.droppedOrphans = 1
         case .heldBack: expected.heldBack = 1
         }

@@ -6,8 +6,8 @@ import TestSupport
 /// Every document draws from one small universe of ids, stamps and contents, so that pairs
 /// and triples share ids, often carry equal stamps with different content, and have
 /// tombstones on both sides and edits after deletes. Each document is internally consistent
-/// the way a valid file is: an id is live or tombstoned (not both), day logs belong to live
-/// challenges, collections are sorted.
+/// the way a valid file is: an id is live or tombstoned (not both), day logs belong to a live
+/// challenge or are kept under a tombstone (SPEC §2c), collections are sorted.
 struct RandomDocuments {
     var random: SeededRandom
     /// The clock of the merges; every stamp lies within 20 days before it.
@@ -91,6 +91,14 @@ struct RandomDocuments {
             appLock: pick([nil, AppLock(enabled: Bool.random(using: &random), method: "pin")]))
     }
 
+    /// Up to three day logs of `id`, each on one of the challenge's first three days.
+    mutating func dayLogs(of id: ChallengeID, into document: inout BackupDocument) {
+        for offset in 0..<3 where Bool.random(using: &random) {
+            let key = DayLogKey(challengeID: id, day: Self.start.adding(days: offset))
+            document.dayLogs.append(dayLog(key))
+        }
+    }
+
     mutating func document() -> BackupDocument {
         var document = BackupDocument(
             exportedAt: now.adding(days: -1),
@@ -100,12 +108,11 @@ struct RandomDocuments {
             switch Int.random(in: 0..<10, using: &random) {
             case 0..<4:
                 document.challenges.append(challenge(id))
-                for offset in 0..<3 where Bool.random(using: &random) {
-                    let key = DayLogKey(challengeID: id, day: Self.start.adding(days: offset))
-                    document.dayLogs.append(dayLog(key))
-                }
+                dayLogs(of: id, into: &document)
             case 4..<6:
                 document.tombstones.append(Tombstone(id: id, deletedAt: stamp()))
+                // Half the tombstones keep day logs the device had before the delete.
+                if Bool.random(using: &random) { dayLogs(of: id, into: &document) }
             default:
                 break
             }

@@ -121,11 +121,11 @@ let readingCases: [Edit] = [
     /// A newer schema is refused as such, whatever else is wrong in the file and wherever
     /// its version stands, and however the version is spelled.
     @Test(arguments: [
-        (#"{"format":"habit-backup","schemaVersion":4}"#, 4),
-        (#"{"schemaVersion":4.0}"#, 4),
+        (#"{"format":"habit-backup","schemaVersion":5}"#, 5),
+        (#"{"schemaVersion":5.0}"#, 5),
         (
-            #"{"x":1,"challenges":{"bad id":5},"dayLogs":{"k":1},"format":"nope","schemaVersion":40e-1}"#,
-            4
+            #"{"x":1,"challenges":{"bad id":5},"dayLogs":{"k":1},"format":"nope","schemaVersion":50e-1}"#,
+            5
         ),
         (
             #"{"settings":[],"tombstones":"none","format":"habit-backup","schemaVersion":7,"format":1}"#,

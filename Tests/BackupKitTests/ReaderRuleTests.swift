@@ -92,7 +92,7 @@ let readerCases: [ReaderCase] = [
     ReaderCase("JSON array", "[1,2]", .notABackup),
     ReaderCase("JSON string", #""habit-backup""#, .notABackup),
     ReaderCase("other format", #"{"format":"photo-album","version":3}"#, .notABackup),
-    ReaderCase("newer schema", #"{"format":"habit-backup","schemaVersion":4}"#, .newerSchema(4)),
+    ReaderCase("newer schema", #"{"format":"habit-backup","schemaVersion":5}"#, .newerSchema(5)),
     ReaderCase(
         "newer schema late", #"{"challenges":{},"format":"habit-backup","schemaVersion":12,"x":1}"#,
         .newerSchema(12)),

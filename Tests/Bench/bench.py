@@ -19,7 +19,8 @@ fast bins), which it would otherwise leave to the next call's first large reques
 a whole process (the full merge, jq) is timed cold, every run. Time per day log across
 sizes, which the tables' being minutes apart would skew, is timed again in rounds that take
 every size in turn (the read, and the cold merge). Timing happens here only, never in
-`make test`.
+`make test`. Each table ends with what schema 4's day logs kept under a tombstone cost the
+merged file in bytes (`backup-bench keptcost`, untimed).
 
 Environment: BENCH_SIZES (day logs per file, comma-separated; default 20000,200000,1000000),
 BENCH_SEED (default 42), BENCH_RUNS (least runs per measurement; default 9, 5 and 3 by size),
@@ -253,6 +254,23 @@ def measure(binary, files, runs, slow_runs, out_folder):
     return rows, results, pair_mb
 
 
+def kept_cost_line(binary, files):
+    """The file-size cost of kept day logs on this size's pair: the merge written as schema 4
+    against the same document without them (what schema 3's rule 5 wrote)."""
+    try:
+        cost, _ = bench_json(binary, "keptcost", *map(str, files))
+    except Failed as failure:
+        return f"  kept day logs (schema 4): failed: {failure}"
+    extra = cost["bytes"] - cost["bytesWithoutKept"]
+    return (
+        f"  kept day logs (schema 4): {cost['keptDayLogs']:,} of {cost['dayLogs']:,} in the merge,"
+        f" under {cost['tombstones']:,} tombstones (challenges deleted on either device:"
+        f" {cost['deletedOnEitherDevice'] / cost['challengeIds']:.1%}); merged file"
+        f" {cost['bytes'] / 1e6:.2f} MB, {cost['bytesWithoutKept'] / 1e6:.2f} MB without them:"
+        f" +{extra / 1e6:.2f} MB (+{extra / cost['bytesWithoutKept']:.1%})"
+    )
+
+
 def per_log_in_rounds(binary, pairs, rounds, runs_for):
     """Nanoseconds per day log of the read and of the full merge, for every size, each the
     median over `rounds` rounds that take every size in turn.
@@ -390,6 +408,7 @@ def main():
         results["phoneMB"] = files[0].stat().st_size / 1e6
         all_results[size] = (results, pair_mb)
         print_table(size, files, rows, runs, slow_runs)
+        print(kept_cost_line(binary, files))
     rounds = int(os.environ.get("BENCH_ROUNDS", "5"))
     try:
         per_log = per_log_in_rounds(binary, pairs, rounds, runs_for) if len(pairs) > 1 else {}

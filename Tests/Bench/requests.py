@@ -6,9 +6,9 @@ timing here. One device, one state file, against a fresh emulator:
 
   first backup              empty app folder: list, reserve an id, create
   no change                 the profile's kept copy matches Drive's checksum: the listing only
-  one change                a day log edited: the listing and a conditional upload; the first
-                            change after a create also asks for the etag (a create's answer
-                            has none)
+  one change                a day log edited: the listing, a conditional upload and the
+                            revision listing that checks it; the first change after a create
+                            also asks for the etag (a create's answer has none)
   ... without kept copy     the same runs with the kept copy deleted first: what every run
                             cost before it (list, etag, download, and the upload if needed)
 
@@ -64,6 +64,8 @@ def kind(entry):
         return "etag"
     if method == "GET" and query.get("alt") == "media":
         return "download"
+    if method == "GET" and path.endswith("/revisions"):
+        return "revisions"
     if method == "GET" and path.endswith("/generateIds"):
         return "reserve id"
     if method == "POST" and path == "/upload/drive/v3/files":

@@ -58,5 +58,18 @@ import Testing
             ).document)
         #expect(try Self.bytes(output) == expected)
         #expect(merged["bytes"] as? Int == expected.count)
+
+        // The size cost of kept day logs: the merged file against itself without them,
+        // written as schema 3 (which the bytes read back as).
+        let cost = try Self.json(["keptcost", phone, laptop])
+        let result = try BackupReader.read(expected).document
+        let kept = result.keptDayLogCount
+        #expect(kept > 0)
+        #expect(cost["keptDayLogs"] as? Int == kept)
+        #expect(cost["bytes"] as? Int == expected.count)
+        let without = BackupWriter.write(result.droppingKeptDayLogs().document, schema: .version3)
+        #expect(cost["bytesWithoutKept"] as? Int == without.count)
+        #expect(try BackupReader.read(without).sourceVersion == 3)
+        #expect(cost["tombstones"] as? Int == result.tombstones.count)
     }
 }

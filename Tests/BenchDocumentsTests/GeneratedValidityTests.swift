@@ -21,7 +21,7 @@ struct GeneratedValidityTests {
         let generated = DocumentPair(seed: example.seed, challenges: example.challenges)
             .document(for: example.device)
         let result = try BackupReader.read(generated.bytes)
-        #expect(result.sourceVersion == 3)
+        #expect(result.sourceVersion == 4)
         #expect(result.document.challenges.count == generated.challenges)
         #expect(result.document.dayLogs.count == generated.dayLogs)
         #expect(result.document.tombstones.count == generated.tombstones)

@@ -177,14 +177,14 @@ import Testing
     @Test func aRemoteFileFromANewerVersionIsRefusedNotReplaced() throws {
         let newer = Data(
             try String(
-                contentsOf: Paths.file("Examples/invalid/schema-version-4-newer.json"),
+                contentsOf: Paths.file("Examples/invalid/schema-version-5-newer.json"),
                 encoding: .utf8
             ).utf8)
         _ = try emulator.seedFile(name: "habit-backup.json", content: newer)
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 7)
-        #expect(result.stderr.contains("written by a newer version (schema 4); update cloudbackup"))
+        #expect(result.stderr.contains("written by a newer version (schema 5); update cloudbackup"))
         let files = try emulator.files()
         #expect(files.map(\.content) == [newer])
     }

@@ -20,6 +20,14 @@ final class BackupMachine: Sendable {
     var state: URL { folder.appendingPathComponent("state.json") }
     /// The default profile's copy of the remote backup.
     var keptCopy: URL { folder.appendingPathComponent("config/cloudbackup/default/kept-copy.json") }
+    /// The default profile's record of its last successful backup.
+    var lastBackup: URL {
+        folder.appendingPathComponent("config/cloudbackup/default/last-backup.json")
+    }
+    /// The default profile's unfinished check of an upload.
+    var pendingVerification: URL {
+        folder.appendingPathComponent("config/cloudbackup/default/pending-verification.json")
+    }
     /// The default profile's login.
     var tokenPath: String {
         folder.appendingPathComponent("config/cloudbackup/default/token.json").path

@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import TestSupport
 import Testing

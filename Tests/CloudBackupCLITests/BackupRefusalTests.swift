@@ -30,10 +30,7 @@ extension BackupCommandTests {
         var reason: String
         var exitCode: Int32
         var advice: String
-        /// Where the refusal comes: the first upload (a create) by default; with a backup on
-        /// Drive already, the read of that file.
-        var onAFile = false
-        var testDescription: String { "\(status) \(reason)\(onAFile ? " on a file" : "")" }
+        var testDescription: String { "\(status) \(reason)" }
     }
 
     @Test(arguments: [
@@ -41,24 +38,30 @@ extension BackupCommandTests {
         RefusalCase(reason: "insufficientScopes", exitCode: 4, advice: "tick"),
         RefusalCase(reason: "storageQuotaExceeded", exitCode: 5, advice: "free up"),
         RefusalCase(reason: "domainPolicy", exitCode: 5, advice: "administrator"),
-        RefusalCase(
-            status: 404, reason: "notFound", exitCode: 5, advice: "run again", onAFile: true),
         RefusalCase(status: 404, reason: "notFound", exitCode: 5, advice: "check the Drive URL"),
         RefusalCase(status: 400, reason: "badRequest", exitCode: 5, advice: "--verbose"),
     ])
     func aDriveRefusalSaysWhatToDo(_ refusal: RefusalCase) throws {
-        if refusal.onAFile {
-            try emulator.seedBackup(
-                backupJSON(device: "tablet", challenges: ["B": "2026-11-01T00:00:00.000Z"]))
-        }
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         try emulator.inject(
             .status(
-                refusal.status, count: 1, reason: refusal.reason,
-                paths: [refusal.onAFile ? "/drive/v2/files/" : "/upload/"]))
+                refusal.status, count: 1, reason: refusal.reason, paths: ["/upload/"]))
         let result = try phone.backup()
         #expect(result.status == refusal.exitCode, "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(result.stderr.contains(refusal.advice), "\(result.stderr)")
+    }
+
+    /// A 404 on the backup between our listing and our download: another device merged it
+    /// into an older copy and deleted it. The backup lists again and goes on.
+    @Test func aBackupWhoseFileGoesMeanwhileListsAgain() throws {
+        try emulator.seedBackup(
+            backupJSON(device: "tablet", challenges: ["B": "2026-11-01T00:00:00.000Z"]))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try emulator.inject(.status(404, count: 1, reason: "notFound", paths: ["/drive/v2/files/"]))
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B"]])
+        #expect(try emulator.log().filter { $0.path == "/drive/v3/files" }.count == 2)
     }
 }

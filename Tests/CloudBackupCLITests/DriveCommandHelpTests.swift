@@ -26,7 +26,8 @@ import Testing
               --now T        the time for the tombstone window, RFC 3339 (default: now)
               --quiet        no progress line, only failures and warnings
               --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
-              --json         print a summary: remote id, bytes, result, counts
+              --json         print a summary: remote id, bytes, result, counts (day logs kept
+                             under a tombstone on their own)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
@@ -43,7 +44,7 @@ import Testing
             "restore",
             """
             usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                       [--profile P] [--now T] [--json] [--max-bytes N]
+                                       [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]
                                        [--password-file FILE | --password-command CMD]
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
@@ -62,6 +63,7 @@ import Testing
               --profile P     the profile to use (default: default)
               --now T         the time for the tombstone window, RFC 3339 (default: now)
               --json          print the counts as the SPEC §4 report object
+              --verbose       trace each HTTP exchange (tokens redacted)
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
@@ -77,7 +79,7 @@ import Testing
         (
             "status",
             """
-            usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json] [--max-bytes N]
+            usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-bytes N]
 
             Shows the profile's login: whether it is logged in and when the saved access token
             expires (an expired one is refreshed by the next command that needs it), and the
@@ -86,6 +88,7 @@ import Testing
             options:
               --profile NAME  which profile (default: default)
               --remote        also ask Drive for the backup file: id, size, modified, version
+              --verbose       with --remote, trace each HTTP exchange (tokens redacted)
               --file STATE    also count the challenges, day logs and tombstones in STATE
               --json          print one JSON object instead of text
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)

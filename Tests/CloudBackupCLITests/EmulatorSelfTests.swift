@@ -14,6 +14,19 @@ import Testing
         #expect(result.stderr.contains("OK"))
     }
 
+    /// Google's own client (google-api-python-client, from the project's .venv) against the
+    /// emulator, and the emulator's field lists against Google's discovery documents.
+    @Test func fidelitySuiteWithGooglesClientPasses() throws {
+        let result = try run(
+            URL(fileURLWithPath: Paths.python),
+            [
+                "-m", "unittest", "discover", "-s", Paths.file("Tests/Emulator").path,
+                "-p", "fidelity_*.py",
+            ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("OK"))
+    }
+
     @Test func startsOnAnEphemeralPortAndLogsDriveRequests() throws {
         let emulator = try Emulator()
         defer { emulator.stop() }
@@ -73,6 +86,24 @@ import Testing
         let next = try tokenRequest()
         #expect(next.status == 400, "the client_id is missing: a real answer, not the fault")
         #expect(try emulator.log().map(\.fault) == ["status", nil])
+    }
+
+    @Test func configureSetsTheUndocumentedSwitchesAndRefusesBadValues() throws {
+        let emulator = try Emulator()
+        defer { emulator.stop() }
+        try emulator.configure(ifMatch: .ignore, revisionsKept: 1)
+        let token = try emulator.issueTokens().accessToken
+        let seeded = try emulator.seedFile(name: "a.json", content: Data("one".utf8))
+        let write = try LoopbackHTTP.request(
+            port: emulator.port, method: "PUT",
+            path: "/upload/drive/v2/files/\(seeded.id)?uploadType=media",
+            headers: ["Authorization": "Bearer \(token)", "If-Match": "\"stale\""],
+            body: Data("two".utf8))
+        #expect(write.status == 200, "ignore: a stale If-Match is written over")
+        let file = try #require(try emulator.files().first)
+        #expect(file.revisions.map(\.md5Checksum) == [file.md5Checksum], "one unpinned kept")
+        #expect(file.headRevisionId == file.revisions.last?.id)
+        #expect(throws: LoopbackHTTPError.self) { try emulator.configure(revisionsKept: 0) }
     }
 
     @Test func environmentPointsEveryEndpointAtTheEmulator() throws {

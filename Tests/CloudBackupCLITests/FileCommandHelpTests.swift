@@ -32,8 +32,10 @@ import Testing
 
             Shows what a backup FILE holds: its schema version, when it was exported and
             how long ago, by which device, and how many challenges, live tasks (not
-            archived), day logs and tombstones it has. Older schema versions are migrated
-            in memory first; the file is not changed.
+            archived), day logs and tombstones it has. Day logs kept under a tombstone (a
+            deleted challenge's, kept in case another device's later edit brings it back)
+            are counted on their own and count for no streak. Older schema versions are
+            migrated in memory first; the file is not changed.
 
             Then each challenge's streaks as of today: the current and the longest run of
             complete days, and how many of the days decided so far were complete. Today is
@@ -60,21 +62,24 @@ import Testing
         (
             "migrate",
             """
-            usage: cloudbackup migrate FILE -o OUT [--pretty] [--verbose] [--max-bytes N]
+            usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--verbose] [--max-bytes N]
 
             Reads a backup FILE of any schema version, checks it, and writes it to OUT as
-            schema 3 with sorted keys. The write is atomic: OUT is either left as it was or
+            schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
             replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
             writes nothing.
 
             options:
               -o, --output OUT  where to write (required)
+              --schema 3        write schema 3, for an app that cannot read schema 4 yet:
+                                day logs kept under a tombstone (schema 3 cannot hold them)
+                                are left out, and a note on stderr says how many
               --pretty          indent the output for people (the default is compact)
               --verbose         say what was written (silent on success otherwise)
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
-            exit status: 0 written, 3 FILE is invalid or unreadable, 7 FILE was written by
-            a newer version, 1 OUT could not be written.
+            exit status: 0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
+            7 FILE was written by a newer version, 1 OUT could not be written.
 
             """
         ),

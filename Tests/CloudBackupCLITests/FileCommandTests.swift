@@ -47,7 +47,7 @@ import Testing
         #expect(result.status == 0)
         #expect(
             result.stdout == """
-                \(file): valid (schema 3)
+                \(file): valid (schema 3, migrates to schema 4)
                 \(file): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-04-08: note: 2026-04-08 is outside the challenge's days (2026-03-01…2026-03-30); kept, not counted
                 \(file): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-04-08/values/run: note: task run is not in the challenge; kept, not counted
 
@@ -72,7 +72,7 @@ import Testing
         #expect(validated.status == 0)
         #expect(
             validated.stdout
-                == "\(file): valid (schema 1, migrates to schema 3)\n\(file) (as schema 3): \(note)\n"
+                == "\(file): valid (schema 1, migrates to schema 4)\n\(file) (as schema 4): \(note)\n"
         )
         let output = folder.appendingPathComponent("new.json").path
         let migrated = try cloudbackup(["migrate", "--verbose", file, "-o", output])
@@ -85,7 +85,7 @@ import Testing
             "invalid.json",
             example(replacing: #""target": 6"#, with: #""target": 0"#).replacingOccurrences(
                 of: #""mood": 4"#, with: #""mood": 9"#))
-        let newer = try write("newer.json", #"{"format":"habit-backup","schemaVersion":4}"#)
+        let newer = try write("newer.json", #"{"format":"habit-backup","schemaVersion":5}"#)
         let broken = try write("broken.json", "{\n  \"format\": \"habit-backup\",\n}\n")
         let missing = folder.appendingPathComponent("missing.json").path
         let result = try cloudbackup(["validate", invalid, valid, newer, broken, missing])
@@ -95,7 +95,7 @@ import Testing
             result.stderr == """
                 cloudbackup: \(invalid): /challenges/0193a5b2-0001-7000-8000-000000000001/tasks/water/rules/0/target: must be 1…9999, not 0
                 cloudbackup: \(invalid): /dayLogs/0193a5b2-0001-7000-8000-000000000001~12026-03-08/mood: must be null or 1…5, not 9
-                cloudbackup: \(newer): written by a newer version (schema 4); update cloudbackup
+                cloudbackup: \(newer): written by a newer version (schema 5); update cloudbackup
                 cloudbackup: \(broken):3:1: trailing comma before '}'
                 cloudbackup: \(missing): cannot open: No such file or directory
 
@@ -156,12 +156,13 @@ import Testing
         #expect(
             result.stdout == """
                 file:        \(valid)
-                schema:      3
+                schema:      3 (shown migrated to schema 4)
                 exported:    2026-11-29T22:14:03.120Z (3 hours ago)
                 device:      0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a
                 challenges:  1
                 live tasks:  1
                 day logs:    1
+                kept logs:   0 (under a tombstone; no streak counts them)
                 tombstones:  1
                 streaks:     as of 2026-11-29 (GMT, days start at 02:00)
                   30 days of water [0193a5b2-0001-7000-8000-000000000001]: finished
@@ -175,7 +176,7 @@ import Testing
         let file = Paths.file("Tests/BackupKitTests/Fixtures/v1.json").path
         let result = try cloudbackup(["inspect", file, "--now", "2026-03-10T10:00:00.500Z"])
         #expect(result.status == 0)
-        #expect(result.stdout.contains("schema:      1 (shown migrated to schema 3)\n"))
+        #expect(result.stdout.contains("schema:      1 (shown migrated to schema 4)\n"))
         #expect(
             result.stdout.contains(
                 "exported:    2026-03-12T10:00:00.500Z (in 2 days, ahead of this clock)\n"))
@@ -193,7 +194,30 @@ import Testing
         #expect(object["deviceId"] as? String == "0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a")
         #expect(object["file"] as? String == valid)
         let counts = try #require(object["counts"] as? [String: Int])
-        #expect(counts == ["challenges": 1, "liveTasks": 1, "dayLogs": 1, "tombstones": 1])
+        #expect(
+            counts == [
+                "challenges": 1, "liveTasks": 1, "dayLogs": 1, "keptDayLogs": 0, "tombstones": 1,
+            ])
+    }
+
+    /// Day logs kept under a tombstone are counted on their own, and no streak counts them:
+    /// the laptop keeps the run's eight logs under the run's tombstone.
+    @Test func inspectCountsKeptDayLogsApart() throws {
+        let laptop = Paths.file("Examples/laptop.json").path
+        let now = "2026-11-29T22:15:03.120Z"
+        let text = try cloudbackup(["inspect", laptop, "--now", now])
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("\nschema:      4\n"))
+        #expect(text.stdout.contains("\nday logs:    90\n"))
+        #expect(
+            text.stdout.contains("\nkept logs:   8 (under a tombstone; no streak counts them)\n"))
+        #expect(!text.stdout.contains("[0193a5b2-0003-7000-8000-000000000003]"))
+        let json = try cloudbackup(["inspect", "--json", laptop, "--now", now])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let counts = try #require(object["counts"] as? [String: Int])
+        #expect(counts["dayLogs"] == 90)
+        #expect(counts["keptDayLogs"] == 8)
     }
 
     @Test func inspectRejectsABadNow() throws {
@@ -213,7 +237,7 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: missing -o OUT
-                usage: cloudbackup migrate FILE -o OUT [--pretty] [--verbose] [--max-bytes N]
+                usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--verbose] [--max-bytes N]
 
                 """)
     }
@@ -226,7 +250,7 @@ import Testing
         #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty)
         let verbose = try cloudbackup(["migrate", valid, "-o", output, "--verbose"])
         #expect(verbose.status == 0, "\(verbose.stderr)")
-        #expect(verbose.stdout.contains(output + " (schema 3)"))
+        #expect(verbose.stdout.contains(valid + " (schema 3) → " + output + " (schema 4)"))
     }
 
     /// A number beyond what the reader holds is not quoted as the saturated value it read.
@@ -273,19 +297,6 @@ import Testing
             lines[100]
                 == "cloudbackup: \(file): stopped after the first 100 problems; fix these and run again for the rest"
         )
-    }
-
-    /// A pipe is read like a file (`validate <(zcat backup.json.gz)`); a folder is named as one.
-    @Test func validateReadsAPipeAndNamesAFolder() throws {
-        let piped = try run(
-            URL(fileURLWithPath: "/bin/bash"),
-            ["-c", #"exec "$0" validate --verbose <(cat "$1")"#, Paths.binary.path, valid],
-            environment: ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"])
-        #expect(piped.status == 0, "\(piped.stderr)")
-        #expect(piped.stdout.hasPrefix("/dev/fd/"))
-        let folderResult = try cloudbackup(["validate", folder.path])
-        #expect(folderResult.status == 3)
-        #expect(folderResult.stderr == "cloudbackup: \(folder.path): cannot read: Is a directory\n")
     }
 
     /// A key from an untrusted file can neither add a line of its own nor send the terminal
@@ -367,7 +378,7 @@ import Testing
         if example.exitCode == 7 {
             #expect(
                 lines.first
-                    == "\(prefix): written by a newer version (schema 4); update cloudbackup")
+                    == "\(prefix): written by a newer version (schema 5); update cloudbackup")
         } else if let pointer = example.pointer, !pointer.isEmpty {
             #expect(lines.first?.hasPrefix("\(prefix): \(pointer): ") == true, "\(lines)")
         } else if example.pointer == nil {
@@ -380,7 +391,7 @@ import Testing
     }
 
     @Test(arguments: ["old-v1.json", "old-v2.json", "phone.json"])
-    func migrateWritesCanonicalSchema3(_ name: String) throws {
+    func migrateWritesCanonicalSchema4(_ name: String) throws {
         let source = Paths.file("Examples/" + name).path
         let output = folder.appendingPathComponent("out.json").path
         let result = try cloudbackup(["migrate", source, "-o", output])
@@ -391,7 +402,7 @@ import Testing
         let original = try BackupReader.read(
             Array(try Data(contentsOf: URL(fileURLWithPath: source))))
         let migrated = try BackupReader.read(written)
-        #expect(migrated.sourceVersion == 3)
+        #expect(migrated.sourceVersion == 4)
         #expect(migrated.document == original.document)
         #expect(written.last == UInt8(ascii: "\n"))
         #expect(!written.dropLast().contains(UInt8(ascii: "\n")))
@@ -407,20 +418,68 @@ import Testing
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.hasPrefix("{\n  \"challenges\": {\n"))
         let after = try BackupReader.read(Array(text.utf8))
-        #expect(after.sourceVersion == 3)
+        #expect(after.sourceVersion == 4)
         #expect(after.document == before)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(leftovers == ["state.json"])
     }
 
+    /// `--schema 3` for an app that cannot read 4 yet: the kept day logs go, a note says how
+    /// many, and OUT reads as a valid version 3 with everything else.
+    @Test func migrateToSchemaThreeDropsKeptDayLogsAndSaysSo() throws {
+        let laptop = Paths.file("Examples/laptop.json").path
+        let output = folder.appendingPathComponent("v3.json").path
+        let result = try cloudbackup(["migrate", laptop, "-o", output, "--schema", "3"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr
+                == "cloudbackup: note: \(output) (schema 3) leaves out the 8 day log(s) kept under "
+                + "a tombstone in \(laptop): schema 3 cannot hold them; an app that reads schema 4 "
+                + "keeps them\n")
+        let written = try BackupReader.read(
+            Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+        let original = try BackupReader.read(
+            Array(try Data(contentsOf: URL(fileURLWithPath: laptop))))
+        #expect(written.sourceVersion == 3)
+        #expect(written.document.dayLogs.count == original.document.dayLogs.count - 8)
+        #expect(written.document.challenges == original.document.challenges)
+        #expect(written.document.tombstones == original.document.tombstones)
+
+        // Nothing kept, nothing to say; without --schema, version 4.
+        let phone = Paths.file("Examples/phone.json").path
+        let quiet = try cloudbackup(["migrate", phone, "-o", output, "--schema=3"])
+        #expect(quiet.status == 0)
+        #expect(quiet.stderr == "")
+        #expect(
+            try BackupReader.read(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+                .sourceVersion == 3)
+        let four = try cloudbackup(["migrate", laptop, "-o", output])
+        #expect(four.stderr == "")
+        #expect(
+            try BackupReader.read(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+                .document.keptDayLogCount == 8)
+    }
+
+    @Test func migrateToAnUnknownSchemaIsAUsageError() throws {
+        let output = folder.appendingPathComponent("out.json").path
+        let phone = Paths.file("Examples/phone.json").path
+        let result = try cloudbackup(["migrate", phone, "-o", output, "--schema", "2"])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr.hasPrefix(
+                "cloudbackup: --schema expects 3 or 4, the versions cloudbackup writes, not '2'\n"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func migrateOfANewerSchemaExitsSeven() throws {
         let output = folder.appendingPathComponent("out.json").path
-        let newer = Paths.file("Examples/invalid/schema-version-4-newer.json").path
+        let newer = Paths.file("Examples/invalid/schema-version-5-newer.json").path
         let result = try cloudbackup(["migrate", newer, "-o", output])
         #expect(result.status == 7)
         #expect(
             result.stderr
-                == "cloudbackup: \(newer): written by a newer version (schema 4); update cloudbackup\n"
+                == "cloudbackup: \(newer): written by a newer version (schema 5); update cloudbackup\n"
         )
         #expect(!FileManager.default.fileExists(atPath: output))
     }

@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
@@ -38,6 +39,7 @@ import Testing
         switch (entry.method, entry.path) {
         case ("GET", "/drive/v3/files"): return "list"
         case ("GET", let path) where path.hasPrefix("/drive/v2/files/"): return "etag"
+        case ("GET", let path) where path.hasSuffix("/revisions"): return "revisions"
         case ("GET", _) where entry.query["alt"] == "media": return "download"
         case ("PUT", let path) where path.hasPrefix("/upload/drive/v2/files/"):
             let answer = entry.status == 412 ? " → 412" : ""
@@ -72,8 +74,8 @@ import Testing
     @Test func aChangeIsUploadedWithoutADownload() throws {
         _ = try backUp(["A"])
         // A create's answer carries no etag: the first change asks for one, the next reuses ours.
-        #expect(try backUp(["A", "B"]) == ["list", "etag", "conditional upload"])
-        #expect(try backUp(["A", "B", "C"]) == ["list", "conditional upload"])
+        #expect(try backUp(["A", "B"]) == ["list", "etag", "conditional upload", "revisions"])
+        #expect(try backUp(["A", "B", "C"]) == ["list", "conditional upload", "revisions"])
         #expect(try backUp(["A", "B", "C"]) == ["list"])
         #expect(try remoteChallenges() == [["A", "B", "C"]])
     }
@@ -85,7 +87,10 @@ import Testing
         try laptop.write(
             backupJSON(device: "laptop", challenges: ["L": "2026-11-02T00:00:00.000Z"]))
         #expect(try laptop.backup().status == 0)
-        #expect(try backUp(["A", "B"]) == ["list", "etag", "download", "conditional upload"])
+        #expect(
+            try backUp(["A", "B"]) == [
+                "list", "etag", "download", "conditional upload", "revisions",
+            ])
         #expect(try remoteChallenges() == [["A", "B", "L"]])
         #expect(try backUp(["A", "B"]) == ["list"])
     }
@@ -100,6 +105,7 @@ import Testing
         #expect(
             try backUp(["A", "B", "C"]) == [
                 "list", "conditional upload → 412", "etag", "download", "conditional upload",
+                "revisions",
             ])
         #expect(try remoteChallenges() == [["A", "B", "C", "T"]])
     }
@@ -113,6 +119,7 @@ import Testing
         #expect(
             try backUp(["A", "B", "C"]) == [
                 "list", "conditional upload → 412", "etag", "download", "conditional upload",
+                "revisions",
             ])
         #expect(try remoteChallenges() == [["A", "B", "C"]])
     }
@@ -136,7 +143,10 @@ import Testing
         _ = try backUp(["A"])
         let stored = try LocalFile.read(phone.keptCopy.path)
         try Data(damage.apply(stored)).write(to: phone.keptCopy)
-        #expect(try backUp(["A", "B"]) == ["list", "etag", "download", "conditional upload"])
+        #expect(
+            try backUp(["A", "B"]) == [
+                "list", "etag", "download", "conditional upload", "revisions",
+            ])
         #expect(try remoteChallenges() == [["A", "B"]])
         #expect(try backUp(["A", "B"]) == ["list"])
     }
@@ -160,7 +170,10 @@ import Testing
                 id: remote.file.id, name: remote.file.name, version: Int(remote.file.version)),
             etag: remote.file.etag, bytes: other
         ).save(to: phone.keptCopy.path)
-        #expect(try backUp(["A", "B"]) == ["list", "etag", "download", "conditional upload"])
+        #expect(
+            try backUp(["A", "B"]) == [
+                "list", "etag", "download", "conditional upload", "revisions",
+            ])
         #expect(!stderr.contains("Drive's checksum matched"))
         #expect(try remoteChallenges() == [["A", "B"]])
     }

@@ -90,17 +90,18 @@ struct MergeCommandParsingTests {
         report.challenges.added = 1
         report.challenges.updated = 2
         report.challenges.keptDeleted = 1
+        report.dayLogs.keptUnderTombstone = 2
         report.dayLogs.droppedOrphans = 3
         #expect(
             MergeCommand.plainWords(report, mode: .merge) == [
                 "challenges: 1 added, 2 updated, 1 kept deleted",
-                "day logs: 3 dropped with their challenge",
+                "day logs: 2 kept under a tombstone, 3 dropped with an expired tombstone",
                 "tombstones: none",
             ])
     }
 
     /// A replace also drops the logs of challenges it keeps, when the backup lacks them; the
-    /// dry run must not say they went with their challenge.
+    /// dry run must not say they went with an expired tombstone.
     @Test func aReplaceSaysItsDroppedLogsAreNotInTheBackup() throws {
         // In the examples the laptop lacks the phone's last two days of a challenge both keep.
         let local = Paths.file("Examples/phone.json")
@@ -112,7 +113,9 @@ struct MergeCommandParsingTests {
         #expect(result.code == .success)
         let line = try #require(
             result.stdout.split(separator: "\n").first { $0.hasPrefix("day logs:") })
-        #expect(line.hasSuffix("dropped (not in the backup)"))
-        #expect(!line.contains("with their challenge"))
+        #expect(line.hasSuffix("dropped (not in the backup, or under an expired tombstone)"))
+        #expect(!line.contains("dropped with"))
+        // The laptop keeps the run's day logs under the run's tombstone, and so does the result.
+        #expect(line.contains("8 kept under a tombstone"))
     }
 }

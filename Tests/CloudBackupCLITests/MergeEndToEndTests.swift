@@ -96,7 +96,7 @@ struct MergeEndToEndTests {
         #expect(
             result.stdout == """
                 challenges: 1 added, 1 updated, 1 unchanged, 1 deleted, 1 kept deleted
-                day logs: 1 added, 1 updated, 2 dropped with their challenge
+                day logs: 1 added, 1 updated, 2 kept under a tombstone
                 tombstones: 1 added, 1 expired
                 wrote \(output)
 
@@ -106,9 +106,14 @@ struct MergeEndToEndTests {
         #expect(merged.challenges.map(\.id.rawValue) == ["stretch", "walk", "water"])
         #expect(merged.challenges.last?.title == "40 days of water")
         #expect(merged.tombstones.map(\.id.rawValue) == ["read", "yoga"])
+        // read's log (deleted by the backup) and yoga's (deleted here) are kept under their
+        // tombstones, in case an edit after the delete brings them back.
         #expect(
-            merged.dayLogs.map(\.key.description) == ["stretch/2026-11-26", "water/2026-11-02"])
-        #expect(merged.dayLogs.last?.note == "Late one, counted for Monday")
+            merged.dayLogs.map(\.key.description) == [
+                "read/2026-11-03", "stretch/2026-11-26", "water/2026-11-02", "yoga/2026-11-05",
+            ])
+        #expect(merged.keptDayLogCount == 2)
+        #expect(merged.dayLogs[2].note == "Late one, counted for Monday")
         #expect(merged.deviceId.rawValue == "phone")
         #expect(merged.settings.theme == .system)
         #expect(merged.settings.premium?.plan == "yearly")
@@ -128,7 +133,7 @@ struct MergeEndToEndTests {
         #expect(
             result.stdout
                 == #"{"challenges":{"added":1,"updated":1,"unchanged":1,"deleted":1,"keptDeleted":1,"revived":0,"heldBack":0},"#
-                + #""dayLogs":{"added":1,"updated":1,"unchanged":0,"droppedOrphans":2,"heldBack":0},"#
+                + #""dayLogs":{"added":1,"updated":1,"unchanged":0,"keptUnderTombstone":2,"droppedOrphans":0,"heldBack":0},"#
                 + #""tombstones":{"added":1,"unchanged":0,"expired":1,"heldBack":0}}"# + "\n")
     }
 
@@ -177,8 +182,10 @@ struct MergeEndToEndTests {
             ))
         #expect(
             lines.contains(
-                "  day log read/2026-11-03: neither kept: its challenge did not survive (local edited 2026-11-03T22:00:00.000Z)"
+                "  day log read/2026-11-03: local wins: its challenge is deleted; kept under the tombstone, "
+                    + "back if an edit revives it (local edited 2026-11-03T22:00:00.000Z)"
             ))
+        #expect(lines.contains("day logs: 1 added, 1 updated, 2 kept under a tombstone"))
     }
 
     @Test func aStaleFileIsHeldBackUntilAllowed() throws {
@@ -236,7 +243,7 @@ struct MergeEndToEndTests {
         #expect(
             guarded.stdout == """
                 challenges: 2 unchanged, 1 kept deleted, 2 held back
-                day logs: 1 unchanged, 1 dropped with their challenge, 2 held back
+                day logs: 1 unchanged, 1 kept under a tombstone, 2 held back
                 tombstones: 1 expired, 1 held back
                 dry run: nothing written
 
@@ -282,7 +289,7 @@ struct MergeEndToEndTests {
         #expect(
             result.stdout
                 == #"{"challenges":{"added":2,"updated":1,"unchanged":1,"deleted":1,"keptDeleted":0,"revived":0,"heldBack":0},"#
-                + #""dayLogs":{"added":2,"updated":1,"unchanged":0,"droppedOrphans":1,"heldBack":0},"#
+                + #""dayLogs":{"added":2,"updated":1,"unchanged":0,"keptUnderTombstone":0,"droppedOrphans":1,"heldBack":0},"#
                 + #""tombstones":{"added":1,"unchanged":0,"expired":0,"heldBack":0}}"# + "\n")
         let replaced = try Self.read(output)
         #expect(replaced.challenges.map(\.id.rawValue) == ["stretch", "walk", "water", "yoga"])
@@ -375,6 +382,41 @@ struct MergeEndToEndTests {
         #expect(revived.first?["id"] as? String == "yoga")
         #expect(revived.first?["deletedAt"] as? String == "2026-11-15T12:00:00.000Z")
         #expect(revived.first?["updatedAt"] as? String == "2026-11-20T06:00:00.000Z")
+        #expect(revived.first?["keptDayLogs"] as? Int == 0)
+    }
+
+    /// A state that keeps a day log under yoga's tombstone (the merge of the two fixtures
+    /// keeps the backup's yoga log there): reviving yoga brings it back, and verify says so.
+    @Test func verifySaysWhichKeptDayLogsARevivalBringsBack() throws {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let state = folder.appendingPathComponent("state.json").path
+        let merged = try cloudbackup([
+            "merge", Self.fixture("local.json"), Self.fixture("incoming.json"), "-o", state,
+            "--now", Self.now,
+        ])
+        #expect(merged.status == 0)
+        let arguments = [
+            "verify", Self.fixture("yoga-again.json"), "--against", state, "--now", Self.now,
+        ]
+        let text = try cloudbackup(arguments)
+        #expect(text.status == 0)
+        #expect(
+            text.stdout.contains(
+                "  revive challenge yoga (edited after its delete here, so a merge brings it back, "
+                    + "with the 1 day log(s) kept under its tombstone here; deleted "))
+        let json = try cloudbackup(arguments + ["--json"])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let revived = try #require(object["revived"] as? [[String: Any]])
+        #expect(revived.first?["keptDayLogs"] as? Int == 1)
+        // And the merge does bring it back, counted as a copy here that survives.
+        let report = try cloudbackup([
+            "merge", state, Self.fixture("yoga-again.json"), "--dry-run", "--json", "--now",
+            Self.now,
+        ])
+        #expect(report.stdout.contains(#""revived":1"#))
+        #expect(report.stdout.contains(#""keptUnderTombstone":1,"#))
     }
 }
 
@@ -395,7 +437,7 @@ struct MergeExamplesTests {
         #expect(
             result.stdout == """
                 challenges: 2 added, 1 updated, 2 unchanged, 1 deleted
-                day logs: 34 added, 1 updated, 60 unchanged, 8 dropped with their challenge
+                day logs: 34 added, 1 updated, 60 unchanged, 8 kept under a tombstone
                 tombstones: 1 added, 1 unchanged
                 dry run: nothing written
 
@@ -410,7 +452,7 @@ struct MergeExamplesTests {
         #expect(
             result.stdout
                 == #"{"challenges":{"added":1,"updated":0,"unchanged":4,"deleted":0,"keptDeleted":1,"revived":0,"heldBack":0},"#
-                + #""dayLogs":{"added":5,"updated":7,"unchanged":83,"droppedOrphans":8,"heldBack":0},"#
+                + #""dayLogs":{"added":5,"updated":7,"unchanged":83,"keptUnderTombstone":8,"droppedOrphans":0,"heldBack":0},"#
                 + #""tombstones":{"added":0,"unchanged":1,"expired":0,"heldBack":0}}"# + "\n")
     }
 

@@ -48,6 +48,36 @@ import Testing
                 == before)
     }
 
+    /// `restore` and `status --remote` talk to Google too: with `--verbose` each exchange is
+    /// one trace line on stderr, as for `backup`, with no token in it; without, none.
+    @Test func restoreAndRemoteStatusTraceTheirExchangesWhenVerbose() throws {
+        let runs = [
+            [
+                "restore", "--file", laptop.state.path, "--merge", "--dry-run", "--now",
+                BackupMachine.now,
+            ],
+            ["status", "--remote"],
+        ]
+        for arguments in runs {
+            let quiet = try laptop.run(arguments)
+            #expect(quiet.status == 0, "\(quiet.stderr)")
+            #expect(!quiet.stderr.contains("cloudbackup: http: "))
+            let traced = try laptop.run(arguments + ["--verbose"])
+            #expect(traced.status == 0, "\(traced.stderr)")
+            let trace = traced.stderr.split(separator: "\n").filter {
+                $0.hasPrefix("cloudbackup: http: ")
+            }
+            #expect(
+                trace.contains { $0.hasPrefix("cloudbackup: http: GET http://127.0.0.1:") },
+                "\(arguments[0]): \(traced.stderr)")
+            #expect(trace.allSatisfy { $0.contains(" -> ") })
+            #expect(traced.stdout == quiet.stdout)
+            let leaked = try emulator.leakedSecrets(in: [traced.stdout, traced.stderr]).map(
+                emulatorSecretKind)
+            #expect(leaked.isEmpty, "leaked: \(leaked)")
+        }
+    }
+
     /// Every file under the laptop's folder with its bytes (the profile's files included).
     private func snapshot() throws -> [String: Data] {
         let root = laptop.folder.path
@@ -70,6 +100,33 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try emulator.log().contains { $0.grantType == "refresh_token" })
         #expect(try snapshot() == before)
+    }
+
+    /// The laptop deleted A after the phone's last edit and keeps two of A's day logs under
+    /// the tombstone (schema 4): restore and backup print them where they print day logs.
+    @Test func restoreAndBackupPrintTheKeptDayLogs() throws {
+        let logs = (1...2).map { day in
+            #""A/2026-01-0\#(day)":{"values":{"t":1},"note":"","mood":null,"updatedAt":"2026-11-01T00:00:00.000Z"}"#
+        }
+        try laptop.write(
+            #"{"format":"habit-backup","schemaVersion":4,"exportedAt":"2026-11-29T10:00:00.000Z","#
+                + #""deviceId":"laptop","settings":{"dayStartHour":0,"weekStartsOn":"monday","#
+                + #""theme":"system","reminderTime":null},"challenges":{},"#
+                + #""dayLogs":{\#(logs.joined(separator: ","))},"#
+                + #""tombstones":{"A":{"deletedAt":"2026-11-20T00:00:00.000Z"}}}"#)
+        let restored = try restore("--merge", "--dry-run")
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(restored.stdout.contains("\n  challenges: 1 kept deleted\n"))
+        #expect(restored.stdout.contains("\n  day logs: 2 kept under a tombstone\n"))
+        let json = try restore("--merge", "--dry-run", "--json")
+        #expect(json.stdout.contains(#""keptUnderTombstone":2,"#))
+
+        let backup = try laptop.backup(["--json"])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(backup.stdout.contains(#""dayLogs":0,"keptDayLogs":2,"#))
+        let verbose = try laptop.backup(["--verbose"])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        #expect(verbose.stderr.contains("cloudbackup:   day logs: 2 kept under a tombstone\n"))
     }
 
     @Test func aDryRunWithJSONPrintsTheReportObject() throws {

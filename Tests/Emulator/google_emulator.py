@@ -4,7 +4,9 @@
 Design note. One process, one port, standard library only, serving three families of paths:
 
     /o/oauth2/v2/auth, /token, /revoke      Google's OAuth endpoints for installed apps
-    /drive/..., /upload/drive/...           the parts of Drive v3 (and v2 for If-Match) we use
+    /drive/..., /upload/drive/...           Drive v3 files (create, get, list, update,
+                                            delete, generateIds) and revisions, and v2's
+                                            files insert/get/update/patch/delete/generateIds
     /__emulator/...                         a control API for tests (no auth, never logged)
 
 It is an independent second implementation of the protocol the Swift client speaks, written
@@ -12,8 +14,33 @@ from Google's documentation (SPEC §6b), so it is deliberately strict where Goog
 `client_secret` required, single-use codes, PKCE S256 checked, a refresh answer without a
 refresh token, no refresh token at all unless the authorization asked for
 `access_type=offline`, app-folder files visible only with `spaces=appDataFolder`, default
-`fields` as small as Drive's, `size`/`version` as strings, non-unique names, 412 on a stale
-`If-Match`, 409 `fileIdInUse`, 308 + `Range` for resumable uploads.
+`fields` as small as Drive's and checked against the resource schemas (400 "Invalid field
+selection"), `size`/`version` as strings, non-unique names, 412 on a stale `If-Match`, 409
+`fileIdInUse`, 308 + `Range` for resumable uploads, 206 + `Content-Range` for a `Range`
+download, `status` in error bodies, and lenient where Google is: multipart bodies with LF
+line endings or a quoted boundary, `q` with and/or/not, parentheses, `contains` and time
+comparisons.
+
+It is held to Google: Tests/Emulator/fidelity_google_client.py drives it with Google's own
+`google-api-python-client`, built from the discovery documents shipped in that package, and
+drive_discovery.py checks this file's field lists (drive_fields.json) and every request our
+client sends in the end-to-end tests against those documents.
+
+Start-up contract (stable, for tools outside the test suite too):
+
+    google_emulator.py [--port N] [--ignore-stdin] [--state-file F] [--client-id ID]
+                       [--client-secret S] [--access-token-lifetime S] [--if-match MODE]
+                       [--revisions-kept N] [--revision-max-age-days D]
+
+    - The first and only line on stdout is `LISTENING http://127.0.0.1:<port>`, printed once
+      connections are accepted; with `--port 0` (the default) the port is a free one.
+    - It exits when stdin closes, unless `--ignore-stdin` (then SIGTERM stops it); with
+      `--state-file` the state is saved on exit and loaded on start.
+    - Bad switches exit 2 with argparse's one-line error on stderr and print nothing.
+    - POST /__emulator/tokens mints a grant without the browser dance (see below), so a
+      tool can talk to Drive at once with `Authorization: Bearer <access_token>`.
+    - GOOGLE_EMULATOR_REQUEST_LOG=<file> appends every logged request (the /__emulator/log
+      shape, secrets redacted) to the file as one JSON line each.
 
 All state lives in one `State` object behind one lock; a request is read completely before
 the lock is taken (so a slow client never blocks others), then handled atomically, which is
@@ -38,14 +65,23 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  {"truncate": N} half the bytes of the next N downloads;
                                  {"delay": s, "next": N} wait before answering;
                                  {"clear": true}; a list of rules is accepted too
-    POST /__emulator/interleave  {"content" | "contentBase64", "name"?, "count"?}: another
-                                 device writes this to the file between our client's next read
-                                 of it (listing, download or metadata) and its next write to it
+    POST /__emulator/interleave  {"content" | "contentBase64" | "contentsBase64": [..],
+                                  "name"?, "count"?, "at"?}: another device writes this (or
+                                 each of these in turn) to the file; "at" says when:
+                                 "write" (default) between our client's next read of it
+                                 (listing, download or metadata) and its next write to it;
+                                 "list" / "download" right after our next listing of it /
+                                 download of its bytes is answered; "chunk" before our next
+                                 chunk (not the last) of a resumable upload to it;
+                                 {"clear": true} forgets one not yet spent
     POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
     POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
                                  granular consent); the redirect and the grant list the rest
     POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
-    POST /__emulator/settings    {"accessTokenLifetime": s} for tokens issued from now on
+    POST /__emulator/settings    any of {"accessTokenLifetime": s (tokens issued from now on),
+                                  "ifMatch": "honour"|"open-only"|"ignore",
+                                  "revisionsKept": N, "revisionMaxAgeDays": d}; answers
+                                  every setting (GET too); 400 naming a bad one
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
                                    grantType?, ifMatch?, revoked?, interleaved?, denied?,
@@ -59,7 +95,24 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  answered like /token (for Drive tests that need a token)
     GET  /__emulator/secrets     every secret issued or received (see below)
 
-`reset` forgets files, tokens, faults and the log but not the list of secrets.
+`reset` forgets files, tokens, faults and the log but not the list of secrets, and puts the
+settings back to their start-up values (the command line's, else the defaults).
+
+Switches for what Google does not document (settings above; command line in brackets):
+
+    ifMatch [--if-match MODE]    where a v2 `If-Match` is checked: `honour` (default) at a
+                                 one-request upload, when a resumable session opens and when
+                                 it completes; `open-only` never when a session completes;
+                                 `ignore` never. A stale etag answers 412 conditionNotMet.
+    revisionsKept [--revisions-kept N]      unpinned revisions a file keeps (default 100):
+                                 a content upload beyond that purges the oldest unpinned ones
+    revisionMaxAgeDays [--revision-max-age-days D]   age (default 30, on the emulator's
+                                 clock, which /__emulator/clock moves) past which an unpinned
+                                 revision goes, counted from its own modifiedTime
+
+Revisions: every content upload (create, media, multipart, resumable, v2 or v3) makes one;
+a metadata change makes none but moves `version`, `modifiedTime` and the v2 etag. The head
+revision and `keepForever` ones are never purged; `headRevisionId` names the head.
 
 Tokens are random but recognisable (`ya29.emu-…`, `1//emu-…`, `4/emu-…`) and every secret
 the emulator issued or received is listed by GET /__emulator/secrets, so tests can scan all
@@ -86,12 +139,13 @@ import urllib.parse
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# Names a file that every logged request is appended to as a JSON line (the request sweep).
+REQUEST_LOG_VARIABLE = "GOOGLE_EMULATOR_REQUEST_LOG"
 SCOPE_APPDATA = "https://www.googleapis.com/auth/drive.appdata"
 SCOPE_DRIVE = "https://www.googleapis.com/auth/drive"
 CHUNK_GRANULARITY = 256 * 1024
 APP_FOLDER_ID = "0AEmuAppDataFolderUk9PVA"
 CODE_LIFETIME = 600
-MAX_REVISIONS = 200
 # A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
@@ -131,15 +185,25 @@ def json_reply(status, value, headers=None):
     return Reply(status, body, "application/json; charset=UTF-8", headers)
 
 
+# The canonical gRPC code newer Google answers carry as `status` beside the HTTP one. Which
+# code goes with which reason is undocumented: here one per HTTP status, Google's usual mapping.
+ERROR_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+                404: "NOT_FOUND", 409: "ALREADY_EXISTS", 412: "FAILED_PRECONDITION",
+                416: "OUT_OF_RANGE", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
+                503: "UNAVAILABLE"}
+
+
 def drive_error(status, reason, message, domain="global", location=None, location_type=None,
                 headers=None):
-    """Drive's error body: {"error": {"code", "message", "errors": [{domain, reason, message}]}}."""
+    """Drive's error body: {"error": {"code", "message", "errors": [{domain, reason, message,
+    location?, locationType?}], "status"}}."""
     item = {"domain": domain, "reason": reason, "message": message}
     if location is not None:
         item["location"] = location
         item["locationType"] = location_type
     return Failure(json_reply(status, {"error": {
-        "code": status, "message": message, "errors": [item]}}, headers))
+        "code": status, "message": message, "errors": [item],
+        "status": ERROR_STATUS.get(status, "UNKNOWN")}}, headers))
 
 
 def oauth_error(status, error, description):
@@ -225,50 +289,91 @@ def is_loopback_redirect(uri):
 
 
 # ---------------------------------------------------------------------------------------------
-# Drive's `fields` selector and `q` language (the subset the client uses)
+# Drive's `fields` selector and `q` language
+
+# The resource schemas' property names, from Google's discovery documents (drive_fields.json,
+# kept equal to them by `drive_discovery.py fields`, which the tests run): None a leaf, a dict
+# an inline object, a string another schema, "*" a map whose keys are free.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "drive_fields.json")) as _f:
+    FIELD_TREES = json.load(_f)
+
+
+def invalid_fields(text):
+    return drive_error(400, "invalidParameter", f"Invalid field selection {text}",
+                       location="fields", location_type="parameter")
 
 
 def parse_fields(text):
-    """`nextPageToken,files(id,name)` -> {"nextPageToken": None, "files": {"id": None, ...}}."""
+    """`nextPageToken,files(id,name),a/b/c` -> {"nextPageToken": None, "files": {"id": None,
+    "name": None}, "a": {"b": {"c": None}}}; repeated prefixes merge."""
+    tokens = re.findall(r"[A-Za-z0-9_*$.-]+|[(),/]|\S", text)
     position = 0
 
-    def parse_list():
-        nonlocal position
-        selection = {}
-        while position < len(text):
-            match = re.compile(r"\s*([A-Za-z0-9_*]+)\s*").match(text, position)
-            if not match:
-                raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                                  location="fields", location_type="parameter")
-            position = match.end()
-            name = match.group(1)
-            sub = None
-            if position < len(text) and text[position] == "(":
-                position += 1
-                sub = parse_list()
-                if position >= len(text) or text[position] != ")":
-                    raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                                      location="fields", location_type="parameter")
-                position += 1
-            elif position < len(text) and text[position] == "/":
-                position += 1
-                inner = re.compile(r"([A-Za-z0-9_*]+)").match(text, position)
-                if not inner:
-                    raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                                      location="fields", location_type="parameter")
-                position = inner.end()
-                sub = {inner.group(1): None}
-            selection[name] = sub
-            if position < len(text) and text[position] == ",":
-                position += 1
-                continue
-            break
-        return selection
+    def peek():
+        return tokens[position] if position < len(tokens) else None
 
+    def take(expected=None):
+        nonlocal position
+        token = peek()
+        if token is None or (expected and token != expected) or (
+                not expected and not re.fullmatch(r"[A-Za-z0-9_*$.-]+", token)):
+            raise invalid_fields(text)
+        position += 1
+        return token
+
+    def merge(into, name, sub):
+        if name in into and into[name] is not None and sub is not None:
+            for key, value in sub.items():
+                merge(into[name], key, value)
+        elif name in into and (into[name] is None or sub is None):
+            into[name] = None  # the whole field wins over a part of it
+        else:
+            into[name] = sub
+
+    def parse_list():
+        selection = {}
+        while True:
+            path = [take()]
+            while peek() == "/":
+                take("/")
+                path.append(take())
+            sub = None
+            if peek() == "(":
+                take("(")
+                sub = parse_list()
+                take(")")
+            for name in reversed(path[1:]):
+                sub = {name: sub}
+            merge(selection, path[0], sub)
+            if peek() != ",":
+                return selection
+            take(",")
+
+    if not text.strip():
+        raise invalid_fields(text)
     selection = parse_list()
-    if position != len(text):
-        raise drive_error(400, "invalidParameter", f"Invalid field selection {text}",
-                          location="fields", location_type="parameter")
+    if position != len(tokens):
+        raise invalid_fields(text)
+    return selection
+
+
+def check_fields(selection, version, schema):
+    """400 "Invalid field selection NAME", as Google answers, for a name the schema lacks."""
+    trees = FIELD_TREES[version]
+
+    def walk(selection, node):
+        for name, sub in selection.items():
+            if name == "*":
+                continue
+            if not isinstance(node, dict) or name not in node:
+                raise invalid_fields(name)
+            child = node[name]
+            if sub is not None and child != "*":
+                if child is None:
+                    raise invalid_fields(name + "/" + next(iter(sub)))
+                walk(sub, trees[child] if isinstance(child, str) else child)
+
+    walk(selection, trees[schema])
     return selection
 
 
@@ -282,64 +387,180 @@ def select(value, selection):
     return {key: select(value[key], sub) for key, sub in selection.items() if key in value}
 
 
-def split_and(q):
-    """Splits a query on ` and ` outside quoted strings."""
-    clauses, current, quoted, index = [], [], False, 0
-    while index < len(q):
-        char = q[index]
-        if quoted and char == "\\" and index + 1 < len(q):
-            current.append(q[index:index + 2])
-            index += 2
-            continue
-        if char == "'":
-            quoted = not quoted
-        if not quoted and q[index:index + 5].lower() == " and ":
-            clauses.append("".join(current))
-            current = []
-            index += 5
-            continue
-        current.append(char)
-        index += 1
-    if quoted:
-        raise invalid_query(q)
-    clauses.append("".join(current))
-    return [clause.strip() for clause in clauses]
-
-
 def invalid_query(q):
-    return drive_error(400, "invalid", f"Invalid Value: cannot read q={q!r}", location="q",
-                       location_type="parameter")
+    return drive_error(400, "invalid", "Invalid Value", location="q", location_type="parameter")
 
 
-def unquote_query_string(text):
-    return re.sub(r"\\(.)", r"\1", text)
+QUERY_TOKEN = re.compile(r"\s*(?:(?P<string>'(?:[^'\\]|\\.)*')|(?P<op><=|>=|!=|=|<|>|\(|\))"
+                         r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*))")
+TIME_FIELDS = {"modifiedTime": "modified", "createdTime": "created"}
+
+
+def parse_time(text):
+    """An RFC 3339 time as Drive's `q` takes it (`2012-06-04T12:00:00`, optional fraction and
+    zone, UTC when none), as epoch seconds; None when it is not one."""
+    match = re.fullmatch(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?", text)
+    if not match:
+        return None
+    instant = calendar.timegm(time.strptime(match.group(1), "%Y-%m-%dT%H:%M:%S"))
+    instant += float(match.group(2) or 0)
+    zone = match.group(3)
+    if zone and zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        instant -= sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
+    return instant
+
+
+def name_contains(name, prefix):
+    """Google: `name contains` "only performs prefix matching" ('Hello' finds HelloWorld,
+    'World' does not). Which prefixes count is undocumented: here the name's and each word's
+    (split at anything not a letter or digit), ignoring case, as Drive's search does."""
+    words = [name] + re.split(r"[^0-9A-Za-z]+", name)
+    return any(word.lower().startswith(prefix.lower()) for word in words if word)
 
 
 def compile_query(q):
-    """Returns a predicate over files for q forms like `name = 'x' and trashed = false`."""
-    tests = []
-    quoted = r"'((?:[^'\\]|\\.)*)'"
-    for clause in split_and(q):
-        if match := re.fullmatch(r"name\s*=\s*" + quoted, clause):
-            name = unquote_query_string(match.group(1))
-            tests.append(lambda f, name=name: f.name == name)
-        elif match := re.fullmatch(r"trashed\s*=\s*(true|false)", clause):
-            wanted = match.group(1) == "true"
-            tests.append(lambda f, wanted=wanted: wanted is False)
-        elif match := re.fullmatch(quoted + r"\s+in\s+parents", clause):
-            parent = unquote_query_string(match.group(1))
-            parent = APP_FOLDER_ID if parent == "appDataFolder" else parent
-            tests.append(lambda f, parent=parent: parent in f.parents)
-        elif match := re.fullmatch(r"mimeType\s*=\s*" + quoted, clause):
-            mime = unquote_query_string(match.group(1))
-            tests.append(lambda f, mime=mime: f.mime_type == mime)
-        else:
+    """A predicate over files for Drive's query language: clauses on name, mimeType, trashed,
+    parents, modifiedTime and createdTime, joined by `and`, `or`, `not` and parentheses."""
+    tokens, position = [], 0
+    while position < len(q):
+        if not q[position:].strip():
+            break
+        match = QUERY_TOKEN.match(q, position)
+        if not match:
             raise invalid_query(q)
-    return lambda f: all(test(f) for test in tests)
+        kind = match.lastgroup
+        tokens.append((kind, match.group(kind)))
+        position = match.end()
+    index = 0
+
+    def peek(offset=0):
+        return tokens[index + offset] if index + offset < len(tokens) else (None, None)
+
+    def take():
+        nonlocal index
+        if index >= len(tokens):
+            raise invalid_query(q)
+        index += 1
+        return tokens[index - 1]
+
+    def keyword(word):
+        kind, value = peek()
+        return kind == "word" and value.lower() == word
+
+    def string():
+        kind, value = take()
+        if kind != "string":
+            raise invalid_query(q)
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+
+    def joined(word, operand, combine):
+        """`operand (word operand)*`: `or` binds looser than `and`, as in Google's examples."""
+        tests = [operand()]
+        while keyword(word):
+            take()
+            tests.append(operand())
+        return lambda f: combine(test(f) for test in tests)
+
+    def either():
+        return joined("or", both, any)
+
+    def both():
+        return joined("and", factor, all)
+
+    def factor():
+        if keyword("not"):
+            take()
+            inner = factor()
+            return lambda f: not inner(f)
+        if peek() == ("op", "("):
+            take()
+            inner = either()
+            if take() != ("op", ")"):
+                raise invalid_query(q)
+            return inner
+        return clause()
+
+    def clause():
+        kind, value = peek()
+        if kind == "string":
+            parent = string()
+            if not keyword("in") or peek(1) != ("word", "parents"):
+                raise invalid_query(q)
+            take(), take()
+            parent = APP_FOLDER_ID if parent == "appDataFolder" else parent
+            return lambda f: parent in f.parents
+        field = take()[1] if kind == "word" else None
+        operator = take()
+        if field in ("name", "mimeType") and operator in (("op", "="), ("op", "!=")):
+            wanted, equal = string(), operator[1] == "="
+            key = "name" if field == "name" else "mime_type"
+            return lambda f: (getattr(f, key) == wanted) == equal
+        if field == "name" and operator == ("word", "contains"):
+            prefix = string()
+            return lambda f: name_contains(f.name, prefix)
+        if field == "mimeType" and operator == ("word", "contains"):
+            part = string()
+            return lambda f: part in f.mime_type
+        if field == "trashed" and operator in (("op", "="), ("op", "!=")):
+            kind, value = take()
+            if kind != "word" or value not in ("true", "false"):
+                raise invalid_query(q)
+            # Nothing here is ever in the trash.
+            wanted = (value == "true") == (operator[1] == "=")
+            return lambda f: wanted is False
+        if field in TIME_FIELDS and operator[0] == "op" and operator[1] not in "()":
+            instant = parse_time(string())
+            if instant is None:
+                raise invalid_query(q)
+            compare = {"=": float.__eq__, "!=": float.__ne__, "<": float.__lt__,
+                       "<=": float.__le__, ">": float.__gt__, ">=": float.__ge__}[operator[1]]
+            attribute = TIME_FIELDS[field]
+            # Drive's times are to the millisecond, as it shows them.
+            return lambda f: compare(round(float(getattr(f, attribute)), 3), round(instant, 3))
+        raise invalid_query(q)
+
+    predicate = either()
+    if index != len(tokens):
+        raise invalid_query(q)
+    return predicate
 
 
 # ---------------------------------------------------------------------------------------------
 # The Drive file model
+
+
+class Revision:
+    """One stored content of a file: Drive makes one for every content upload."""
+
+    def __init__(self, revision_id, content, mime_type, instant, keep_forever=False):
+        self.id = revision_id
+        self.content = bytes(content)
+        self.md5 = hashlib.md5(self.content).hexdigest()
+        self.mime_type = mime_type
+        self.modified = instant
+        self.keep_forever = keep_forever
+
+    def v3(self):
+        return {
+            "kind": "drive#revision",
+            "id": self.id,
+            "mimeType": self.mime_type,
+            "modifiedTime": now_rfc3339(self.modified),
+            "keepForever": self.keep_forever,
+            "size": str(len(self.content)),
+            "md5Checksum": self.md5,
+        }
+
+    def saved(self):
+        return {"id": self.id, "mimeType": self.mime_type, "modified": self.modified,
+                "keepForever": self.keep_forever,
+                "contentBase64": base64.b64encode(self.content).decode()}
+
+    @classmethod
+    def restored(cls, saved):
+        return cls(saved["id"], base64.b64decode(saved["contentBase64"]), saved["mimeType"],
+                   saved["modified"], saved["keepForever"])
 
 
 class DriveFile:
@@ -352,28 +573,69 @@ class DriveFile:
         self.created = instant
         self.modified = instant
         self.version = 0
-        self.content = b""
         self.etag = ""
         self.revisions = []
+        self.revision_count = 0
         self.write(content, instant)
 
+    @property
+    def head(self):
+        return self.revisions[-1]
+
+    @property
+    def content(self):
+        return self.head.content
+
+    @property
+    def md5(self):
+        return self.head.md5
+
     def write(self, content, instant):
-        self.content = bytes(content)
-        self.md5 = hashlib.md5(self.content).hexdigest()
+        """A content upload: a new head revision."""
+        self.revision_count += 1
+        self.revisions.append(Revision(f"0B{self.revision_count:06d}{secrets.token_hex(4)}",
+                                       content, self.mime_type, instant))
+        self.touch(instant)
+
+    def touch(self, instant):
+        """Any change, content or metadata: Google's `version` "reflects every change made to
+        the file", and the v2 etag names the whole resource, so both move."""
         self.modified = instant
         self.version += 1
         # Google's etags are opaque quoted strings that change with every write.
         self.etag = '"' + base64.urlsafe_b64encode(secrets.token_bytes(12)).decode() + '"'
-        self.revisions.append({
-            "kind": "drive#revision",
-            "id": f"0B{self.version:06d}{secrets.token_hex(4)}",
-            "mimeType": self.mime_type,
-            "modifiedTime": now_rfc3339(instant),
-            "keepForever": False,
-            "size": str(len(self.content)),
-            "md5Checksum": self.md5,
-        })
-        del self.revisions[:-MAX_REVISIONS]
+
+    def purge_revisions(self, now, kept, max_age, uploaded):
+        """Google's retention: the head and `keepForever` revisions stay; any other is
+        "typically preserved for 30 days" and may go earlier once a file has `kept` of them
+        and a new revision is uploaded. Undocumented, so chosen strictly: the age counts from
+        the revision's own modifiedTime (not from when it was superseded), so a client can
+        never count on a revision outliving its age limit."""
+        head = self.head
+        self.revisions = [r for r in self.revisions
+                          if r is head or r.keep_forever or now - r.modified <= max_age]
+        if uploaded:
+            unpinned = [r for r in self.revisions if not r.keep_forever]
+            doomed = {id(r) for r in unpinned[:max(0, len(unpinned) - kept)] if r is not head}
+            self.revisions = [r for r in self.revisions if id(r) not in doomed]
+
+    def revision(self, revision_id):
+        for revision in self.revisions:
+            if revision.id == revision_id:
+                return revision
+        raise drive_error(404, "notFound", f"Revision not found: {revision_id}.",
+                          location="revisionId", location_type="parameter")
+
+    def delete_revision(self, revision_id):
+        """Google refuses to delete "the last remaining file version"; deleting the head is
+        not documented further: here the newest remaining revision becomes the content."""
+        revision = self.revision(revision_id)
+        if len(self.revisions) == 1:
+            raise drive_error(400, "badRequest",
+                              "The last remaining revision of a file cannot be deleted.")
+        was_head = revision is self.head
+        self.revisions.remove(revision)
+        return was_head
 
     def v3(self):
         return {
@@ -389,7 +651,7 @@ class DriveFile:
             "size": str(len(self.content)),
             "version": str(self.version),
             "md5Checksum": self.md5,
-            "headRevisionId": self.revisions[-1]["id"],
+            "headRevisionId": self.head.id,
         }
 
     def v2(self):
@@ -408,12 +670,13 @@ class DriveFile:
             "fileSize": str(len(self.content)),
             "version": str(self.version),
             "md5Checksum": self.md5,
-            "headRevisionId": self.revisions[-1]["id"],
+            "headRevisionId": self.head.id,
         }
 
     def control(self):
         entry = self.v3()
         entry["etag"] = self.etag
+        entry["revisions"] = [revision.v3() for revision in self.revisions]
         entry["contentBase64"] = base64.b64encode(self.content).decode()
         try:
             entry["content"] = self.content.decode("utf-8")
@@ -424,15 +687,18 @@ class DriveFile:
     def saved(self):
         return {"id": self.id, "name": self.name, "mimeType": self.mime_type,
                 "parents": self.parents, "created": self.created, "modified": self.modified,
-                "version": self.version, "etag": self.etag, "revisions": self.revisions,
-                "contentBase64": base64.b64encode(self.content).decode()}
+                "version": self.version, "etag": self.etag,
+                "revisionCount": self.revision_count,
+                "revisions": [revision.saved() for revision in self.revisions]}
 
     @classmethod
     def restored(cls, saved):
+        revisions = [Revision.restored(r) for r in saved["revisions"]]
         file = cls(saved["id"], saved["name"], saved["mimeType"], saved["parents"],
-                   base64.b64decode(saved["contentBase64"]), saved["created"])
+                   revisions[-1].content, saved["created"])
         file.modified, file.version = saved["modified"], saved["version"]
-        file.etag, file.revisions = saved["etag"], saved["revisions"]
+        file.etag, file.revisions = saved["etag"], revisions
+        file.revision_count = saved["revisionCount"]
         return file
 
 
@@ -457,14 +723,43 @@ class UploadSession:
 # The state behind the lock
 
 
+IF_MATCH_MODES = ("honour", "open-only", "ignore")
+DEFAULT_SETTINGS = {"accessTokenLifetime": 3600, "ifMatch": "honour", "revisionsKept": 100,
+                    "revisionMaxAgeDays": 30}
+
+
+def checked_settings(changes, current):
+    """`current` with `changes` applied, or ValueError naming the bad setting and its range."""
+    unknown = set(changes) - set(DEFAULT_SETTINGS)
+    if unknown:
+        raise ValueError(f"unknown setting {sorted(unknown)[0]!r}; "
+                         f"known: {', '.join(DEFAULT_SETTINGS)}")
+    settings = dict(current, **changes)
+    lifetime, kept, age = (settings["accessTokenLifetime"], settings["revisionsKept"],
+                           settings["revisionMaxAgeDays"])
+    if type(lifetime) is not int or lifetime < 0:
+        raise ValueError("accessTokenLifetime must be a whole number of seconds, 0 or more")
+    if settings["ifMatch"] not in IF_MATCH_MODES:
+        raise ValueError(f"ifMatch must be one of {', '.join(IF_MATCH_MODES)}")
+    if type(kept) is not int or kept < 1:
+        raise ValueError("revisionsKept must be a whole number, 1 or more")
+    if type(age) not in (int, float) or age < 0:
+        raise ValueError("revisionMaxAgeDays must be a number of days, 0 or more")
+    return settings
+
+
 class State:
-    def __init__(self, client_id, client_secret, lifetime):
+    def __init__(self, client_id, client_secret, settings):
         self.lock = threading.RLock()
         self.client_id = client_id
         self.client_secret = client_secret
-        self.lifetime = lifetime
+        self.startup_settings = checked_settings(settings, DEFAULT_SETTINGS)
         self.seen_secrets = [client_secret]
         self.reset()
+
+    @property
+    def lifetime(self):
+        return self.settings["accessTokenLifetime"]
 
     def reset(self):
         with self.lock:
@@ -480,9 +775,26 @@ class State:
             self.untick_next = None
             self.clock_offset = 0.0
             self.log = []
+            self.settings = dict(self.startup_settings)
 
     def now(self):
         return time.time() + self.clock_offset
+
+    def write(self, file, content):
+        """A content upload to `file`: a new head revision, then Google's retention."""
+        file.write(content, self.now())
+        self.purge_revisions(file, uploaded=True)
+
+    def purge_revisions(self, file, uploaded=False):
+        file.purge_revisions(self.now(), self.settings["revisionsKept"],
+                             self.settings["revisionMaxAgeDays"] * 86400, uploaded)
+
+    def enforces_if_match(self, stage):
+        """Whether v2 `If-Match` is checked at `stage`: "write" (a one-request upload or a
+        metadata update), "open" (a resumable session opens) or "finish" (it completes).
+        Google documents none of this for uploads, hence the switch (see the header)."""
+        mode = self.settings["ifMatch"]
+        return mode == "honour" or (mode == "open-only" and stage != "finish")
 
     def remember_secret(self, value):
         if value and value not in self.seen_secrets:
@@ -526,9 +838,21 @@ class State:
     def interleave_before_write(self, file):
         """Lets the other device write first if our client read this file since arming."""
         pending = self.interleave
-        if not pending or file.id not in pending["armed"]:
+        if not pending or pending["at"] != "write" or file.id not in pending["armed"]:
             return False
-        file.write(pending["content"], self.now())
+        return self.interleave_now(file)
+
+    def interleave_at(self, file, point):
+        """Lets the other device write at `point` of our client's exchange with this file."""
+        pending = self.interleave
+        if not pending or pending["at"] != point or not self.interleave_matches(file):
+            return False
+        return self.interleave_now(file)
+
+    def interleave_now(self, file):
+        pending = self.interleave
+        self.write(file, pending["contents"][pending["written"] % len(pending["contents"])])
+        pending["written"] += 1
         pending["remaining"] -= 1
         pending["armed"].clear()
         if pending["remaining"] <= 0:
@@ -804,15 +1128,18 @@ class Drive:
         return file
 
     @staticmethod
-    def fields(query, default):
-        return parse_fields(query.get("fields") or default)
+    def selected(value, query, default, schema, version="v3"):
+        """`value` cut to the request's `fields` (checked against `schema`) or `default`."""
+        text = query.get("fields") or default
+        return select(value, text and check_fields(parse_fields(text), version, schema))
 
-    def file_reply(self, status, file, query, extra_headers=None):
-        selection = self.fields(query, "kind,id,name,mimeType")
-        return json_reply(status, select(file.v3(), selection), extra_headers)
+    def file_reply(self, status, file, query):
+        return json_reply(status, self.selected(file.v3(), query, "kind,id,name,mimeType", "File"))
 
-    def v2_reply(self, status, file):
-        return json_reply(status, file.v2(), [("ETag", file.etag)])
+    def v2_reply(self, status, file, query):
+        """v2 answers the whole resource by default, and names its version in `ETag`."""
+        return json_reply(status, self.selected(file.v2(), query, None, "File", "v2"),
+                          [("ETag", file.etag)])
 
     def can_use_drive_space(self, token):
         return SCOPE_DRIVE in token["scope"].split()
@@ -851,51 +1178,57 @@ class Drive:
         self.state.files[file_id] = file
         return file
 
-    def write_content(self, file, content, if_match=None):
+    def check_if_match(self, file, if_match, stage):
+        """412 when a v2 `If-Match` names another etag than the file's, if `stage` is one the
+        `ifMatch` setting enforces."""
+        if (if_match is not None and if_match != "*" and if_match != file.etag
+                and self.state.enforces_if_match(stage)):
+            raise drive_error(412, "conditionNotMet", "Precondition Failed",
+                              location="If-Match", location_type="header")
+
+    def write_content(self, file, content, if_match=None, stage="write"):
         state = self.state
         interleaved = state.interleave_before_write(file)
-        if if_match is not None and if_match != "*" and if_match != file.etag:
-            failure = drive_error(412, "conditionNotMet", "Precondition Failed",
-                                  location="If-Match", location_type="header")
+        try:
+            self.check_if_match(file, if_match, stage)
+        except Failure as failure:
             failure.reply.note["interleaved"] = interleaved
-            raise failure
-        file.write(content, state.now())
+            raise
+        state.write(file, content)
         return interleaved
 
     # --- routes ---------------------------------------------------------------------------
 
     def route(self, method, path, query, headers, body):
         token = self.oauth.bearer(headers) if "upload_id" not in query else None
-        if path == "/drive/v3/files" and method == "GET":
-            return self.list(token, query)
-        if path == "/drive/v3/files/generateIds" and method == "GET":
-            return self.generate_ids(query)
         if "upload_id" in query and method in ("PUT", "POST"):
             return self.session_chunk(query, headers, body)
-        if path == "/upload/drive/v3/files" and method == "POST":
-            return self.create(token, query, headers, body)
-        if match := re.fullmatch(r"/upload/drive/v3/files/([^/]+)", path):
-            if method == "PATCH":
-                return self.update(match.group(1), query, headers, body, v2=False)
-        if match := re.fullmatch(r"/upload/drive/v2/files/([^/]+)", path):
-            if method == "PUT":
-                return self.update(match.group(1), query, headers, body, v2=True)
+        if path == "/drive/v3/files" and method == "GET":
+            return self.list(token, query)
+        if match := re.fullmatch(r"/drive/(v2|v3)/files/generateIds", path):
+            if method == "GET":
+                return self.generate_ids(query, match.group(1) == "v2")
+        if match := re.fullmatch(r"(/upload)?/drive/(v2|v3)/files", path):
+            if method == "POST":
+                return self.create(token, query, headers, body, match.group(2) == "v2",
+                                   upload=match.group(1) is not None)
+        if match := re.fullmatch(r"/upload/drive/(v2|v3)/files/([^/]+)", path):
+            v2 = match.group(1) == "v2"
+            if method == ("PUT" if v2 else "PATCH"):
+                return self.update(match.group(2), query, headers, body, v2)
         if match := re.fullmatch(r"/drive/v3/files/([^/]+)/revisions", path):
             if method == "GET":
                 return self.revisions(match.group(1), query)
-        if match := re.fullmatch(r"/drive/v3/files/([^/]+)", path):
-            file_id = match.group(1)
+        if match := re.fullmatch(r"/drive/v3/files/([^/]+)/revisions/([^/]+)", path):
+            return self.revision(method, match.group(1), match.group(2), query, headers, body)
+        if match := re.fullmatch(r"/drive/(v2|v3)/files/([^/]+)", path):
+            v2, file_id = match.group(1) == "v2", match.group(2)
             if method == "GET":
-                return self.get(file_id, query)
+                return self.get(file_id, query, headers, v2)
             if method == "DELETE":
                 return self.delete(file_id)
-            if method == "PATCH":
-                return self.patch_metadata(file_id, query, body)
-        if match := re.fullmatch(r"/drive/v2/files/([^/]+)", path):
-            if method == "GET":
-                file = self.file(match.group(1))
-                self.state.note_read(file)
-                return self.v2_reply(200, file)
+            if method == "PATCH" or (v2 and method == "PUT"):
+                return self.patch_metadata(file_id, query, headers, body, v2)
         raise drive_error(404, "notFound", f"No such endpoint: {method} {path}")
 
     def list(self, token, query):
@@ -909,11 +1242,33 @@ class Drive:
                               "The granted scopes do not give access to all of the requested spaces.")
         q = query.get("q", "")
         predicate = compile_query(q) if q.strip() else (lambda f: True)
+        matching = [file for file in state.files.values()
+                    if file.space in spaces and predicate(file)]
+        matching = self.ordered(matching, query.get("orderBy"))
+        page, next_token = self.page(matching, query, 100, q)
+        # A listing shows each file's checksum, so a client may write after it with no other
+        # read (a kept copy): it counts as a read for the interleave.
+        for file in page:
+            state.note_read(file)
+        answer = {"kind": "drive#fileList", "incompleteSearch": False,
+                  "files": [file.v3() for file in page]}
+        if next_token:
+            answer["nextPageToken"] = next_token
+        reply = json_reply(200, self.selected(
+            answer, query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)",
+            "FileList"))
+        # After the answer is made: the other device writes once our client has listed.
+        reply.note["interleaved"] = any([state.interleave_at(file, "list") for file in page])
+        return reply
+
+    @staticmethod
+    def page(items, query, default_size, scope):
+        """One page of `items` by `pageSize` and `pageToken`, and the next page's token; a
+        token only works for the listing (`scope`) that issued it."""
         try:
-            page_size = int(query.get("pageSize", "100"))
+            page_size = int(query.get("pageSize", default_size))
         except ValueError:
-            raise drive_error(400, "invalid", "Invalid Value", location="pageSize",
-                              location_type="parameter")
+            page_size = 0
         if not 1 <= page_size <= 1000:
             raise drive_error(400, "invalid", "Invalid Value", location="pageSize",
                               location_type="parameter")
@@ -922,26 +1277,16 @@ class Drive:
             try:
                 token_value = json.loads(base64.urlsafe_b64decode(query["pageToken"]))
                 offset = int(token_value["offset"])
-                if token_value["q"] != q:
-                    raise ValueError("page token of another query")
+                if token_value["scope"] != scope:
+                    raise ValueError("page token of another listing")
             except (ValueError, KeyError, TypeError):
                 raise drive_error(400, "invalid", "Invalid Value", location="pageToken",
                                   location_type="parameter")
-        matching = [file for file in state.files.values()
-                    if file.space in spaces and predicate(file)]
-        matching = self.ordered(matching, query.get("orderBy"))
-        page = matching[offset:offset + page_size]
-        # A listing shows each file's checksum, so a client may write after it with no other
-        # read (a kept copy): it counts as a read for the interleave.
-        for file in page:
-            state.note_read(file)
-        answer = {"kind": "drive#fileList", "incompleteSearch": False,
-                  "files": [file.v3() for file in page]}
-        if offset + page_size < len(matching):
-            answer["nextPageToken"] = base64.urlsafe_b64encode(json.dumps(
-                {"offset": offset + page_size, "q": q}).encode()).decode()
-        selection = self.fields(query, "kind,incompleteSearch,nextPageToken,files(kind,id,name,mimeType)")
-        return json_reply(200, select(answer, selection))
+        next_token = None
+        if offset + page_size < len(items):
+            next_token = base64.urlsafe_b64encode(json.dumps(
+                {"offset": offset + page_size, "scope": scope}).encode()).decode()
+        return items[offset:offset + page_size], next_token
 
     @staticmethod
     def ordered(files, order_by):
@@ -955,51 +1300,121 @@ class Drive:
             files = sorted(files, key=keys[field], reverse=direction.strip() == "desc")
         return files
 
-    def generate_ids(self, query):
+    def generate_ids(self, query, v2):
         space = query.get("space", "drive")
         if space not in ("drive", "appDataFolder"):
             raise drive_error(400, "invalid", "Invalid Value", location="space",
                               location_type="parameter")
+        count_name = "maxResults" if v2 else "count"
         try:
-            count = int(query.get("count", "10"))
+            count = int(query.get(count_name, "10"))
         except ValueError:
             count = 0
         if not 1 <= count <= 1000:
-            raise drive_error(400, "invalid", "Invalid Value", location="count",
+            raise drive_error(400, "invalid", "Invalid Value", location=count_name,
                               location_type="parameter")
         ids = [random_id("1", 32) for _ in range(count)]
         for file_id in ids:
             self.state.generated_ids[file_id] = space
-        return json_reply(200, {"kind": "drive#generatedIds", "space": space, "ids": ids})
+        answer = {"kind": "drive#generatedIds", "space": space, "ids": ids}
+        return json_reply(200, self.selected(answer, query, None, "GeneratedIds",
+                                             "v2" if v2 else "v3"))
 
-    def get(self, file_id, query):
+    def get(self, file_id, query, headers, v2):
         file = self.file(file_id)
         self.state.note_read(file)
         if query.get("alt") == "media":
-            reply = Reply(200, file.content, file.mime_type,
-                          [("X-Goog-Hash", "md5=" + base64.b64encode(
-                              hashlib.md5(file.content).digest()).decode())])
-            reply.note["download"] = True
+            reply = self.media_reply(file.content, file.mime_type, headers)
+            reply.note["interleaved"] = self.state.interleave_at(file, "download")
             return reply
-        return self.file_reply(200, file, query)
+        return self.reply(file, query, v2)
+
+    def reply(self, file, query, v2):
+        return self.v2_reply(200, file, query) if v2 else self.file_reply(200, file, query)
+
+    @staticmethod
+    def media_reply(content, mime_type, headers):
+        """The bytes, or one `Range` of them as 206 with `Content-Range` (a multi-range or
+        malformed header is ignored, as HTTP allows); `X-Goog-Hash` is the whole content's."""
+        digest = base64.b64encode(hashlib.md5(content).digest()).decode()
+        extra = [("X-Goog-Hash", "md5=" + digest), ("Accept-Ranges", "bytes")]
+        status, body = 200, content
+        match = re.fullmatch(r"bytes=(\d*)-(\d*)", headers.get("Range", "").strip())
+        if match and (match.group(1) or match.group(2)):
+            total = len(content)
+            if match.group(1):
+                start = int(match.group(1))
+                end = min(int(match.group(2)), total - 1) if match.group(2) else total - 1
+            else:
+                start, end = max(0, total - int(match.group(2))), total - 1
+            if start >= total or end < start:
+                raise drive_error(416, "requestedRangeNotSatisfiable",
+                                  "Request range not satisfiable",
+                                  headers=[("Content-Range", f"bytes */{total}")])
+            status, body = 206, content[start:end + 1]
+            extra.append(("Content-Range", f"bytes {start}-{end}/{total}"))
+        reply = Reply(status, body, mime_type, extra)
+        reply.note["download"] = True
+        return reply
 
     def delete(self, file_id):
         self.file(file_id)
         del self.state.files[file_id]
         return Reply(204)
 
-    def patch_metadata(self, file_id, query, body):
+    def patch_metadata(self, file_id, query, headers, body, v2):
         file = self.file(file_id)
-        metadata = self.json_metadata(body)
-        if "name" in metadata:
+        metadata = self.v3_metadata(self.json_metadata(body), v2)
+        if v2:
+            self.check_if_match(file, headers.get("If-Match"), "write")
+        self.apply_metadata(file, metadata)
+        file.touch(self.state.now())
+        return self.reply(file, query, v2)
+
+    @staticmethod
+    def apply_metadata(file, metadata):
+        """The metadata changes this emulator keeps: the name and the media type."""
+        if metadata.get("name"):
             file.name = metadata["name"]
-        return self.file_reply(200, file, query)
+        if metadata.get("mimeType"):
+            file.mime_type = metadata["mimeType"]
 
     def revisions(self, file_id, query):
         file = self.file(file_id)
-        answer = {"kind": "drive#revisionList", "revisions": list(file.revisions)}
-        selection = self.fields(query, "kind,revisions(kind,id,mimeType,modifiedTime)")
-        return json_reply(200, select(answer, selection))
+        self.state.purge_revisions(file)
+        page, next_token = self.page(file.revisions, query, 200, file_id)
+        answer = {"kind": "drive#revisionList", "revisions": [r.v3() for r in page]}
+        if next_token:
+            answer["nextPageToken"] = next_token
+        return json_reply(200, self.selected(
+            answer, query, "kind,nextPageToken,revisions(kind,id,mimeType,modifiedTime)",
+            "RevisionList"))
+
+    def revision(self, method, file_id, revision_id, query, headers, body):
+        file = self.file(file_id)
+        self.state.purge_revisions(file)
+        revision = file.revision(revision_id)
+        if method == "GET" and query.get("alt") == "media":
+            return self.media_reply(revision.content, revision.mime_type, headers)
+        if method == "GET":
+            return self.revision_reply(revision, query)
+        if method == "PATCH":
+            metadata = self.json_metadata(body)
+            if "keepForever" in metadata:
+                if not isinstance(metadata["keepForever"], bool):
+                    raise drive_error(400, "invalid", "Invalid value for keepForever.",
+                                      location="keepForever", location_type="other")
+                revision.keep_forever = metadata["keepForever"]
+            return self.revision_reply(revision, query)
+        if method == "DELETE":
+            if file.delete_revision(revision_id):
+                file.touch(self.state.now())
+            return Reply(204)
+        raise drive_error(404, "notFound", f"No such endpoint: {method} revisions")
+
+    def revision_reply(self, revision, query):
+        return json_reply(200, self.selected(revision.v3(), query, "kind,id,mimeType,modifiedTime",
+                                             "Revision"))
 
     # --- uploads --------------------------------------------------------------------------
 
@@ -1016,28 +1431,41 @@ class Drive:
         return metadata
 
     @staticmethod
+    def v3_metadata(metadata, v2):
+        """v2's names for what v3 calls `name` and `parents`, in v3's shape."""
+        if not v2:
+            return metadata
+        metadata = dict(metadata)
+        if "title" in metadata:
+            metadata["name"] = metadata.pop("title")
+        if isinstance(metadata.get("parents"), list):
+            metadata["parents"] = [p.get("id") if isinstance(p, dict) else p
+                                   for p in metadata["parents"]]
+        return metadata
+
+    @staticmethod
     def multipart(headers, body):
-        """multipart/related: a JSON metadata part, then the media part."""
+        """multipart/related: a JSON metadata part, then the media part. Lines may end in CRLF
+        or LF alone and the boundary may be quoted, as Google's own client sends them."""
         content_type = headers.get("Content-Type", "")
-        match = re.search(r'boundary="?([^";]+)"?', content_type)
+        match = re.search(r'boundary=(?:"([^"]+)"|([^";\s]+))', content_type)
         if not content_type.lower().startswith("multipart/related") or not match:
             raise drive_error(400, "badContent",
                               "Multipart uploads need Content-Type: multipart/related; boundary=…")
-        delimiter = b"--" + match.group(1).encode()
+        delimiter = b"--" + (match.group(1) or match.group(2)).encode()
         pieces = body.split(delimiter)
         parts = []
         for piece in pieces[1:]:
             if piece.startswith(b"--"):
                 break
-            if piece.startswith(b"\r\n"):
-                piece = piece[2:]
-            head, separator, content = piece.partition(b"\r\n\r\n")
-            if not separator:
+            piece = piece[2:] if piece.startswith(b"\r\n") else piece[1:] if piece.startswith(b"\n") else piece
+            found = re.search(rb"\r?\n\r?\n", piece)
+            if not found:
                 raise drive_error(400, "badContent", "Malformed multipart body.")
-            if content.endswith(b"\r\n"):
-                content = content[:-2]
+            head, content = piece[:found.start()], piece[found.end():]
+            content = content[:-2] if content.endswith(b"\r\n") else content[:-1] if content.endswith(b"\n") else content
             part_type = None
-            for line in head.decode("latin-1").split("\r\n"):
+            for line in re.split(r"\r?\n", head.decode("latin-1")):
                 name, _, value = line.partition(":")
                 if name.strip().lower() == "content-type":
                     part_type = value.strip()
@@ -1047,49 +1475,47 @@ class Drive:
                               f"Multipart body must have 2 parts (metadata, media), found {len(parts)}.")
         return Drive.json_metadata(parts[0][1]), parts[1][1], parts[1][0]
 
-    def create(self, token, query, headers, body):
-        upload_type = query.get("uploadType")
-        if upload_type == "media":
-            file = self.new_file(token, {}, body, headers.get("Content-Type"))
-            return self.file_reply(200, file, query)
-        if upload_type == "multipart":
+    def create(self, token, query, headers, body, v2, upload):
+        upload_type = query.get("uploadType") if upload else None
+        if upload_type is None:
+            metadata, content, media_type = self.json_metadata(body), b"", None
+            if upload:
+                raise drive_error(400, "invalid", "Invalid Value", location="uploadType",
+                                  location_type="parameter")
+        elif upload_type == "media":
+            metadata, content, media_type = {}, body, headers.get("Content-Type")
+        elif upload_type == "multipart":
             metadata, content, media_type = self.multipart(headers, body)
-            file = self.new_file(token, metadata, content, media_type)
-            return self.file_reply(200, file, query)
-        if upload_type == "resumable":
-            metadata = self.json_metadata(body)
+        elif upload_type == "resumable":
+            metadata = self.v3_metadata(self.json_metadata(body), v2)
             self.create_plan(token, metadata)
             metadata.setdefault("mimeType", headers.get("X-Upload-Content-Type"))
             session = UploadSession("create", metadata, None, self.declared_length(headers),
-                                    None, query.get("fields"), False, token)
-            return self.open_session(session, "/upload/drive/v3/files")
-        raise drive_error(400, "invalid", "Invalid Value", location="uploadType",
-                          location_type="parameter")
+                                    None, query.get("fields"), v2, token)
+            return self.open_session(session, f"/upload/drive/{'v2' if v2 else 'v3'}/files")
+        else:
+            raise drive_error(400, "invalid", "Invalid Value", location="uploadType",
+                              location_type="parameter")
+        file = self.new_file(token, self.v3_metadata(metadata, v2), content, media_type)
+        return self.reply(file, query, v2)
 
     def update(self, file_id, query, headers, body, v2):
         file = self.file(file_id)
         upload_type = query.get("uploadType")
         if_match = headers.get("If-Match") if v2 else None
-        if upload_type == "media":
-            interleaved = self.write_content(file, body, if_match)
-            reply = self.v2_reply(200, file) if v2 else self.file_reply(200, file, query)
-            reply.note["interleaved"] = interleaved
-            return reply
-        if upload_type == "multipart" and not v2:
-            metadata, content, media_type = self.multipart(headers, body)
-            interleaved = self.write_content(file, content)
-            if metadata.get("name"):
-                file.name = metadata["name"]
-            reply = self.file_reply(200, file, query)
+        if upload_type in ("media", "multipart"):
+            metadata, content = {}, body
+            if upload_type == "multipart":
+                metadata, content, _ = self.multipart(headers, body)
+            interleaved = self.write_content(file, content, if_match)
+            self.apply_metadata(file, self.v3_metadata(metadata, v2))
+            reply = self.reply(file, query, v2)
             reply.note["interleaved"] = interleaved
             return reply
         if upload_type == "resumable":
-            if if_match is not None and if_match != "*" and if_match != file.etag:
-                raise drive_error(412, "conditionNotMet", "Precondition Failed",
-                                  location="If-Match", location_type="header")
-            session = UploadSession("update", self.json_metadata(body), file_id,
-                                    self.declared_length(headers),
-                                    file.etag if if_match is not None else None,
+            self.check_if_match(file, if_match, "open")
+            session = UploadSession("update", self.v3_metadata(self.json_metadata(body), v2),
+                                    file_id, self.declared_length(headers), if_match,
                                     query.get("fields"), v2, None)
             version = "v2" if v2 else "v3"
             return self.open_session(session, f"/upload/drive/{version}/files/{file_id}")
@@ -1120,6 +1546,7 @@ class Drive:
             return self.session_result(session)
         content_range = headers.get("Content-Range")
         received = len(session.received)
+        interleaved = False
         if content_range is None:
             if received:
                 raise drive_error(400, "badRequest",
@@ -1158,13 +1585,17 @@ class Drive:
                                   f"a multiple of {CHUNK_GRANULARITY} bytes.")
             if session.total is not None and end + 1 > session.total:
                 raise drive_error(400, "badRequest", "The chunk ends after the declared total.")
+            if not is_final and session.kind != "create":
+                interleaved = self.state.interleave_at(self.file(session.file_id), "chunk")
             session.received.extend(body[received - start:])
         if session.total is not None and len(session.received) == session.total:
             return self.finish_session(session)
         headers_out = []
         if session.received:
             headers_out.append(("Range", f"bytes=0-{len(session.received) - 1}"))
-        return Reply(308, b"", None, headers_out)
+        reply = Reply(308, b"", None, headers_out)
+        reply.note["interleaved"] = interleaved
+        return reply
 
     def finish_session(self, session):
         content = bytes(session.received)
@@ -1174,9 +1605,8 @@ class Drive:
                                  session.metadata.get("mimeType"))
         else:
             file = self.file(session.file_id)
-            interleaved = self.write_content(file, content, session.if_match)
-            if session.metadata.get("name"):
-                file.name = session.metadata["name"]
+            interleaved = self.write_content(file, content, session.if_match, "finish")
+            self.apply_metadata(file, session.metadata)
         session.result = file.id
         session.received = bytearray()
         reply = self.session_result(session)
@@ -1185,9 +1615,7 @@ class Drive:
 
     def session_result(self, session):
         file = self.file(session.result)
-        if session.v2:
-            return self.v2_reply(200, file)
-        return self.file_reply(200, file, {"fields": session.fields} if session.fields else {})
+        return self.reply(file, {"fields": session.fields} if session.fields else {}, session.v2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1220,8 +1648,18 @@ class Control:
             if name == "faults" and method == "GET":
                 return json_reply(200, state.faults)
             if name == "interleave" and method == "POST":
-                state.interleave = {"content": self.content_of(data), "name": data.get("name"),
-                                    "remaining": int(data.get("count", 1)), "armed": set()}
+                if data.get("clear"):
+                    state.interleave = None
+                    return json_reply(200, {"armed": False})
+                at = data.get("at", "write")
+                if at not in ("write", "list", "download", "chunk"):
+                    return json_reply(400, {"error": f"unknown interleave point '{at}'"})
+                # A list makes a device that writes something new each time, in turn.
+                contents = ([base64.b64decode(item) for item in data["contentsBase64"]]
+                            if "contentsBase64" in data else [self.content_of(data)])
+                state.interleave = {"contents": contents, "name": data.get("name"),
+                                    "remaining": int(data.get("count", len(contents))),
+                                    "armed": set(), "at": at, "written": 0}
                 return json_reply(200, {"armed": True})
             if name == "deny" and method == "POST":
                 state.deny_next += int(data.get("count", 1))
@@ -1233,9 +1671,15 @@ class Control:
                 state.clock_offset = float(data.get("offset", 0))
                 return json_reply(200, {"offset": state.clock_offset})
             if name == "settings" and method == "POST":
-                if "accessTokenLifetime" in data:
-                    state.lifetime = int(data["accessTokenLifetime"])
-                return json_reply(200, {"accessTokenLifetime": state.lifetime})
+                if not isinstance(data, dict):
+                    return json_reply(400, {"error": "settings are a JSON object"})
+                try:
+                    state.settings = checked_settings(data, state.settings)
+                except ValueError as error:
+                    return json_reply(400, {"error": str(error)})
+                return json_reply(200, state.settings)
+            if name == "settings" and method == "GET":
+                return json_reply(200, state.settings)
             if name == "expire-access-tokens" and method == "POST":
                 for record in state.access_tokens.values():
                     record["expires"] = 0
@@ -1427,6 +1871,10 @@ class Handler(BaseHTTPRequestHandler):
     def append_log(self, entry):
         with self.server.state.lock:
             self.server.state.log.append(entry)
+        if self.server.request_log is not None:
+            # One write of one line on an O_APPEND descriptor: emulators running side by side
+            # can share the file without mixing their lines.
+            os.write(self.server.request_log, (json.dumps(entry) + "\n").encode())
 
     def raw(self, reply):
         state = self.server.state
@@ -1502,7 +1950,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--client-id", default="test-client-id")
     parser.add_argument("--client-secret", default="test-client-secret")
-    parser.add_argument("--access-token-lifetime", type=int, default=3600, metavar="SECONDS")
+    parser.add_argument("--access-token-lifetime", type=int, metavar="SECONDS",
+                        default=DEFAULT_SETTINGS["accessTokenLifetime"])
+    parser.add_argument("--if-match", choices=IF_MATCH_MODES, default=DEFAULT_SETTINGS["ifMatch"],
+                        help="when a v2 If-Match is checked (default: %(default)s)")
+    parser.add_argument("--revisions-kept", type=int, metavar="N",
+                        default=DEFAULT_SETTINGS["revisionsKept"],
+                        help="unpinned revisions kept per file (default: %(default)s)")
+    parser.add_argument("--revision-max-age-days", type=float, metavar="DAYS",
+                        default=DEFAULT_SETTINGS["revisionMaxAgeDays"],
+                        help="age after which an unpinned, superseded revision goes "
+                             "(default: %(default)s)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--state-file", help="load state from and save it to this JSON file")
     parser.add_argument("--ignore-stdin", action="store_true",
@@ -1510,7 +1968,14 @@ def main(argv=None):
                              "stop it with SIGTERM)")
     options = parser.parse_args(argv)
 
-    state = State(options.client_id, options.client_secret, options.access_token_lifetime)
+    try:
+        settings = checked_settings({
+            "accessTokenLifetime": options.access_token_lifetime, "ifMatch": options.if_match,
+            "revisionsKept": options.revisions_kept,
+            "revisionMaxAgeDays": options.revision_max_age_days}, DEFAULT_SETTINGS)
+    except ValueError as error:
+        parser.error(str(error))
+    state = State(options.client_id, options.client_secret, settings)
     if options.state_file and os.path.exists(options.state_file):
         state.load(options.state_file)
     server = Server(("127.0.0.1", options.port), Handler)
@@ -1519,6 +1984,10 @@ def main(argv=None):
     server.oauth = OAuth(state)
     server.drive = Drive(state, server.oauth, base_url)
     server.control = Control(state, server.oauth)
+    server.request_log = None
+    if os.environ.get(REQUEST_LOG_VARIABLE):
+        server.request_log = os.open(os.environ[REQUEST_LOG_VARIABLE],
+                                     os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def stop(signum, frame):
         threading.Thread(target=server.shutdown, daemon=True).start()

@@ -28,9 +28,13 @@ SCOPE = "https://www.googleapis.com/auth/drive.appdata"
 CHUNK = 256 * 1024
 
 
-def start_emulator(*arguments):
+def start_emulator(*arguments, environment=None):
+    """An emulator on a free port. It never joins the request sweep's log unless asked (these
+    tests send Google-invalid requests on purpose)."""
+    if environment is None:
+        environment = {k: v for k, v in os.environ.items() if k != "GOOGLE_EMULATOR_REQUEST_LOG"}
     process = subprocess.Popen([sys.executable, EMULATOR, *arguments], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE)
+                               stdout=subprocess.PIPE, env=environment)
     line = process.stdout.readline().decode()
     if not line.startswith("LISTENING http://127.0.0.1:"):
         process.kill()
@@ -369,8 +373,9 @@ class DriveTests(DriveTestCase):
     def test_missing_credentials_answer_401_required(self):
         status, _, answer = self.client.json("GET", "/drive/v3/files?spaces=appDataFolder")
         self.assertEqual(status, 401)
-        self.assertEqual(set(answer["error"]), {"code", "message", "errors"})
+        self.assertEqual(set(answer["error"]), {"code", "message", "errors", "status"})
         self.assertEqual(answer["error"]["errors"][0]["reason"], "required")
+        self.assertEqual(answer["error"]["status"], "UNAUTHENTICATED")
 
     def test_create_with_generated_id_then_list_download_and_409_on_retry(self):
         file_id = self.new_id()
@@ -523,6 +528,290 @@ class DriveTests(DriveTestCase):
         self.assertEqual((download["requestBytes"], download["responseBytes"]), (0, 10))
         self.assertEqual(upload["requestBytes"], 3)
         self.assertGreater(upload["responseBytes"], 0)
+
+
+class GoogleGrammarTests(DriveTestCase):
+    """What Google accepts that a strict reading of the docs might refuse, and the `fields`
+    and `q` grammars; Google's client itself runs in fidelity_google_client.py."""
+
+    def names(self, q):
+        status, _, answer = self.client.json(
+            "GET", "/drive/v3/files?" + urllib.parse.urlencode(
+                {"spaces": "appDataFolder", "q": q, "fields": "files(name)"}), headers=self.auth)
+        self.assertEqual(status, 200, (q, answer))
+        return sorted(f["name"] for f in answer["files"])
+
+    def test_query_language_operators(self):
+        self.client.json("POST", "/__emulator/files", json_body={
+            "name": "HelloWorld.json", "content": "1", "modifiedTime": "2026-01-01T00:00:00Z"})
+        self.client.json("POST", "/__emulator/files", json_body={
+            "name": "habit-backup.json", "content": "2", "modifiedTime": "2026-06-01T12:00:00Z"})
+        self.client.json("POST", "/__emulator/files", json_body={
+            "name": "notes.txt", "content": "3", "modifiedTime": "2026-03-01T00:00:00Z",
+            "mimeType": "text/plain"})
+        cases = {
+            "name contains 'Hello'": ["HelloWorld.json"],
+            "name contains 'World'": [],  # Google: prefix matching only
+            "name contains 'backup'": ["habit-backup.json"],
+            "not name contains 'habit'": ["HelloWorld.json", "notes.txt"],
+            "name = 'notes.txt' or (name contains 'habit' and trashed = false)":
+                ["habit-backup.json", "notes.txt"],
+            "modifiedTime > '2026-02-01T00:00:00' and modifiedTime <= '2026-06-01T12:00:00Z'":
+                ["habit-backup.json", "notes.txt"],
+            "modifiedTime < '2026-01-01T01:00:00+01:00'": [],
+            "mimeType != 'text/plain' and not (name = 'HelloWorld.json')": ["habit-backup.json"],
+            "mimeType contains 'text/'": ["notes.txt"],
+            "'appDataFolder' in parents and name != 'notes.txt'": ["HelloWorld.json", "habit-backup.json"],
+        }
+        for q, expected in cases.items():
+            with self.subTest(q=q):
+                self.assertEqual(self.names(q), expected)
+        for bad in ("name contains", "(name = 'x'", "modifiedTime > 'yesterday'", "name ~ 'x'",
+                    "name = 'x' and"):
+            status, _, answer = self.client.json(
+                "GET", "/drive/v3/files?spaces=appDataFolder&q=" + urllib.parse.quote(bad),
+                headers=self.auth)
+            self.assertEqual((status, answer["error"]["errors"][0]["location"]), (400, "q"), bad)
+
+    def test_fields_are_checked_against_the_resource_schemas(self):
+        file_id = self.seed("a.json", "{}")["id"]
+        accepted = {
+            f"/drive/v3/files/{file_id}?fields=" + urllib.parse.quote("id,capabilities/canEdit,*"),
+            f"/drive/v3/files/{file_id}?fields=" + urllib.parse.quote("appProperties/anyKey"),
+            "/drive/v3/files?spaces=appDataFolder&fields=" + urllib.parse.quote("files/id,files(name)"),
+            f"/drive/v2/files/{file_id}?fields=" + urllib.parse.quote("etag,parents(id)"),
+            f"/drive/v3/files/{file_id}/revisions?fields=" + urllib.parse.quote("revisions/md5Checksum"),
+        }
+        for path in accepted:
+            with self.subTest(path=path):
+                self.assertEqual(self.client.json("GET", path, headers=self.auth)[0], 200)
+        refused = {
+            f"/drive/v3/files/{file_id}?fields=etag": "etag",
+            f"/drive/v3/files/{file_id}?fields=id/name": "id/name",
+            "/drive/v3/files?spaces=appDataFolder&fields=files(md5checksum)": "md5checksum",
+            f"/drive/v2/files/{file_id}?fields=name": "name",
+            f"/drive/v3/files/{file_id}/revisions?fields=revisions(etag)": "etag",
+            f"/drive/v3/files/{file_id}?fields=" + urllib.parse.quote("files(id"): "files(id",
+        }
+        for path, bad in refused.items():
+            with self.subTest(path=path):
+                status, _, answer = self.client.json("GET", path, headers=self.auth)
+                self.assertEqual(status, 400)
+                self.assertEqual(answer["error"]["message"], f"Invalid field selection {bad}")
+                self.assertEqual(answer["error"]["status"], "INVALID_ARGUMENT")
+
+    def test_multipart_with_lf_line_endings_and_a_quoted_boundary(self):
+        body = (b'--==b 1==\n'
+                b'Content-Type: application/json\n\n'
+                b'{"name": "lf.json", "parents": ["appDataFolder"]}\n'
+                b'--==b 1==\n'
+                b'Content-Type: application/json\n'
+                b'Content-Transfer-Encoding: binary\n\n'
+                b'{"a": 1}\n'
+                b'--==b 1==--')
+        status, _, answer = self.client.json(
+            "POST", "/upload/drive/v3/files?uploadType=multipart&fields=name,size", body=body,
+            headers={"Content-Type": 'multipart/related; boundary="==b 1=="', **self.auth})
+        self.assertEqual((status, answer), (200, {"name": "lf.json", "size": "8"}))
+
+    def test_range_downloads_answer_206_with_content_range(self):
+        file_id = self.seed("a.json", "0123456789")["id"]
+        path = f"/drive/v3/files/{file_id}?alt=media"
+        for range_header, status, body, content_range in (
+                ("bytes=2-4", 206, b"234", "bytes 2-4/10"), ("bytes=7-", 206, b"789", "bytes 7-9/10"),
+                ("bytes=-2", 206, b"89", "bytes 8-9/10"), ("bytes=5-99", 206, b"56789", "bytes 5-9/10"),
+                ("bytes=10-", 416, None, "bytes */10"), ("items=1-2", 200, b"0123456789", None)):
+            with self.subTest(range_header=range_header):
+                got, headers, data = self.client.request(
+                    "GET", path, headers={"Range": range_header, **self.auth})
+                self.assertEqual((got, headers.get("content-range")), (status, content_range))
+                if body is not None:
+                    self.assertEqual(data, body)
+
+    def test_v2_alt_media_serves_the_bytes_and_metadata_only_create(self):
+        file_id = self.seed("a.json", "v2 content")["id"]
+        _, headers, data = self.client.request("GET", f"/drive/v2/files/{file_id}?alt=media",
+                                               headers=self.auth)
+        self.assertEqual(data, b"v2 content")
+        status, _, created = self.client.json(
+            "POST", "/drive/v3/files?fields=id,name,size,md5Checksum",
+            json_body={"name": "empty.json", "parents": ["appDataFolder"]}, headers=self.auth)
+        self.assertEqual((status, created["size"], created["md5Checksum"]),
+                         (200, "0", hashlib.md5(b"").hexdigest()))
+
+    def test_a_rename_moves_version_modified_time_and_the_v2_etag(self):
+        file_id = self.seed("a.json", "x")["id"]
+        before = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 5})
+        self.client.json("PATCH", f"/drive/v3/files/{file_id}", json_body={"name": "b.json"},
+                         headers=self.auth)
+        after = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]
+        self.assertEqual(int(after["version"]), int(before["version"]) + 1)
+        self.assertGreater(after["modifiedDate"], before["modifiedDate"])
+        self.assertNotEqual(after["etag"], before["etag"])
+        self.assertEqual(after["headRevisionId"], before["headRevisionId"], "no new revision")
+
+
+class RevisionTests(DriveTestCase):
+    """Revisions as Google documents them, and the retention switches (revisionsKept,
+    revisionMaxAgeDays) the product must not depend on."""
+
+    def upload(self, file_id, content):
+        status, _, answer = self.client.json(
+            "PATCH", f"/upload/drive/v3/files/{file_id}?uploadType=media", body=content,
+            headers=self.auth)
+        self.assertEqual(status, 200, answer)
+
+    def revisions(self, file_id, **query):
+        query.setdefault("fields", "nextPageToken,revisions(id,size,md5Checksum,keepForever,modifiedTime)")
+        status, _, answer = self.client.json(
+            "GET", f"/drive/v3/files/{file_id}/revisions?" + urllib.parse.urlencode(query),
+            headers=self.auth)
+        self.assertEqual(status, 200, answer)
+        return answer
+
+    def settings(self, **changes):
+        return self.client.json("POST", "/__emulator/settings", json_body=changes)
+
+    def test_every_content_upload_is_a_revision_with_its_own_bytes(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        self.upload(file_id, b"two!")
+        self.client.request("PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                            body=b"three", headers=self.auth)
+        self.client.json("PATCH", f"/drive/v3/files/{file_id}", json_body={"name": "renamed.json"},
+                         headers=self.auth)
+        revisions = self.revisions(file_id)["revisions"]
+        contents = [b"one", b"two!", b"three"]
+        self.assertEqual([r["size"] for r in revisions], [str(len(c)) for c in contents],
+                         "three uploads, three revisions; a rename makes none")
+        self.assertEqual([r["md5Checksum"] for r in revisions],
+                         [hashlib.md5(c).hexdigest() for c in contents])
+        self.assertEqual({r["keepForever"] for r in revisions}, {False})
+        for revision, content in zip(revisions, contents):
+            path = f"/drive/v3/files/{file_id}/revisions/{revision['id']}"
+            _, _, data = self.client.request("GET", path + "?alt=media", headers=self.auth)
+            self.assertEqual(data, content)
+            _, _, meta = self.client.json("GET", path, headers=self.auth)
+            self.assertEqual(set(meta), {"kind", "id", "mimeType", "modifiedTime"},
+                             "a revision's default fields are Google's four")
+        _, _, file = self.client.json(
+            "GET", f"/drive/v3/files/{file_id}?fields=headRevisionId,md5Checksum", headers=self.auth)
+        self.assertEqual(file["headRevisionId"], revisions[-1]["id"])
+        self.assertEqual(file["md5Checksum"], revisions[-1]["md5Checksum"])
+
+    def test_revision_list_pages_with_page_token(self):
+        file_id = self.seed("habit-backup.json", "1")["id"]
+        for content in (b"2", b"3"):
+            self.upload(file_id, content)
+        first = self.revisions(file_id, pageSize=2)
+        self.assertEqual([r["size"] for r in first["revisions"]], ["1", "1"])
+        second = self.revisions(file_id, pageSize=2, pageToken=first["nextPageToken"])
+        self.assertEqual(len(second["revisions"]), 1)
+        self.assertNotIn("nextPageToken", second)
+        ids = [r["id"] for r in first["revisions"] + second["revisions"]]
+        self.assertEqual(len(set(ids)), 3)
+
+    def test_retention_keeps_the_head_and_pinned_revisions_by_count_and_age(self):
+        status, _, answer = self.settings(revisionsKept=2, revisionMaxAgeDays=30)
+        self.assertEqual((status, answer["revisionsKept"]), (200, 2))
+        file_id = self.seed("habit-backup.json", "r1")["id"]
+        pinned = self.revisions(file_id)["revisions"][0]["id"]
+        status, _, answer = self.client.json(
+            "PATCH", f"/drive/v3/files/{file_id}/revisions/{pinned}?fields=id,keepForever",
+            json_body={"keepForever": True}, headers=self.auth)
+        self.assertEqual((status, answer), (200, {"id": pinned, "keepForever": True}))
+        for content in (b"r2", b"r3", b"r4"):
+            self.upload(file_id, content)
+        sizes = [hashlib.md5(c).hexdigest() for c in (b"r1", b"r3", b"r4")]
+        self.assertEqual([r["md5Checksum"] for r in self.revisions(file_id)["revisions"]], sizes,
+                         "two unpinned kept (the newest), the pinned one besides")
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 31 * 86400})
+        left = self.revisions(file_id)["revisions"]
+        self.assertEqual([r["md5Checksum"] for r in left], [sizes[0], sizes[2]],
+                         "past the age limit only the pinned and the head stay")
+
+    def test_keep_forever_patch_and_delete(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        self.upload(file_id, b"two")
+        first, head = [r["id"] for r in self.revisions(file_id)["revisions"]]
+        path = f"/drive/v3/files/{file_id}/revisions"
+        status, _, answer = self.client.json("PATCH", f"{path}/{first}", json_body={"keepForever": "yes"},
+                                             headers=self.auth)
+        self.assertEqual(status, 400, "keepForever is a boolean")
+        status, _, _ = self.client.request("DELETE", f"{path}/{first}", headers=self.auth)
+        self.assertEqual(status, 204)
+        status, _, answer = self.client.json("GET", f"{path}/{first}", headers=self.auth)
+        self.assertEqual((status, answer["error"]["errors"][0]["reason"]), (404, "notFound"))
+        status, _, answer = self.client.json("DELETE", f"{path}/{head}", headers=self.auth)
+        self.assertEqual(status, 400, "the last remaining revision cannot be deleted")
+        _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
+        self.assertEqual(data, b"two")
+
+    def test_deleting_the_head_makes_the_previous_revision_the_content(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        self.upload(file_id, b"two")
+        first, head = [r["id"] for r in self.revisions(file_id)["revisions"]]
+        before = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]
+        self.client.request("DELETE", f"/drive/v3/files/{file_id}/revisions/{head}", headers=self.auth)
+        after = self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]
+        self.assertEqual((after["headRevisionId"], after["md5Checksum"]),
+                         (first, hashlib.md5(b"one").hexdigest()))
+        self.assertNotEqual(after["etag"], before["etag"])
+
+    def test_settings_are_checked_and_reset_restores_them(self):
+        for bad in ({"ifMatch": "sometimes"}, {"revisionsKept": 0}, {"revisionMaxAgeDays": "30"},
+                    {"revisionsKept": True}, {"retention": 5}):
+            status, _, answer = self.settings(**bad)
+            self.assertEqual(status, 400, bad)
+            self.assertIn(next(iter(bad)), answer["error"])
+        self.settings(ifMatch="ignore", revisionsKept=7)
+        self.client.request("POST", "/__emulator/reset")
+        _, _, settings = self.client.json("GET", "/__emulator/settings")
+        self.assertEqual((settings["ifMatch"], settings["revisionsKept"],
+                          settings["revisionMaxAgeDays"]), ("honour", 100, 30))
+
+
+class IfMatchModeTests(DriveTestCase):
+    """The `ifMatch` switch: where a v2 `If-Match` is checked (Google does not document it)."""
+
+    def etag(self, file_id):
+        return self.client.json("GET", f"/drive/v2/files/{file_id}", headers=self.auth)[2]["etag"]
+
+    def open_session(self, file_id, etag):
+        status, headers, _ = self.client.request(
+            "PUT", f"/upload/drive/v2/files/{file_id}?uploadType=resumable",
+            headers={"If-Match": etag, "X-Upload-Content-Length": "4", **self.auth})
+        if status != 200:
+            return status, None
+        return status, urllib.parse.urlsplit(headers["location"])._replace(scheme="", netloc="").geturl()
+
+    def outcomes(self, mode):
+        """(simple stale write, session opened with a stale etag, session whose file changed
+        before it completed) -> statuses."""
+        self.client.request("POST", "/__emulator/settings", json_body={"ifMatch": mode})
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        stale = self.etag(file_id)
+        self.client.request("PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                            body=b"two", headers=self.auth)
+        simple = self.client.request("PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                                     body=b"mine", headers={"If-Match": stale, **self.auth})[0]
+        opened_stale = self.open_session(file_id, stale)[0]
+        status, session = self.open_session(file_id, self.etag(file_id))
+        self.assertEqual(status, 200)
+        self.client.request("PUT", f"/upload/drive/v2/files/{file_id}?uploadType=media",
+                            body=b"them", headers=self.auth)
+        finished = self.client.request("PUT", session, body=b"mine",
+                                       headers={"Content-Range": "bytes 0-3/4"})[0]
+        return simple, opened_stale, finished
+
+    def test_honour_checks_every_write(self):
+        self.assertEqual(self.outcomes("honour"), (412, 412, 412))
+
+    def test_open_only_never_checks_when_a_session_completes(self):
+        self.assertEqual(self.outcomes("open-only"), (412, 412, 200))
+
+    def test_ignore_never_checks(self):
+        self.assertEqual(self.outcomes("ignore"), (200, 200, 200))
 
 
 class ConcurrencyTests(DriveTestCase):
@@ -813,6 +1102,26 @@ class LifecycleTests(unittest.TestCase):
         process.stdout.close()
         self.assertEqual([f["name"] for f in json.loads(data)], ["a.json"])
         self.assertEqual(os.stat(path).st_mode & 0o077, 0, "the state file holds tokens: 0600")
+
+    def test_switches_on_the_command_line_hold_across_resets(self):
+        process, base = start_emulator("--if-match", "open-only", "--revisions-kept", "3",
+                                       "--revision-max-age-days", "0.5")
+        client = Client(base)
+        client.request("POST", "/__emulator/settings", json_body={"ifMatch": "ignore"})
+        client.request("POST", "/__emulator/reset")
+        _, _, settings = client.json("GET", "/__emulator/settings")
+        process.stdin.close()
+        process.wait(timeout=10)
+        process.stdout.close()
+        self.assertEqual((settings["ifMatch"], settings["revisionsKept"],
+                          settings["revisionMaxAgeDays"]), ("open-only", 3, 0.5))
+
+    def test_a_bad_switch_is_refused_with_its_name(self):
+        result = subprocess.run([sys.executable, EMULATOR, "--revisions-kept", "0"],
+                                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("revisionsKept must be a whole number, 1 or more", result.stderr)
+        self.assertEqual(result.stdout, "", "no LISTENING line when it does not start")
 
 
 if __name__ == "__main__":

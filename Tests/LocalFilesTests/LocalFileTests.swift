@@ -150,7 +150,9 @@ import Testing
     }
 
     /// A write killed midway leaves its temporary file; the next write to the same target
-    /// removes it when its writer is gone, and leaves a live writer's alone.
+    /// removes it as soon as its writer is gone, however fresh. A pid that runs keeps its
+    /// file while it is being written, and loses it once untouched for ten minutes: that
+    /// pid was given to another process since (a 55 MB leftover must not stay for ever).
     @Test func aKilledWritersTemporaryIsRemovedByTheNextWrite() throws {
         let finished = Process()
         finished.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -158,16 +160,16 @@ import Testing
         finished.waitUntilExit()
         let dead = finished.processIdentifier
         let gone = folder.appendingPathComponent(".state.json.tmp-\(dead)-a1")
+        let fresh = folder.appendingPathComponent(".state.json.tmp-\(dead)-d4")
         let live = folder.appendingPathComponent(".state.json.tmp-\(getpid())-b2")
+        let reused = folder.appendingPathComponent(".state.json.tmp-\(getpid())-e5")
         let other = folder.appendingPathComponent(".other.json.tmp-\(dead)-c3")
         // Named like ours but not in our shape: never ours to delete.
         let lookalike = folder.appendingPathComponent(".state.json.tmp-\(dead)")
-        // In our shape but written a moment ago: perhaps a live writer elsewhere.
-        let fresh = folder.appendingPathComponent(".state.json.tmp-\(dead)-d4")
         let anHourAgo = Date(timeIntervalSinceNow: -3600)
-        for leftover in [gone, live, other, lookalike, fresh] {
+        for leftover in [gone, fresh, live, reused, other, lookalike] {
             try Data([1]).write(to: leftover)
-            if leftover != fresh {
+            if ![fresh, live].contains(leftover) {
                 try FileManager.default.setAttributes(
                     [.modificationDate: anHourAgo], ofItemAtPath: leftover.path)
             }
@@ -177,8 +179,7 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(
             names
-                == ([other, live, lookalike, fresh].map(\.lastPathComponent) + ["state.json"])
-                .sorted())
+                == ([other, live, lookalike].map(\.lastPathComponent) + ["state.json"]).sorted())
     }
 
     /// Chunks of any size, empty ones too, land in order and nothing else does.
@@ -253,6 +254,19 @@ import Testing
         #expect(try FileLock(path: path) == nil)
         first = nil
         #expect(try FileLock(path: path) != nil)
+    }
+
+    /// A folder that could not be made (a read-only config home) is not one to make
+    /// writable: the advice names the nearest folder that exists.
+    @Test func theFixForAFolderThatCouldNotBeMadeNamesTheNearestExistingOne() throws {
+        let missing = folder.appendingPathComponent("a/b/c").path
+        for code in [EROFS, EACCES] {
+            let error = LocalFileError(path: missing, operation: "create the folder", errno: code)
+            #expect(error.writeFix == "make \(folder.path) writable")
+        }
+        let inside = LocalFileError(
+            path: folder.path, operation: "create a file in this folder", errno: EROFS)
+        #expect(inside.writeFix == "make \(folder.path) writable")
     }
 
     @Test func makeDirectoryCreatesParents() throws {

@@ -6,7 +6,10 @@ import Foundation
 /// The emulator prints `LISTENING http://127.0.0.1:<port>` once it accepts connections; `init`
 /// reads that line from the pipe (no sleeping, no polling). Its standard input is a pipe this
 /// object holds open: when the test process dies for any reason, the pipe closes and the
-/// emulator exits by itself, so a crashed test never leaves a server running.
+/// emulator exits by itself, so a crashed test never leaves a server running. It inherits this
+/// process's environment: under `make test`, `GOOGLE_EMULATOR_REQUEST_LOG` names the file every
+/// emulator appends its requests to, which the request sweep then checks against Google's
+/// discovery documents.
 ///
 ///     let emulator = try Emulator()
 ///     defer { emulator.stop() }
@@ -167,13 +170,43 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "faults", ["clear": true])
     }
 
-    /// "Another device writes `content` to the file between this client's next read of it (a
-    /// listing that shows it counts) and its next write to it" (only files named `name`, when
-    /// given), `count` times.
-    public func interleave(_ content: Data, name: String? = nil, count: Int = 1) throws {
-        var body: [String: Any] = ["contentBase64": content.base64EncodedString(), "count": count]
+    /// When "another device" writes (see `interleave`).
+    public enum InterleavePoint: String, Sendable {
+        /// Between this client's next read of the file (a listing that shows it counts) and
+        /// its next write to it: just before the write.
+        case write
+        /// Right after this client's next listing that shows the file.
+        case list
+        /// Right after this client's next download of the file's bytes.
+        case download
+        /// Before this client's next chunk, not the last, of a resumable upload to the file.
+        case chunk
+    }
+
+    /// "Another device writes `content` to the file" at `point` of this client's exchange
+    /// with it (only files named `name`, when given), `count` times.
+    public func interleave(
+        _ content: Data, name: String? = nil, count: Int = 1, at point: InterleavePoint = .write
+    ) throws {
+        try interleave(each: [content], name: name, count: count, at: point)
+    }
+
+    /// The same with a device that writes each of `contents` in turn, once each by default.
+    public func interleave(
+        each contents: [Data], name: String? = nil, count: Int? = nil,
+        at point: InterleavePoint = .write
+    ) throws {
+        var body: [String: Any] = [
+            "contentsBase64": contents.map { $0.base64EncodedString() },
+            "count": count ?? contents.count, "at": point.rawValue,
+        ]
         if let name { body["name"] = name }
         try control("POST", "interleave", body)
+    }
+
+    /// The other device stops writing: an `interleave` not yet spent is forgotten.
+    public func clearInterleave() throws {
+        try control("POST", "interleave", ["clear": true])
     }
 
     /// The next authorization answers `error=access_denied`, as if the user clicked "Cancel".
@@ -196,6 +229,31 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "settings", ["accessTokenLifetime": seconds])
     }
 
+    /// Where the emulator checks a Drive v2 `If-Match` (Google does not document it).
+    public enum IfMatchEnforcement: String, Sendable {
+        /// At a one-request upload, when a resumable session opens and when it completes.
+        case honour
+        /// As `honour`, but never when a resumable session completes.
+        case openOnly = "open-only"
+        /// Never: a stale etag is written over.
+        case ignore
+    }
+
+    /// Sets the switches for Google's undocumented behaviour until the next `reset()`; nil
+    /// leaves a setting as it is. `revisionsKept`: unpinned revisions a file keeps (default
+    /// 100); `revisionMaxAgeDays`: their age limit (default 30) on the emulator's clock, which
+    /// `setClockOffset` moves.
+    public func configure(
+        ifMatch: IfMatchEnforcement? = nil, revisionsKept: Int? = nil,
+        revisionMaxAgeDays: Double? = nil
+    ) throws {
+        var settings: [String: Any] = [:]
+        if let ifMatch { settings["ifMatch"] = ifMatch.rawValue }
+        if let revisionsKept { settings["revisionsKept"] = revisionsKept }
+        if let revisionMaxAgeDays { settings["revisionMaxAgeDays"] = revisionMaxAgeDays }
+        try control("POST", "settings", settings)
+    }
+
     public func expireAccessTokens() throws {
         try control("POST", "expire-access-tokens", [:])
     }
@@ -209,7 +267,8 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "expire-upload-sessions", [:])
     }
 
-    /// Forgets files, tokens, faults and the log (the list of secrets is kept for leak scans).
+    /// Forgets files, tokens, faults and the log (the list of secrets is kept for leak scans),
+    /// and puts the settings back to their start-up values.
     public func reset() throws {
         try control("POST", "reset", [:])
     }
@@ -338,8 +397,20 @@ public struct EmulatorFile: Decodable, Sendable {
     public var etag: String
     public var createdTime: String
     public var modifiedTime: String
+    public var headRevisionId: String
+    /// Oldest first; the last is the head.
+    public var revisions: [EmulatorRevision]
     public var contentBase64: String
 
     public var content: Data { Data(base64Encoded: contentBase64) ?? Data() }
     public var isInAppFolder: Bool { spaces == ["appDataFolder"] }
+}
+
+/// One stored content of a Drive file, with Google's field names.
+public struct EmulatorRevision: Decodable, Sendable {
+    public var id: String
+    public var md5Checksum: String
+    public var size: String
+    public var modifiedTime: String
+    public var keepForever: Bool
 }

@@ -44,13 +44,17 @@ public func run(
         stderr: String(decoding: errData, as: UTF8.self))
 }
 
-/// Runs the built `cloudbackup` with `arguments`. The environment is minimal and explicit
-/// (plus `extraEnvironment`) so the developer's own config never leaks into a test.
+/// The minimal, explicit environment of a test's `cloudbackup`, so the developer's own config
+/// never leaks into a test.
+public let testEnvironment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+
+/// Runs the built `cloudbackup` with `arguments` in `testEnvironment` plus
+/// `extraEnvironment`.
 public func cloudbackup(
     _ arguments: [String], environment extraEnvironment: [String: String] = [:],
     stdin: Data? = nil, workingDirectory: URL? = nil
 ) throws -> RunResult {
-    var environment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/nonexistent"]
+    var environment = testEnvironment
     environment.merge(extraEnvironment) { _, new in new }
     return try run(
         Paths.binary, arguments, environment: environment, stdin: stdin,

@@ -1,4 +1,4 @@
-/// The typed form of a schema-3 backup (SPEC §2). Older schemas are migrated into it.
+/// The typed form of a schema-4 backup (SPEC §2, §2c). Older schemas are migrated into it.
 ///
 /// Collections that are JSON objects in the file are sorted arrays here, ordered the way the
 /// canonical writer orders their keys (UTF-8 bytes of the key). Sorted arrays make the
@@ -6,14 +6,15 @@
 /// collection instead of a hash table, which matters at a million day logs.
 public struct BackupDocument: Equatable, Sendable {
     public static let format = "habit-backup"
-    public static let currentSchemaVersion = 3
+    public static let currentSchemaVersion = 4
 
     public var exportedAt: Timestamp
     public var deviceId: DeviceID
     public var settings: Settings
     /// Sorted by `id`, unique.
     public var challenges: [Challenge]
-    /// Sorted by `key` (its UTF-8 bytes), unique.
+    /// Sorted by `key` (its UTF-8 bytes), unique. Each names a live challenge or, "kept"
+    /// (SPEC §2c), a tombstone: a kept log waits for an edit that revives its challenge.
     public var dayLogs: [DayLog]
     /// Sorted by `id`, unique.
     public var tombstones: [Tombstone]

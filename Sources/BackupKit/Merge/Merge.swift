@@ -5,7 +5,11 @@
 /// Challenges and tombstones share their key (the challenge id), so one walk over four
 /// cursors (local copies, local tombstones, incoming copies, incoming tombstones) settles each
 /// id completely — rules 1, 7, 8, 2, 3, 4 in that order — and counts it once. Day logs follow
-/// in a two-way walk that knows which challenges survived (rule 5) and which were held back.
+/// in a two-way walk that knows, per challenge, whether it ended live or tombstoned and what
+/// happened to it on the way (held back, deleted here, revived): rule 5 merges every day log
+/// by key, keeps it under a tombstone while its challenge is deleted, and drops it only when
+/// its challenge is neither live nor tombstoned, so no delete that a later edit undoes loses
+/// a check-in, in whatever order devices sync.
 ///
 /// Worked example, `now` 2026-11-29, window 90 days:
 ///
@@ -134,6 +138,8 @@ private struct Merger {
         result.challenges.reserveCapacity(max(local.challenges.count, incoming.challenges.count))
         /// Challenges held back with their incoming day logs, and why.
         var heldBack: [ChallengeID: MergeDecision.Reason] = [:]
+        /// What the day-log walk must know beyond each id's end state.
+        var logContext: [ChallengeID: LogContext] = [:]
 
         var cursor = IDCursor(local: local, incoming: incoming)
         while let (id, entry) = cursor.next() {
@@ -183,6 +189,8 @@ private struct Merger {
                 if options.clockGuard {
                     tombstoneHeldBack = true
                     incomingTombstone = nil
+                    // The day logs kept under it are held back with it, as a held-back copy's.
+                    heldBack[id] = .future
                     decide(item, .neither, .future, incoming: version(tombstone))
                 }
             }
@@ -245,10 +253,16 @@ private struct Merger {
                         incoming: incomingVersion)
                 } else {
                     tombstone = nil
+                    logContext[id] = .revived(kept: tombstoneSide)
                     decide(
                         item, copySide, .editedAfterDelete, local: localVersion,
                         incoming: incomingVersion)
                 }
+            }
+            if let reason = heldBack[id] {
+                logContext[id] = .heldBack(reason)
+            } else if localCopy != nil, !survives {
+                logContext[id] = .deletedHere
             }
             if survives, let survivor = copy {
                 result.challenges.append(survivor)
@@ -294,13 +308,14 @@ private struct Merger {
         }
 
         result.dayLogs = mergeDayLogs(
-            local: local.dayLogs, incoming: incoming.dayLogs, survivors: result.challenges,
-            heldBack: heldBack)
+            local: local.dayLogs, incoming: incoming.dayLogs,
+            fates: LogFates(result: result, context: logContext))
         return MergeOutcome(
             document: result, report: report, decisions: decisions, futureStamped: futureStamped)
     }
 
-    /// Rules 2 and 5 for day logs, with the incoming ones the guards hold back.
+    /// Rules 2 and 5 for day logs, with the incoming ones the guards hold back: each key's
+    /// winner is live when its challenge is, kept when it is tombstoned, else dropped.
     ///
     /// Many day logs are merged in two halves of the keys on two cores: the larger side's
     /// logs split at their middle key, the other side's where that key would go, so every key
@@ -310,10 +325,7 @@ private struct Merger {
     /// gives. Both halves write into
     /// the result's storage, the second at an offset the first cannot reach (it has at most
     /// one log per key it was given), and is then moved down behind the first.
-    mutating func mergeDayLogs(
-        local: [DayLog], incoming: [DayLog], survivors: [Challenge],
-        heldBack: [ChallengeID: MergeDecision.Reason]
-    ) -> [DayLog] {
+    mutating func mergeDayLogs(local: [DayLog], incoming: [DayLog], fates: LogFates) -> [DayLog] {
         // Both sides' count bounds the result: reserving that much costs only address space,
         // while growing a million-log array would copy it and briefly hold it twice.
         let capacity = local.count + incoming.count
@@ -322,8 +334,7 @@ private struct Merger {
             guard capacity >= max(options.twoCoresFromLogs, 2) else {
                 count = mergeDayLogs(
                     local: local, incoming: incoming, localRange: local.indices,
-                    incomingRange: incoming.indices, survivors: survivors, heldBack: heldBack,
-                    into: output)
+                    incomingRange: incoming.indices, fates: fates, into: output)
                 return
             }
             // A first sync or a restore has one side (nearly) empty: split the other.
@@ -341,16 +352,15 @@ private struct Merger {
                 {
                     mergeDayLogs(
                         local: local, incoming: incoming, localRange: 0..<localMiddle,
-                        incomingRange: 0..<incomingMiddle, survivors: survivors,
-                        heldBack: heldBack, into: output)
+                        incomingRange: 0..<incomingMiddle, fates: fates, into: output)
                 },
                 {
                     var second = Merger(options: options)
                     let written = second.mergeDayLogs(
                         local: local, incoming: incoming,
                         localRange: localMiddle..<local.count,
-                        incomingRange: incomingMiddle..<incoming.count, survivors: survivors,
-                        heldBack: heldBack, into: shared.start)
+                        incomingRange: incomingMiddle..<incoming.count, fates: fates,
+                        into: shared.start)
                     return (second, written)
                 })
             (output + firstCount).moveInitialize(
@@ -366,17 +376,17 @@ private struct Merger {
     /// on; returns how many it wrote.
     mutating func mergeDayLogs(
         local: [DayLog], incoming: [DayLog], localRange: Range<Int>, incomingRange: Range<Int>,
-        survivors: [Challenge], heldBack: [ChallengeID: MergeDecision.Reason],
-        into output: UnsafeMutablePointer<DayLog>
+        fates: LogFates, into output: UnsafeMutablePointer<DayLog>
     ) -> Int {
         var written = 0
-        var lookup = SurvivorLookup(survivors: survivors)
+        var lookup = LogFateCursor(fates)
         var walk = KeyWalk(
             local: local, incoming: incoming, localRange: localRange,
             incomingRange: incomingRange)
         // Indices, not copies: a million day logs are read in place, and only the winner is
         // copied (into the result).
         while let (key, ours, incomingIndex) = walk.nextIndices() {
+            let (fate, context) = lookup.fate(of: key.challengeID)
             var theirs = incomingIndex
             var held = false
             if let log = theirs {
@@ -386,7 +396,7 @@ private struct Merger {
                     futureStamped.append(
                         FutureStampedItem(item: .dayLog(key), version: version(incoming[log])))
                 }
-                if let reason = heldBack.isEmpty ? nil : heldBack[key.challengeID] {
+                if case .heldBack(let reason) = context {
                     held = true
                     decide(
                         .dayLog(key), .neither, reason == .stale ? .stale : .withChallenge,
@@ -418,7 +428,7 @@ private struct Merger {
             }
 
             let hasWinner = fromIncoming || ours != nil
-            let survives = hasWinner && lookup.contains(key.challengeID)
+            let survives = hasWinner && fate != .dropped
             if survives {
                 if fromIncoming, let log = theirs {
                     (output + written).initialize(to: incoming[log])
@@ -429,19 +439,32 @@ private struct Merger {
                 }
             }
 
+            let winner: MergeDecision.Winner = fromIncoming ? .incoming : .local
+            let versions = (ours.map { version(local[$0]) }, theirs.map { version(incoming[$0]) })
             if held {
                 report.dayLogs.heldBack += 1
             } else if !survives {
                 report.dayLogs.droppedOrphans += 1
-                decide(
-                    .dayLog(key), .neither, .orphan, local: ours.map { version(local[$0]) },
-                    incoming: theirs.map { version(incoming[$0]) })
+                decide(.dayLog(key), .neither, .orphan, local: versions.0, incoming: versions.1)
+            } else if fate == .kept {
+                report.dayLogs.keptUnderTombstone += 1
+                // Not worth a line when it was kept here already and stays as it was.
+                if fromIncoming || context == .deletedHere {
+                    decide(
+                        .dayLog(key), winner, .keptUnderTombstone, local: versions.0,
+                        incoming: versions.1)
+                }
             } else if ours == nil {
                 report.dayLogs.added += 1
             } else if fromIncoming {
                 report.dayLogs.updated += 1
             } else {
                 report.dayLogs.unchanged += 1
+            }
+            if survives, fate == .live, context == .revived(kept: winner) {
+                decide(
+                    .dayLog(key), winner, .returnsWithChallenge, local: versions.0,
+                    incoming: versions.1)
             }
         }
         return written
@@ -503,31 +526,48 @@ private struct Merger {
             }
         }
 
+        // The backup's day logs, less those kept under a tombstone the window dropped.
+        var lookup = LogFateCursor(LogFates(result: result, context: [:]))
+        var dropped = false
         var walk = KeyWalk(local: local.dayLogs, incoming: incoming.dayLogs)
         while let (key, ours, theirs) = walk.next() {
-            if let log = theirs, log.updatedAt > options.futureLimit {
-                futureStamped.append(FutureStampedItem(item: .dayLog(key), version: version(log)))
-            }
-            switch (ours, theirs) {
-            case (let mine?, let log?):
-                if compareBytes(mine, log) == .identical {
-                    report.dayLogs.unchanged += 1
-                } else {
-                    report.dayLogs.updated += 1
-                    decide(
-                        .dayLog(log.key), .incoming, .replaced, local: version(mine),
-                        incoming: version(log))
-                }
-            case (nil, .some):
-                report.dayLogs.added += 1
-            case (let mine?, nil):
+            guard let log = theirs else {
                 // The report's shape has no "deleted" for day logs; a local log the backup
                 // does not have is dropped like an orphan.
                 report.dayLogs.droppedOrphans += 1
-                decide(.dayLog(mine.key), .neither, .replaced, local: version(mine))
-            case (nil, nil):
-                break
+                decide(.dayLog(key), .neither, .replaced, local: ours.map(version))
+                continue
             }
+            if log.updatedAt > options.futureLimit {
+                futureStamped.append(FutureStampedItem(item: .dayLog(key), version: version(log)))
+            }
+            switch lookup.fate(of: key.challengeID).fate {
+            case .dropped:
+                dropped = true
+                report.dayLogs.droppedOrphans += 1
+                decide(
+                    .dayLog(key), .neither, .orphan, local: ours.map(version),
+                    incoming: version(log))
+            case .kept:
+                report.dayLogs.keptUnderTombstone += 1
+            case .live:
+                if let mine = ours {
+                    if compareBytes(mine, log) == .identical {
+                        report.dayLogs.unchanged += 1
+                    } else {
+                        report.dayLogs.updated += 1
+                        decide(
+                            .dayLog(key), .incoming, .replaced, local: version(mine),
+                            incoming: version(log))
+                    }
+                } else {
+                    report.dayLogs.added += 1
+                }
+            }
+        }
+        if dropped {
+            var lookup = LogFateCursor(LogFates(result: result, context: [:]))
+            result.dayLogs.removeAll { lookup.fate(of: $0.key.challengeID).fate == .dropped }
         }
         return MergeOutcome(
             document: result, report: report, decisions: decisions, futureStamped: futureStamped)
@@ -637,21 +677,53 @@ private struct KeyWalk {
     }
 }
 
-/// Whether a challenge id survived, in the sorted result; day logs come grouped by challenge,
-/// so the last answer is kept.
-private struct SurvivorLookup {
-    let survivors: ChallengeLookup
-    var last: (ChallengeID, Bool)?
+/// What the challenge walk tells the day-log walk about an id, beyond its end state.
+enum LogContext: Equatable, Sendable {
+    /// Held back by a guard with the incoming copy or tombstone, and why: the incoming day
+    /// logs go with it.
+    case heldBack(MergeDecision.Reason)
+    /// Live here and deleted by the incoming tombstone: the day logs here become kept.
+    case deletedHere
+    /// Edited after the delete: the day logs kept under `kept`'s tombstone return.
+    case revived(kept: MergeDecision.Winner)
+}
 
-    init(survivors: [Challenge]) {
-        self.survivors = ChallengeLookup(survivors)
+/// Where a day log of a challenge ends up: with it live, kept under its tombstone, or gone.
+enum LogFate {
+    case live, kept, dropped
+}
+
+/// The result's challenges and tombstones and the challenge walk's context, shared by the
+/// day-log walks of both halves.
+struct LogFates: Sendable {
+    let challenges: ChallengeLookup
+    let tombstones: [Tombstone]
+    let context: [ChallengeID: LogContext]
+
+    init(result: BackupDocument, context: [ChallengeID: LogContext]) {
+        challenges = ChallengeLookup(result.challenges)
+        tombstones = result.tombstones
+        self.context = context
+    }
+}
+
+/// `LogFates` for one walk: day logs come grouped by challenge, so the last answer is kept.
+struct LogFateCursor {
+    let fates: LogFates
+    private var last: (ChallengeID, LogFate, LogContext?)?
+
+    init(_ fates: LogFates) {
+        self.fates = fates
     }
 
-    mutating func contains(_ id: ChallengeID) -> Bool {
-        if let (lastID, answer) = last, lastID == id { return answer }
-        let answer = survivors.find(id) != nil
-        last = (id, answer)
-        return answer
+    mutating func fate(of id: ChallengeID) -> (fate: LogFate, context: LogContext?) {
+        if let (lastID, fate, context) = last, lastID == id { return (fate, context) }
+        let fate: LogFate =
+            fates.challenges.find(id) != nil
+            ? .live : fates.tombstones.sortedIndex(of: id, by: \.id) != nil ? .kept : .dropped
+        let context = fates.context.isEmpty ? nil : fates.context[id]
+        last = (id, fate, context)
+        return (fate, context)
     }
 }
 

@@ -53,6 +53,9 @@ public struct MergeOptions: Sendable {
 ///   tombstone is not counted.
 /// - Replace has no "deleted" for day logs: a local log the backup lacks counts under
 ///   `droppedOrphans`.
+/// - A day log kept under a tombstone in the result counts `keptUnderTombstone` only; one
+///   kept here that returns live is "a copy here" (SPEC §4b): `updated` when the incoming
+///   copy wins with different content, else `unchanged`.
 public struct MergeReport: Equatable, Sendable {
     public struct Challenges: Equatable, Sendable {
         public var added = 0
@@ -69,6 +72,10 @@ public struct MergeReport: Equatable, Sendable {
         public var added = 0
         public var updated = 0
         public var unchanged = 0
+        /// In the result under a tombstone (SPEC §2c); counted here only.
+        public var keptUnderTombstone = 0
+        /// Dropped: their challenge is neither live nor tombstoned in the result (its
+        /// tombstone expired).
         public var droppedOrphans = 0
         public var heldBack = 0
         public init() {}
@@ -78,6 +85,7 @@ public struct MergeReport: Equatable, Sendable {
             added += other.added
             updated += other.updated
             unchanged += other.unchanged
+            keptUnderTombstone += other.keptUnderTombstone
             droppedOrphans += other.droppedOrphans
             heldBack += other.heldBack
         }
@@ -127,8 +135,8 @@ public struct MergeReport: Equatable, Sendable {
             "dayLogs",
             [
                 "added": dayLogs.added, "updated": dayLogs.updated,
-                "unchanged": dayLogs.unchanged, "droppedOrphans": dayLogs.droppedOrphans,
-                "heldBack": dayLogs.heldBack,
+                "unchanged": dayLogs.unchanged, "keptUnderTombstone": dayLogs.keptUnderTombstone,
+                "droppedOrphans": dayLogs.droppedOrphans, "heldBack": dayLogs.heldBack,
             ])
         counts(
             "tombstones",
@@ -176,6 +184,8 @@ public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
         case editedAfterDelete
         case laterDelete
         case orphan
+        case keptUnderTombstone
+        case returnsWithChallenge
         case expired
         case stale
         case future
@@ -190,7 +200,14 @@ public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
             case .deletedAfterEdit: return "deleted at or after its last edit, stays deleted"
             case .editedAfterDelete: return "edited after the delete, so it returns"
             case .laterDelete: return "the later delete is kept"
-            case .orphan: return "its challenge did not survive"
+            case .orphan:
+                return
+                    "its challenge is neither live nor deleted in the result (its tombstone expired)"
+            case .keptUnderTombstone:
+                return
+                    "its challenge is deleted; kept under the tombstone, back if an edit revives it"
+            case .returnsWithChallenge:
+                return "it was kept under a tombstone and returns with its challenge"
             case .expired: return "tombstone older than the window, dropped"
             case .stale:
                 return

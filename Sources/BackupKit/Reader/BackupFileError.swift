@@ -83,7 +83,8 @@ public struct ReadOptions: Sendable {
 }
 
 public struct ReadResult: Equatable, Sendable {
-    /// Always schema 3: older files are migrated on the way in.
+    /// Always schema 4: older files are migrated on the way in (3→4 changes nothing but
+    /// the version number, SPEC §2c).
     public var document: BackupDocument
     /// The version the file was written in.
     public var sourceVersion: Int

@@ -1,14 +1,15 @@
-/// Reads any supported schema version from untrusted bytes into a validated schema-3
+/// Reads any supported schema version from untrusted bytes into a validated schema-4
 /// document.
 ///
 /// One pass over the bytes. The top-level members are read in file order, but how most of
 /// them decode depends on `schemaVersion`, which canonical files write late (keys are
 /// sorted). So a member met before the version is known is stepped over and its offset
 /// kept; once the version is known the scanner jumps back and decodes it. `dayLogs`, by far
-/// the largest part, has the same shape in versions 2 and 3 and is decoded on the spot.
+/// the largest part, has the same shape in versions 2 to 4 and is decoded on the spot.
 ///
 /// Then, in order: the version's own validator on what decoded, each migration step with
-/// the next version's validator before it, and the schema-3 notes.
+/// the next version's validator before it, and the notes. Versions 3 and 4 differ in one rule
+/// only (a version-4 day log may name a tombstone, SPEC §2c), so 3→4 is the same document.
 public enum BackupReader {
     public static func read(
         _ bytes: UnsafeRawBufferPointer, options: ReadOptions = ReadOptions()
@@ -78,7 +79,7 @@ public enum BackupReader {
         return nil
     }
 
-    /// Validates the decoded parts of `version` and migrates them to schema 3, with the notes
+    /// Validates the decoded parts of `version` and migrates them to schema 4, with the notes
     /// when `collectsNotes`; nil when anything was reported (here or while decoding).
     private static func migrate(
         _ parts: TopLevel.Parts, version: Int, twoCoresFrom: Int, collectsNotes: Bool,
@@ -131,22 +132,35 @@ public enum BackupReader {
             BackupValidator.check(challenges, into: &issues)
             let lookup = ChallengeLookup(challenges)
             let broken = parts.brokenChallenges
-            let exists = { @Sendable (id: ChallengeID) in
+            let isLive = { @Sendable (id: ChallengeID) in
                 lookup.find(id) != nil || broken.contains(id)
             }
+            // Version 4 keeps day logs under a tombstone; version 3 has none (SPEC §2c).
+            let tombstoned = TombstoneLookup(parts.tombstones ?? [], broken: parts.brokenTombstones)
+            let exists =
+                version >= 4
+                ? { @Sendable (id: ChallengeID) in isLive(id) || tombstoned.contains(id) }
+                : isLive
             // The day logs' rules and notes in one walk: a million logs are read once.
             var notes: [ValidationIssue] = []
             if let dayLogs = parts.dayLogs {
-                let passes = BackupValidator.DayLogPasses(
+                var passes = BackupValidator.DayLogPasses(
                     exists: exists, notesAgainst: collectsNotes ? lookup : nil, sorted: true,
                     ownRulesHeld: ownRulesHeld)
+                if version < 4 {
+                    passes.missing = { id in
+                        tombstoned.contains(id)
+                            ? "challenge \(id) is deleted in this file (a tombstone), and schema 3 keeps no day logs of a deleted challenge; drop the log, or make the file schemaVersion 4, which keeps them"
+                            : BackupValidator.DayLogPasses.missingChallenge(id)
+                    }
+                }
                 let found = BackupValidator.walk(
                     dayLogs, passes, limit: issues.limit, twoCoresFrom: twoCoresFrom)
                 for issue in found.issues { issues.add(issue.pointer, issue.message) }
                 notes = found.notes
             }
             if let tombstones = parts.tombstones {
-                BackupValidator.check(tombstones, isLive: exists, into: &issues)
+                BackupValidator.check(tombstones, isLive: isLive, into: &issues)
             }
             guard issues.isEmpty, let exportedAt = parts.exportedAt, let deviceId = parts.deviceId,
                 let settings,
@@ -161,13 +175,28 @@ public enum BackupReader {
         }
     }
 
-    /// A migrated document must pass the schema-3 rules; if a step ever produced one that
+    /// A migrated document must pass the schema-4 rules; if a step ever produced one that
     /// does not, say so rather than hand it on.
     private static func checked(_ document: BackupDocument, issues: inout IssueList)
         -> BackupDocument?
     {
         BackupValidator.check(document, into: &issues)
         return issues.isEmpty ? document : nil
+    }
+}
+
+/// Whether an id has a tombstone in the file, readable or not (binary search).
+private struct TombstoneLookup: Sendable {
+    let tombstones: [Tombstone]
+    let broken: Set<ChallengeID>
+
+    init(_ tombstones: [Tombstone], broken: Set<ChallengeID>) {
+        self.tombstones = tombstones
+        self.broken = broken
+    }
+
+    func contains(_ id: ChallengeID) -> Bool {
+        tombstones.sortedIndex(of: id, by: \.id) != nil || broken.contains(id)
     }
 }
 
@@ -202,6 +231,9 @@ private struct TopLevel {
         var deleted: [(index: Int, tombstone: Tombstone)]?
         /// Challenges present in the file but unreadable (already reported).
         var brokenChallenges: Set<ChallengeID> = []
+        /// Tombstones present in the file but unreadable (already reported): a day log kept
+        /// under one is not reported again.
+        var brokenTombstones: Set<ChallengeID> = []
     }
 
     static let fields: [StaticString] = [
@@ -282,7 +314,7 @@ private struct TopLevel {
                     if let number, number >= 1 {
                         version = number
                     } else if number != nil {
-                        decoder.report("must be 1, 2 or 3", at: .key(key))
+                        decoder.report("must be 1, 2, 3 or 4", at: .key(key))
                     }
                 case Self.dayLogs where version == nil:
                     dayLogsBeforeVersion = true
@@ -312,10 +344,12 @@ private struct TopLevel {
             }
             if !versionPresent { decoder.report("is required", at: .name("schemaVersion")) }
             // A broken version number: read it as the version its members suggest.
-            version = isBackup ? 3 : seen & (1 << 8 | 1 << 9) != 0 ? 1 : 2
+            version =
+                isBackup
+                ? BackupDocument.currentSchemaVersion : seen & (1 << 8 | 1 << 9) != 0 ? 1 : 2
         }
         let known = version ?? BackupDocument.currentSchemaVersion
-        if known == 3, let format, !isBackup {
+        if known >= 3, let format, !isBackup {
             decoder.report("must be \"habit-backup\", not \"\(format)\"", at: .name("format"))
         }
         if known < 3, format != nil {
@@ -358,7 +392,8 @@ private struct TopLevel {
             default: parts.challenges = try decoder.challenges(broken: &parts.brokenChallenges)
             }
         case "dayLogs": parts.dayLogs = try decoder.dayLogs()
-        case "tombstones": parts.tombstones = try decoder.tombstones()
+        case "tombstones":
+            parts.tombstones = try decoder.tombstones(broken: &parts.brokenTombstones)
         case "logs": parts.logs = try decoder.logsV1()
         default: parts.deleted = try decoder.deletedV1()
         }

@@ -10,7 +10,7 @@ extension DocumentDecoder {
     ]
 
     /// Version 1 knows the first two fields, version 2 all six with the first two required,
-    /// version 3 requires the first four.
+    /// versions 3 and 4 require the first four.
     func settings(version: Int) throws(ScanError) -> SchemaV2.Settings? {
         let fields = version == 1 ? Array(Self.settingsFields.prefix(2)) : Self.settingsFields
         var dayStartHour: Int?
@@ -20,7 +20,7 @@ extension DocumentDecoder {
         var premium: Premium?
         var appLock: AppLock?
         var broken = false
-        let complete = try object(fields, required: version == 3 ? 0b1111 : 0b11) {
+        let complete = try object(fields, required: version >= 3 ? 0b1111 : 0b11) {
             field throws(ScanError) in
             switch field {
             case 0: dayStartHour = try integer()
@@ -589,7 +589,8 @@ extension DocumentDecoder {
 
     private static let tombstoneFields: [StaticString] = ["deletedAt"]
 
-    func tombstones() throws(ScanError) -> [Tombstone]? {
+    /// `broken` gains the ids of tombstones that did not decode.
+    func tombstones(broken: inout Set<ChallengeID>) throws(ScanError) -> [Tombstone]? {
         var tombstones: [Tombstone] = []
         let isMap = try map { key throws(ScanError) in
             guard let id = identifier(key) else {
@@ -602,6 +603,8 @@ extension DocumentDecoder {
             }
             if complete, let deletedAt {
                 tombstones.append(Tombstone(id: id, deletedAt: deletedAt))
+            } else {
+                broken.insert(id)
             }
         }
         guard isMap else { return nil }

@@ -1,4 +1,4 @@
-/// The value and relation rules of SPEC §2 on an already-typed schema-3 document.
+/// The value and relation rules of SPEC §2 and §2c on an already-typed schema-4 document.
 ///
 /// The reader checks what the typed model cannot even hold (types, formats, unknown and
 /// missing fields, duplicate keys); everything else is here, so a document built in memory
@@ -15,7 +15,13 @@ public enum BackupValidator {
         check(document.settings, into: &issues)
         check(document.challenges, into: &issues)
         let challenges = ChallengeLookup(document.challenges)
-        check(document.dayLogs, challengeExists: { challenges.find($0) != nil }, into: &issues)
+        let tombstones = document.tombstones
+        // A kept day log names a tombstone (SPEC §2c).
+        check(
+            document.dayLogs,
+            challengeExists: {
+                challenges.find($0) != nil || tombstones.sortedIndex(of: $0, by: \.id) != nil
+            }, into: &issues)
         check(document.tombstones, isLive: { challenges.find($0) != nil }, into: &issues)
     }
 
@@ -139,6 +145,12 @@ public enum BackupValidator {
         /// The logs' own rules (values, mood, note) are known to hold, as for logs the reader
         /// took the canonical way: only whether their challenges exist is left to check.
         var ownRulesHeld = false
+        /// What to say of a log whose challenge `exists` does not find.
+        var missing: @Sendable (ChallengeID) -> String = missingChallenge
+
+        static func missingChallenge(_ id: ChallengeID) -> String {
+            "challenge \(id) is not in this file, live or deleted (a day log needs its challenge or its tombstone)"
+        }
     }
 
     /// One walk over the day logs for the rules and the notes together, each half of the logs
@@ -171,8 +183,7 @@ public enum BackupValidator {
                         if !lastExists {
                             found.add(
                                 Pointer.dayLog(logs[index].key),
-                                "challenge \(logs[index].key.challengeID) is not in this file (a day log needs its challenge)"
-                            )
+                                passes.missing(logs[index].key.challengeID))
                         }
                         if !passes.ownRulesHeld {
                             check(

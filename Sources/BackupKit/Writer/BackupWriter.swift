@@ -1,4 +1,5 @@
-/// Writes schema 3, deterministically (SPEC §3, §4b canonical bytes).
+/// Writes schema 4, deterministically (SPEC §3, §4b canonical bytes); schema 3 on request for
+/// an app that cannot read 4 yet (the bytes differ only in the version number).
 ///
 /// Same document → same bytes: every object's keys are emitted in the order of their UTF-8
 /// bytes. Field names are hard-coded here already in that order (a test checks it against
@@ -20,13 +21,28 @@
 /// `canonicalBytes(of:)` writes a single challenge or day log through the very same
 /// functions, so the merge's tie-break compares exactly what the file holds.
 public enum BackupWriter {
-    /// The whole document, compact (or 2-space indented when `pretty`), with a trailing
-    /// newline. The collections must be sorted as `BackupDocument` documents them.
-    public static func write(_ document: BackupDocument, pretty: Bool = false) -> [UInt8] {
-        write(document, pretty: pretty, slicing: Slicing())
+    /// The versions the writer can produce. Version 3 is version 4 without day logs kept
+    /// under a tombstone (SPEC §2c): a document written as 3 must hold none
+    /// (`BackupDocument.droppingKeptDayLogs()` makes it so), or the file will not read.
+    public enum WrittenSchema: Int, Sendable {
+        case version3 = 3
+        case version4 = 4
+
+        public static let current = WrittenSchema.version4
     }
 
-    static func write(_ document: BackupDocument, pretty: Bool, slicing: Slicing) -> [UInt8] {
+    /// The whole document, compact (or 2-space indented when `pretty`), with a trailing
+    /// newline. The collections must be sorted as `BackupDocument` documents them.
+    public static func write(
+        _ document: BackupDocument, pretty: Bool = false, schema: WrittenSchema = .current
+    ) -> [UInt8] {
+        write(document, pretty: pretty, schema: schema, slicing: Slicing())
+    }
+
+    static func write(
+        _ document: BackupDocument, pretty: Bool, schema: WrittenSchema = .current,
+        slicing: Slicing
+    ) -> [UInt8] {
         // A generous size guess so the result never grows for a usual document: growing
         // copies everything written so far and, at a million day logs, doubles a buffer of
         // hundreds of megabytes. Reserving too much costs only address space, as pages are
@@ -35,7 +51,8 @@ public enum BackupWriter {
         var slices = Slices(
             pretty: pretty, capacity: estimatedSize(of: document, pretty: pretty),
             sliceCapacity: sliceCapacity(of: document, pretty: pretty), keepsWhole: true)
-        walk(document, slicing: slicing, slices: &slices) { (_: UnsafeRawBufferPointer) in
+        walk(document, schema: schema, slicing: slicing, slices: &slices) {
+            (_: UnsafeRawBufferPointer) in
             preconditionFailure("a whole write hands nothing over before it ends")
         }
         return slices.out.bytes
@@ -46,10 +63,10 @@ public enum BackupWriter {
     /// documents (slices count members, so logs with long notes make larger ones). An error
     /// from `sink` stops the write and comes out here.
     public static func write<Failure: Error>(
-        _ document: BackupDocument, pretty: Bool = false,
+        _ document: BackupDocument, pretty: Bool = false, schema: WrittenSchema = .current,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) {
-        try write(document, pretty: pretty, slicing: Slicing(), to: sink)
+        try write(document, pretty: pretty, schema: schema, slicing: Slicing(), to: sink)
     }
 
     /// How many members of each collection one slice holds: about 3 MB of compact output
@@ -63,13 +80,13 @@ public enum BackupWriter {
     }
 
     static func write<Failure: Error>(
-        _ document: BackupDocument, pretty: Bool, slicing: Slicing,
-        to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
+        _ document: BackupDocument, pretty: Bool, schema: WrittenSchema = .current,
+        slicing: Slicing, to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) {
         let capacity = sliceCapacity(of: document, pretty: pretty)
         var slices = Slices(
             pretty: pretty, capacity: capacity, sliceCapacity: capacity, keepsWhole: false)
-        try walk(document, slicing: slicing, slices: &slices, to: sink)
+        try walk(document, schema: schema, slicing: slicing, slices: &slices, to: sink)
         try slices.hand(slices.out, to: sink)
     }
 
@@ -81,7 +98,7 @@ public enum BackupWriter {
     /// The document from its opening to its last newline, into `slices`, which hands full
     /// pairs of slices to `sink` unless it keeps the whole; the rest stays in `slices.out`.
     private static func walk<Failure: Error>(
-        _ document: BackupDocument, slicing: Slicing, slices: inout Slices,
+        _ document: BackupDocument, schema: WrittenSchema, slicing: Slicing, slices: inout Slices,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void
     ) throws(Failure) {
         slices.out.beginObject()
@@ -111,7 +128,7 @@ public enum BackupWriter {
         slices.out.key("format")
         slices.out.string(BackupDocument.format)
         slices.out.key("schemaVersion")
-        slices.out.integer(BackupDocument.currentSchemaVersion)
+        slices.out.integer(schema.rawValue)
         slices.out.key("settings")
         write(document.settings, into: &slices.out)
         slices.out.key("tombstones")

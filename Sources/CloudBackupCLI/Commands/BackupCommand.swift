@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
@@ -30,7 +31,8 @@ struct BackupCommand: Command {
           --now T        the time for the tombstone window, RFC 3339 (default: now)
           --quiet        no progress line, only failures and warnings
           --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
-          --json         print a summary: remote id, bytes, result, counts
+          --json         print a summary: remote id, bytes, result, counts (day logs kept
+                         under a tombstone on their own)
         \(BackupFile.maxBytesHelp(column: 17))
         \(RemoteEncryption.Options.help(column: 17))
 
@@ -72,29 +74,33 @@ struct BackupCommand: Command {
         // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
         // else is wrong, and an invalid file never takes the lock or touches the network.
         let local = try BackupFile.load(file, options: readOptions).document
+        let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
-            profile: try Profile.load(name: profile, environment: context.environment),
-            context: context, now: now, verbose: verbose, quiet: quiet || json,
-            maxBytes: readOptions.maxBytes, keys: keys)
+            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json,
+            maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment))
         let warn = { (line: String) in context.printWarning(line) }
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
-        let backingUp = DriveSession.BackingUp(
+        let backingUp = BackupCodec.BackingUp(
             path: file, changedSettings: synced?.changes(to: settings) ?? [])
-        var remote = RemoteBackup(
-            drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(
-                allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn),
+        let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
+        let (codec, journal) = session.codec(
+            allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn)
+        var machine = BackupRun(
+            name: session.profile.fileName, codec: codec, local: local,
+            kept: kept, pending: session.pendingVerification)
+        machine.maxBytes = readOptions.maxBytes
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        remote.maxBytes = readOptions.maxBytes
-        remote.restoreCommand = DriveSession.restoreCommand(
-            into: file, profile: session.profile.name)
-        if let line = session.progress {
-            remote.progress = { sent, total in line.upload(sent, total) }
+        let ran = try driver.run(machine)
+        guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
+            throw CLIError(
+                "unexpected failure: the backup run ended with no file", exitCode: .failure)
         }
-        let kept = KeptCopy.load(
-            from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
-        let outcome = try remote.backup(local, kept: kept)
+        let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         if outcome.created {
             // A first upload merges with nothing, so the merge's report of items stamped far
             // ahead (SPEC §4 rule 8: always reported) is made here, against an empty backup.
@@ -143,19 +149,25 @@ struct BackupCommand: Command {
                     "cloudbackup: Drive's checksum matched the copy kept in \(session.profile.keptCopyPath); nothing downloaded"
                 )
             }
-            if let report = session.lastMergeReport {
+            if let report = journal.lastReport {
                 context.printError("cloudbackup: what \(file) brought to the backup:")
                 for line in MergeCommand.plainWords(report, mode: .merge) {
                     context.printError("cloudbackup:   " + line)
                 }
             }
-            if let settings = session.lastSettings {
+            if let settings = journal.lastSettings {
                 context.printError(
                     "cloudbackup:   "
                         + Self.settingsWords(from: settings.before, to: settings.after))
             }
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
+            }
+            if outcome.mergedRevisions > 0 {
+                context.printError(
+                    "cloudbackup: another device wrote while this backup ran; merged its "
+                        + "\(outcome.mergedRevisions) revision(s) from Drive's history and uploaded again"
+                )
             }
         }
     }
@@ -173,7 +185,9 @@ struct BackupCommand: Command {
     struct Summary: Encodable {
         struct Counts: Encodable {
             var challenges: Int
+            /// Of live challenges; `keptDayLogs` are those kept under a tombstone.
             var dayLogs: Int
+            var keptDayLogs: Int
             var tombstones: Int
         }
         var fileId: String
@@ -183,16 +197,51 @@ struct BackupCommand: Command {
         var deletedDuplicates: [String]
         var sideFiles: [String]
         var counts: Counts
+        /// Other devices' revisions found between this run's base and its upload, and merged.
+        var mergedRevisions: Int
     }
 
-    static func summary(_ outcome: RemoteBackup<BackupDocument>.Outcome, result: String) -> String {
+    /// A finished backup run: the engine's outcome with the file and document it always has
+    /// when there was a local document to back up.
+    struct Outcome {
+        var file: DriveFile
+        var document: BackupDocument
+        var kept: KeptCopy
+        var bytes: Int
+        var created: Bool
+        var uploaded: Bool
+        var deletedDuplicates: [String]
+        var sideFiles: [DriveFile]
+        var fromKeptCopy: Bool
+        var mergedRevisions: Int
+
+        init(
+            ran: BackupOutcome<BackupDocument>, file: DriveFile, document: BackupDocument,
+            kept: KeptCopy
+        ) {
+            self.file = file
+            self.document = document
+            self.kept = kept
+            bytes = ran.bytes
+            created = ran.created
+            uploaded = ran.uploaded
+            deletedDuplicates = ran.deletedDuplicates
+            sideFiles = ran.sideFiles
+            fromKeptCopy = ran.fromKeptCopy
+            mergedRevisions = ran.mergedRevisions
+        }
+    }
+
+    static func summary(_ outcome: Outcome, result: String) -> String {
         let document = outcome.document
+        let kept = document.keptDayLogCount
         let summary = Summary(
             fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes, result: result,
             deletedDuplicates: outcome.deletedDuplicates, sideFiles: outcome.sideFiles.map(\.name),
             counts: Summary.Counts(
-                challenges: document.challenges.count, dayLogs: document.dayLogs.count,
-                tombstones: document.tombstones.count))
+                challenges: document.challenges.count, dayLogs: document.dayLogs.count - kept,
+                keptDayLogs: kept, tombstones: document.tombstones.count),
+            mergedRevisions: outcome.mergedRevisions)
         return JSONLine.encode(summary)
     }
 }
@@ -213,7 +262,7 @@ struct LastBackup: ProfileRecord, Equatable {
         self.uploaded = uploaded
     }
 
-    init(outcome: RemoteBackup<BackupDocument>.Outcome, at time: Timestamp) {
+    init(outcome: BackupCommand.Outcome, at time: Timestamp) {
         self.init(
             time: time.description, fileId: outcome.file.id, name: outcome.file.name,
             bytes: outcome.bytes, uploaded: outcome.uploaded)

@@ -13,8 +13,10 @@ struct InspectCommand: Command {
 
         Shows what a backup FILE holds: its schema version, when it was exported and
         how long ago, by which device, and how many challenges, live tasks (not
-        archived), day logs and tombstones it has. Older schema versions are migrated
-        in memory first; the file is not changed.
+        archived), day logs and tombstones it has. Day logs kept under a tombstone (a
+        deleted challenge's, kept in case another device's later edit brings it back)
+        are counted on their own and count for no streak. Older schema versions are
+        migrated in memory first; the file is not changed.
 
         Then each challenge's streaks as of today: the current and the longest run of
         complete days, and how many of the days decided so far were complete. Today is
@@ -59,6 +61,7 @@ struct InspectCommand: Command {
         let liveTasks = document.challenges.reduce(0) { sum, challenge in
             sum + challenge.tasks.count { $0.archivedFrom == nil }
         }
+        let keptDayLogs = document.keptDayLogCount
         let zone = streaks.zone(environment: context.environment)
         let dayStartHour = document.settings.dayStartHour
         let today = streaks.today(in: zone, dayStartHour: dayStartHour, now: now)
@@ -73,7 +76,8 @@ struct InspectCommand: Command {
                 "counts": [
                     "challenges": document.challenges.count,
                     "liveTasks": liveTasks,
-                    "dayLogs": document.dayLogs.count,
+                    "dayLogs": document.dayLogs.count - keptDayLogs,
+                    "keptDayLogs": keptDayLogs,
                     "tombstones": document.tombstones.count,
                 ],
                 "streaks": StreakOutput.json(
@@ -84,18 +88,20 @@ struct InspectCommand: Command {
             context.print(String(decoding: data, as: UTF8.self))
             return
         }
+        let current = BackupDocument.currentSchemaVersion
         let version =
-            result.sourceVersion == BackupDocument.currentSchemaVersion
-            ? "3" : "\(result.sourceVersion) (shown migrated to schema 3)"
+            result.sourceVersion == current
+            ? "\(current)" : "\(result.sourceVersion) (shown migrated to schema \(current))"
         context.print(
             """
-            file:        \(file)
+            file:        \(file.onOneLine)
             schema:      \(version)
             exported:    \(document.exportedAt) (\(Self.describeAge(milliseconds: age)))
             device:      \(document.deviceId)
             challenges:  \(document.challenges.count)
             live tasks:  \(liveTasks)
-            day logs:    \(document.dayLogs.count)
+            day logs:    \(document.dayLogs.count - keptDayLogs)
+            kept logs:   \(keptDayLogs) (under a tombstone; no streak counts them)
             tombstones:  \(document.tombstones.count)
             """)
         for line in StreakOutput.lines(

@@ -52,6 +52,9 @@ struct LoginCommand: Command {
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         let client = try profile.oauthClient()
+        // Before the browser: a folder that cannot hold the login fails the run now, not
+        // after the user has logged in.
+        try profile.makeFolder(in: context)
         let login = Login(
             client: client,
             transport: context.retryingTransport(verbose: verbose),

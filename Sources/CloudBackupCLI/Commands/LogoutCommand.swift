@@ -35,7 +35,7 @@ struct LogoutCommand: Command {
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         // A backup or restore running now reads the token and the kept copy: not under it.
-        let lock = try profile.lock()
+        let lock = try profile.lock(in: context)
         defer { withExtendedLifetime(lock) {} }
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
@@ -43,6 +43,7 @@ struct LogoutCommand: Command {
         // Both describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
+        try LocalFile.remove(profile.pendingVerificationPath)
         switch outcome {
         case .wasNotLoggedIn:
             if verbose {

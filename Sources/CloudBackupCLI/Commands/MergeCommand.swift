@@ -14,8 +14,10 @@ struct MergeCommand: Command {
 
         Merges INCOMING (a backup) into LOCAL and writes the result to OUT atomically.
         Per challenge and per day log the copy with the newer updatedAt wins; a delete
-        (tombstone) keeps an item deleted unless it was edited after the delete; tombstones
-        older than the window are forgotten; settings stay LOCAL's. Both files are validated
+        (tombstone) keeps an item deleted unless it was edited after the delete; the day
+        logs of a deleted challenge are kept under its tombstone, and come back if an edit
+        after the delete revives it; tombstones older than the window are forgotten, with
+        the day logs kept under them; settings stay LOCAL's. Both files are validated
         first: an invalid one writes nothing (exit 3).
 
         options:
@@ -127,7 +129,7 @@ struct MergeCommand: Command {
         if dryRun {
             if !json { context.print("dry run: nothing written") }
         } else if let outputPath, !json {
-            context.print("wrote \(outputPath)")
+            context.print("wrote \(outputPath.onOneLine)")
         }
         if let logPath {
             let line = logLine(outcome, local: local, incoming: incoming)
@@ -142,11 +144,14 @@ struct MergeCommand: Command {
     }
 
     /// `challenges: 1 added, 2 updated, 1 kept deleted`: the non-zero counts in plain words.
-    /// A replace drops every local day log the backup lacks, also of challenges it keeps;
-    /// the report has one count for both (`droppedOrphans`), so only the words differ.
+    /// A merge drops a day log only when its challenge is neither live nor deleted (its
+    /// tombstone expired); a replace also drops every local day log the backup lacks. The
+    /// report has one count for both (`droppedOrphans`), so only the words differ.
     static func plainWords(_ report: MergeReport, mode: MergeOptions.Mode) -> [String] {
         let dropped =
-            mode == .replace ? "dropped (not in the backup)" : "dropped with their challenge"
+            mode == .replace
+            ? "dropped (not in the backup, or under an expired tombstone)"
+            : "dropped with an expired tombstone"
         func line(_ noun: String, _ counts: [(Int, String)]) -> String {
             let parts = counts.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
             return "\(noun): " + (parts.isEmpty ? "none" : parts.joined(separator: ", "))
@@ -168,6 +173,7 @@ struct MergeCommand: Command {
                 [
                     (dayLogs.added, "added"), (dayLogs.updated, "updated"),
                     (dayLogs.unchanged, "unchanged"),
+                    (dayLogs.keptUnderTombstone, "kept under a tombstone"),
                     (dayLogs.droppedOrphans, dropped),
                     (dayLogs.heldBack, "held back"),
                 ]),

@@ -1,31 +1,36 @@
 import BackupKit
 
-/// `cloudbackup migrate FILE -o OUT`: any supported version in, canonical schema 3 out.
+/// `cloudbackup migrate FILE -o OUT`: any supported version in, canonical schema 4 out, or
+/// schema 3 (`--schema 3`) for an app that cannot read 4 yet.
 struct MigrateCommand: Command {
     static let name = "migrate"
-    static let summary = "rewrite a backup of any schema version as schema 3"
+    static let summary = "rewrite a backup of any schema version as schema 4 (or 3)"
     static let usage =
-        "usage: cloudbackup migrate FILE -o OUT [--pretty] [--verbose] [--max-bytes N]"
+        "usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--verbose] [--max-bytes N]"
     static let help = """
         \(usage)
 
         Reads a backup FILE of any schema version, checks it, and writes it to OUT as
-        schema 3 with sorted keys. The write is atomic: OUT is either left as it was or
+        schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
         replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
         writes nothing.
 
         options:
           -o, --output OUT  where to write (required)
+          --schema 3        write schema 3, for an app that cannot read schema 4 yet:
+                            day logs kept under a tombstone (schema 3 cannot hold them)
+                            are left out, and a note on stderr says how many
           --pretty          indent the output for people (the default is compact)
           --verbose         say what was written (silent on success otherwise)
         \(BackupFile.maxBytesHelp(column: 20))
 
-        exit status: 0 written, 3 FILE is invalid or unreadable, 7 FILE was written by
-        a newer version, 1 OUT could not be written.
+        exit status: 0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
+        7 FILE was written by a newer version, 1 OUT could not be written.
         """
 
     let file: String
     let output: String
+    let schema: BackupWriter.WrittenSchema
     let pretty: Bool
     let verbose: Bool
     let options: ReadOptions
@@ -33,6 +38,10 @@ struct MigrateCommand: Command {
     init(arguments: inout Arguments) throws(CLIError) {
         pretty = arguments.flag("--pretty")
         verbose = arguments.flag("--verbose")
+        schema =
+            try arguments.option(
+                "--schema", expecting: "3 or 4, the versions cloudbackup writes",
+                { Int($0).flatMap(BackupWriter.WrittenSchema.init(rawValue:)) }) ?? .current
         var options = try BackupFile.readOptions(&arguments)
         // The notes look into every day log; only --verbose shows them.
         options.collectsNotes = verbose
@@ -46,12 +55,24 @@ struct MigrateCommand: Command {
 
     func run(in context: Context) throws {
         let result = try BackupFile.load(file, options: options)
-        try BackupFile.save(result.document, to: output, pretty: pretty)
+        var document = result.document
+        var dropped = 0
+        if schema == .version3 {
+            (document, dropped) = document.droppingKeptDayLogs()
+        }
+        try BackupFile.save(document, to: output, pretty: pretty, schema: schema)
+        // Not silent: day logs that were in FILE are not in OUT.
+        if dropped > 0 {
+            context.printError(
+                "cloudbackup: note: \(output) (schema 3) leaves out the \(dropped) day log(s) "
+                    + "kept under a tombstone in \(file): schema 3 cannot hold them; an app that "
+                    + "reads schema 4 keeps them")
+        }
         guard verbose else { return }
         context.print(
-            "\(file) (schema \(result.sourceVersion)) → \(output) (schema \(BackupDocument.currentSchemaVersion))"
+            "\(file.onOneLine) (schema \(result.sourceVersion)) → \(output.onOneLine) (schema \(schema.rawValue))"
         )
-        // A note points into the schema-3 document, which is OUT.
-        for note in result.notes { context.print("\(output): \(note)") }
+        // A note points into the migrated document, which is OUT.
+        for note in result.notes { context.print("\(output.onOneLine): \(note)") }
     }
 }

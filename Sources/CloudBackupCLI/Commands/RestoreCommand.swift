@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import LocalFiles
 
@@ -8,10 +9,10 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                   [--profile P] [--now T] [--json] [--max-bytes N]
+                                   [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]
                                    [--password-file FILE | --password-command CMD]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
@@ -30,6 +31,7 @@ struct RestoreCommand: Command {
           --profile P     the profile to use (default: default)
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the SPEC §4 report object
+          --verbose       trace each HTTP exchange (tokens redacted)
         \(BackupFile.maxBytesHelp(column: 18))
         \(RemoteEncryption.Options.help(column: 18))
 
@@ -48,6 +50,7 @@ struct RestoreCommand: Command {
     let profile: String
     let now: Timestamp?
     let json: Bool
+    let verbose: Bool
     let readOptions: ReadOptions
     let keys: RemoteEncryption.Options
 
@@ -65,6 +68,7 @@ struct RestoreCommand: Command {
         allowStale = arguments.flag("--allow-stale")
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
+        verbose = arguments.flag("--verbose")
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
@@ -73,10 +77,12 @@ struct RestoreCommand: Command {
     }
 
     func run(in context: Context) throws {
+        let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
-            profile: try Profile.load(name: profile, environment: context.environment),
-            context: context, now: now, verbose: false, quiet: json,
-            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes, keys: keys)
+            profile: profile, context: context, now: now, verbose: verbose, quiet: json,
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment))
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one.
@@ -85,12 +91,16 @@ struct RestoreCommand: Command {
         let previous = loaded?.bytes
         let current = loaded?.result.document
         let warn = { (line: String) in context.printWarning(line) }
-        let remote = RemoteBackup(
-            drive: session.drive, name: session.profile.fileName,
-            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn),
-            warn: warn
+        // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
+        if !dryRun { try session.settle(warn: warn) }
+        let fetch = FetchRun(
+            name: session.profile.fileName,
+            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn).codec
         )
-        guard let (backup, files) = try remote.fetch() else {
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
+            warn: warn)
+        guard let (backup, files) = try driver.run(fetch) else {
             throw CLIError(
                 "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
                     + "run 'cloudbackup backup' on the device that has the data",
@@ -101,11 +111,10 @@ struct RestoreCommand: Command {
         let options = MergeOptions(now: now, mode: mode, allowStale: allowStale)
         let outcome = BackupKit.merge(local: local, incoming: backup, options: options)
         if let line = DriveSession.futureStamped(outcome, in: "the backup") { warn(line) }
-        if let current, mode == .merge,
-            let line = DriveSession.staleSurvivors(
-                of: current, missingFrom: backup, keptIn: outcome.document, now: now, named: file)
-        {
-            warn(line)
+        if let current, mode == .merge {
+            let ids = MergeNotice.staleSurvivors(
+                of: current, missingFrom: backup, keptIn: outcome.document, now: now)
+            if !ids.isEmpty { warn(DriveSession.staleSurvivors(ids, named: file)) }
         }
 
         // Without a question to ask, STATE is written before anything goes to stdout, so a
@@ -131,14 +140,14 @@ struct RestoreCommand: Command {
         } else {
             let source = files.count == 1 ? "the backup" : "\(files.count) backups (merged)"
             context.print(
-                "\(source) exported \(backup.exportedAt) → \(file)\(previous == nil ? " (new)" : ""):"
+                "\(source) exported \(backup.exportedAt) → \(file.onOneLine)\(previous == nil ? " (new)" : ""):"
             )
             for line in MergeCommand.plainWords(outcome.report, mode: mode) {
                 context.print("  " + line)
             }
             if previous == nil {
                 context.print(
-                    "  settings: the backup's, as \(file) is new (premium and app lock are never taken)"
+                    "  settings: the backup's, as \(file.onOneLine) is new (premium and app lock are never taken)"
                 )
             }
             context.print(
@@ -149,8 +158,8 @@ struct RestoreCommand: Command {
             return
         }
         if let ask {
-            let kept = keepAs.map { " (the current file kept as \($0))" }
-            ask("write \(file)\(kept ?? "")? [y/N] ")
+            let kept = keepAs.map { " (the current file kept as \($0.onOneLine))" }
+            ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
@@ -161,7 +170,8 @@ struct RestoreCommand: Command {
         }
         if !json {
             context.print(
-                "restored \(file)" + (keepAs.map { " (previous file kept as \($0))" } ?? ""))
+                "restored \(file.onOneLine)"
+                    + (keepAs.map { " (previous file kept as \($0.onOneLine))" } ?? ""))
         }
     }
 

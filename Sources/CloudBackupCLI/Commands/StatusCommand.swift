@@ -9,7 +9,7 @@ struct StatusCommand: Command {
     static let name = "status"
     static let summary = "show the login, the last backup, the remote file and local counts"
     static let usage =
-        "usage: cloudbackup status [--profile NAME] [--remote] [--file STATE] [--json] [--max-bytes N]"
+        "usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -20,6 +20,7 @@ struct StatusCommand: Command {
         options:
           --profile NAME  which profile (default: default)
           --remote        also ask Drive for the backup file: id, size, modified, version
+          --verbose       with --remote, trace each HTTP exchange (tokens redacted)
           --file STATE    also count the challenges, day logs and tombstones in STATE
           --json          print one JSON object instead of text
         \(BackupFile.maxBytesHelp(column: 18))
@@ -28,6 +29,7 @@ struct StatusCommand: Command {
     var profileName: String
     var json: Bool
     var remote: Bool
+    var verbose: Bool
     var file: String?
     var readOptions: ReadOptions
 
@@ -35,6 +37,7 @@ struct StatusCommand: Command {
         profileName = try arguments.option("--profile") ?? "default"
         json = arguments.flag("--json")
         remote = arguments.flag("--remote")
+        verbose = arguments.flag("--verbose")
         file = try arguments.option("--file")
         readOptions = try BackupFile.readOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
@@ -48,12 +51,32 @@ struct StatusCommand: Command {
         ]
         var remoteFailure: CLIError?
         if remote {
+            // status takes no passphrase options: a previous run's check that it finishes (and
+            // which may merge and upload) has the keys of the environment and identityFile,
+            // and without them is left to the next backup or restore.
+            let keys = try? RemoteEncryption.load(
+                profile: profile, options: RemoteEncryption.Options(),
+                environment: context.environment)
             let session = try DriveSession(
-                profile: profile, context: context, now: nil, verbose: false, quiet: true,
-                locking: false)
+                profile: profile, context: context, now: nil, verbose: verbose, quiet: true,
+                locking: false, encryption: keys ?? .plain)
+            // A previous run's unfinished check of its upload comes first, under the profile's
+            // lock; a run holding it checks by itself.
+            var settled: CLIError?
+            if session.pendingVerification != nil, keys != nil,
+                let lock = try? profile.lock(in: context)
+            {
+                do {
+                    try withExtendedLifetime(lock) {
+                        try session.settle(warn: { context.printWarning($0) })
+                    }
+                } catch {
+                    settled = CloudBackup.describe(error)
+                }
+            }
             let (section, failure) = DriveStatus.remoteSection(session)
             sections.append(section)
-            remoteFailure = failure
+            remoteFailure = settled ?? failure
             // SPEC §6b: a clock off Google's is warned about whenever Drive answered.
             session.clockSkew()
         }
@@ -82,7 +105,8 @@ struct StatusCommand: Command {
             + sections.flatMap(\.rows).compactMap { row in row.label.map { ($0, row.text) } }
         let width = rows.map(\.0.count).max() ?? 0
         for (label, text) in rows {
-            context.print(label + String(repeating: " ", count: width - label.count + 2) + text)
+            context.print(
+                label + String(repeating: " ", count: width - label.count + 2) + text.onOneLine)
         }
         if let remoteFailure { throw remoteFailure }
     }

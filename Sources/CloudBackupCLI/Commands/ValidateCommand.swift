@@ -49,11 +49,16 @@ struct ValidateCommand: Command {
                 guard verbose else { continue }
                 let migrated =
                     result.sourceVersion == BackupDocument.currentSchemaVersion
-                    ? "" : ", migrates to schema 3"
-                context.print("\(file): valid (schema \(result.sourceVersion)\(migrated))")
-                // A note points into the schema-3 document; an older file's is the migrated
-                // one, which has no file of its own to name.
-                let place = migrated.isEmpty ? file : "\(file) (as schema 3)"
+                    ? "" : ", migrates to schema \(BackupDocument.currentSchemaVersion)"
+                context.print(
+                    "\(file.onOneLine): valid (schema \(result.sourceVersion)\(migrated))")
+                // A note points into the current-schema document. Versions 3 and 4 share their
+                // pointers (3→4 changes only the number); an older file's notes point into the
+                // migrated document, which has no file of its own to name.
+                let place =
+                    result.sourceVersion >= 3
+                    ? file.onOneLine
+                    : "\(file.onOneLine) (as schema \(BackupDocument.currentSchemaVersion))"
                 for note in result.notes { context.print("\(place): \(note)") }
             } catch {
                 failures += error.lines

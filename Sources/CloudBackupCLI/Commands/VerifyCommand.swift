@@ -17,7 +17,8 @@ struct VerifyCommand: Command {
 
         options:
           --against STATE  also list the challenges a merge of FILE into STATE would hold
-                           back or revive, and why
+                           back or revive, and why, and how many day logs kept under a
+                           revived challenge's tombstone in STATE would come back with it
           --window DAYS    the tombstone window (default 90)
           --now RFC3339    the clock to measure against (default: the system clock)
           --json           print one JSON object instead of sentences
@@ -43,6 +44,8 @@ struct VerifyCommand: Command {
         var id: ChallengeID
         var decision: MergeDecision
         var explanation: String
+        /// Revived: the day logs kept under its tombstone in STATE, which come back with it.
+        var keptDayLogs = 0
     }
 
     func run(in context: Context) throws {
@@ -60,6 +63,11 @@ struct VerifyCommand: Command {
             let state = try BackupFile.load(againstPath, options: readOptions)
             let outcome = BackupKit.merge(
                 local: state.document, incoming: file.document, options: options)
+            // STATE holds the revived challenges' tombstones, so all their day logs there
+            // are kept ones, and every one returns (as it is or as FILE's newer copy).
+            let keptHere = Dictionary(
+                grouping: state.document.dayLogs.lazy.map(\.key.challengeID), by: { $0 }
+            ).mapValues(\.count)
             for decision in outcome.decisions {
                 guard case .challenge(let id) = decision.item else { continue }
                 switch decision.reason {
@@ -72,10 +80,15 @@ struct VerifyCommand: Command {
                                 "missing here and \(edited), before the window: perhaps a forgotten delete"
                         ))
                 case .editedAfterDelete where decision.winner == .incoming:
+                    let kept = keptHere[id] ?? 0
                     revived.append(
                         Finding(
                             id: id, decision: decision,
-                            explanation: "edited after its delete here, so a merge brings it back"))
+                            explanation: "edited after its delete here, so a merge brings it back"
+                                + (kept > 0
+                                    ? ", with the \(kept) day log(s) kept under its tombstone here"
+                                    : ""),
+                            keptDayLogs: kept))
                 default:
                     continue
                 }
@@ -114,6 +127,10 @@ struct VerifyCommand: Command {
                         out.key("deletedAt")
                         out.timestamp(
                             finding.decision.local.flatMap { $0.isTombstone ? $0.stamp : nil })
+                        if name == "revived" {
+                            out.key("keptDayLogs")
+                            out.integer(finding.keptDayLogs)
+                        }
                         out.endObject()
                     }
                     out.endArray()
@@ -124,7 +141,7 @@ struct VerifyCommand: Command {
         } else {
             let when = file.sourceVersion == 1 ? "newest stamp" : "exported"
             context.print(
-                "\(path): \(when) \(exportedAt) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
+                "\(path.onOneLine): \(when) \(exportedAt) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
             )
             context.print(
                 predates
@@ -133,7 +150,7 @@ struct VerifyCommand: Command {
                     : "inside the \(clock.windowDays)-day window (which starts \(options.windowStart))"
             )
             if let againstPath {
-                context.print("merging it into \(againstPath) would:")
+                context.print("merging it into \(againstPath.onOneLine) would:")
                 if heldBack.isEmpty && revived.isEmpty {
                     context.print("  hold back nothing and revive nothing")
                 }

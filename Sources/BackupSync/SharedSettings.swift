@@ -10,13 +10,13 @@ import BackupKit
 /// here, and two devices with different settings do not overwrite each other every night. With no
 /// record (a new machine, or a profile from before the record existed) the backup's settings
 /// stay, so a new machine's defaults never replace them; the record starts then.
-struct SharedSettings: ProfileRecord, Equatable {
-    var dayStartHour: Int
-    var weekStartsOn: String
-    var theme: String
-    var reminderTime: String?
+public struct SharedSettings: Codable, Equatable, Sendable {
+    public var dayStartHour: Int
+    public var weekStartsOn: String
+    public var theme: String
+    public var reminderTime: String?
 
-    init(_ settings: Settings) {
+    public init(_ settings: Settings) {
         dayStartHour = settings.dayStartHour
         weekStartsOn = settings.weekStartsOn.rawValue
         theme = settings.theme.rawValue
@@ -24,12 +24,12 @@ struct SharedSettings: ProfileRecord, Equatable {
     }
 
     /// One shared setting, by its JSON name.
-    enum Field: String, CaseIterable {
+    public enum Field: String, CaseIterable, Sendable {
         case dayStartHour, weekStartsOn, theme, reminderTime
     }
 
     /// The settings that differ in `other`.
-    func changes(to other: SharedSettings) -> [Field] {
+    public func changes(to other: SharedSettings) -> [Field] {
         Field.allCases.filter { field in
             switch field {
             case .dayStartHour: dayStartHour != other.dayStartHour
@@ -42,7 +42,7 @@ struct SharedSettings: ProfileRecord, Equatable {
 
     /// `target` with `fields` taken from `source`, the others as they were: a device sends up
     /// only the settings it changed, so another device's change to another setting stands.
-    static func taking(_ fields: [Field], from source: Settings, into target: Settings)
+    public static func taking(_ fields: [Field], from source: Settings, into target: Settings)
         -> Settings
     {
         var result = target

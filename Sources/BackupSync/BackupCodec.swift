@@ -1,0 +1,144 @@
+import BackupKit
+
+/// How BackupKit documents travel through the sync: validated and migrated on the way in,
+/// canonical bytes on the way out, merged by the format's rules with the remote copy as the
+/// base and the local document (or another copy of the backup) as the incoming side.
+///
+/// `backingUp` is the state file `backup` merges into the remote copy. The device backing up
+/// is then the local side for the settings it changed since it last backed up or restored
+/// (`SharedSettings`): the result carries those of the state file's settings and the
+/// backup's others, and `premium`, `appLock` and `deviceId` stay as the remote copy has them,
+/// as on any import. Keeping the base's settings always, as a plain merge does, would freeze
+/// them at whichever device created the file; taking all of the state file's would have two
+/// devices with different settings overwrite each other every night, and undo another
+/// device's change to a setting this one did not touch. Everything else (guards, counts, the
+/// state file as the incoming side) is the plain merge.
+public enum BackupCodec {
+    /// The state file `backup` merges into the remote copy, and which of its settings go up.
+    public struct BackingUp: Sendable {
+        public var path: String
+        public var changedSettings: [SharedSettings.Field]
+
+        public init(path: String, changedSettings: [SharedSettings.Field]) {
+            self.path = path
+            self.changedSettings = changedSettings
+        }
+    }
+
+    public static func make(
+        allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
+        journal: MergeJournal
+    ) -> SyncCodec<BackupDocument> {
+        func merged(_ base: BackupDocument, _ incoming: BackupDocument, now: Timestamp, copy: Bool)
+            -> (document: BackupDocument, heldBack: Bool)
+        {
+            let outcome = BackupKit.merge(
+                local: base, incoming: incoming,
+                options: MergeOptions(now: now, allowStale: allowStale))
+            let source: MergeNotice.Source = copy ? .copy : .state(backingUp?.path)
+            if !copy { journal.lastReport = outcome.report }
+            let heldBack = outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0
+            if heldBack { journal.say(.heldBack(outcome, from: source)) }
+            if !outcome.futureStamped.isEmpty { journal.say(.futureStamped(outcome, in: source)) }
+            if !copy {
+                let ids = MergeNotice.staleSurvivors(
+                    of: incoming, missingFrom: base, keptIn: outcome.document, now: now)
+                if !ids.isEmpty { journal.say(.staleSurvivors(ids, of: source)) }
+            }
+            var document = outcome.document
+            // The export time changes only with an upload, so "nothing changed" compares equal.
+            document.exportedAt = base.exportedAt
+            if !copy, let backingUp {
+                document.settings = SharedSettings.taking(
+                    backingUp.changedSettings, from: incoming.settings, into: base.settings)
+                journal.lastSettings = (base.settings, document.settings)
+            }
+            return (document, heldBack)
+        }
+        return SyncCodec(
+            decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
+            // A file the reader did not judge (a newer schema, over the size limit) is never
+            // set aside as invalid, nor replaced.
+            isRefusal: { error in
+                switch error as? BackupFileError {
+                case .newerSchema, .tooLarge: true
+                default: false
+                }
+            },
+            encode: { BackupWriter.write($0) },
+            merge: { base, incoming, now in merged(base, incoming, now: now, copy: false).document
+            },
+            stamp: { document, now in
+                var stamped = document
+                stamped.exportedAt = now
+                return stamped
+            },
+            mergeCopy: { base, copy, now in merged(base, copy, now: now, copy: true) })
+    }
+}
+
+/// What a run's merges said, for the caller to word: each kind once per source, though every
+/// compare-and-swap round merges again.
+public enum MergeNotice {
+    public enum Source: Hashable, Sendable {
+        /// The local state file (its path, when the caller named it).
+        case state(String?)
+        /// Another copy of the backup on Drive (a duplicate file).
+        case copy
+    }
+
+    /// The stale guard held back items of `source`.
+    case heldBack(MergeOutcome, from: Source)
+    /// Items of `source` stamped more than 24 hours ahead (always reported).
+    case futureStamped(MergeOutcome, in: Source)
+    /// Challenges of a state exported before the tombstone window, last edited before it, that
+    /// the backup does not have and the merge kept: perhaps deletes made elsewhere.
+    case staleSurvivors([String], of: Source)
+
+    /// The stale guard's case seen from the side it does not cover (it guards only the incoming
+    /// file): `state`, exported before the tombstone window, brings into `result` challenges
+    /// that `other` has no live copy of and that were last edited before the window. They may
+    /// be deletions whose tombstones have expired since. `state` is STATE in a restore (the
+    /// local side) and in a backup (the incoming side, where the guard is off for a backup with
+    /// nothing left in it).
+    public static func staleSurvivors(
+        of state: BackupDocument, missingFrom other: BackupDocument, keptIn result: BackupDocument,
+        now: Timestamp
+    ) -> [String] {
+        // The window the merges of backup and restore use (the default), as the guard reads it.
+        let windowStart = MergeOptions(now: now).windowStart
+        guard state.exportedAt < windowStart else { return [] }
+        let live = Set(other.challenges.map(\.id))
+        let kept = Set(result.challenges.map(\.id))
+        return state.challenges.filter {
+            $0.updatedAt < windowStart && !live.contains($0.id) && kept.contains($0.id)
+        }.map(\.id.rawValue)
+    }
+
+    var key: String {
+        switch self {
+        case .heldBack(_, let source): "heldBack \(source)"
+        case .futureStamped(_, let source): "future \(source)"
+        case .staleSurvivors(_, let source): "survivors \(source)"
+        }
+    }
+}
+
+/// One run's merge notices and results, shared by the codec's closures.
+public final class MergeJournal {
+    private let notify: (MergeNotice) -> Void
+    private var said: Set<String> = []
+    /// The report of the latest merge of the state file into the backup.
+    public internal(set) var lastReport: MergeReport?
+    /// The backup's settings before and after the latest merge took the state file's
+    /// (`backingUp` only).
+    public internal(set) var lastSettings: (before: Settings, after: Settings)?
+
+    public init(notify: @escaping (MergeNotice) -> Void) {
+        self.notify = notify
+    }
+
+    func say(_ notice: MergeNotice) {
+        if said.insert(notice.key).inserted { notify(notice) }
+    }
+}

@@ -1,0 +1,710 @@
+import BackupKit
+import Digests
+import GoogleDrive
+
+/// Merge-before-upload against the app folder, as a pure state machine: it never touches the
+/// network, a file or a clock. The driver (`SyncDriver`) performs each `Action` and feeds
+/// back what came of it as an `Event`; this type alone decides what happens next, so every
+/// interleaving with another device is a test of a few lines.
+///
+/// The protocol, one round:
+/// 1. List the files of our name (names are not unique on Drive). Their listing carries
+///    `md5Checksum` and `headRevisionId`.
+/// 2. The base: the profile's kept copy when the listing shows one file with the copy's id,
+///    head revision and checksum; else the download (v2 etag, then bytes checked against the
+///    checksum that came with it). Other files of our name are downloaded too and merged in.
+/// 3. Merge the local document into the base. No change and nothing else to fold in: done,
+///    nothing sent.
+/// 4. Record a pending verification (base revision, checksum of what we send), then upload
+///    under `If-Match: <etag>`. A 412 means someone wrote since our read: unless the head is
+///    our own bytes (an upload whose answer was lost, retried into its own etag, as the next
+///    download shows), back off and start the round again from the download.
+/// 5. Verify: list the revisions and check that the revision before ours is our base
+///    (`RevisionCheck`). Revisions between them are writes our upload replaced, because
+///    Google's `If-Match` was not checked as we hoped: download each, merge them into what we
+///    uploaded, and go round again from the download with a fresh `If-Match`. Nothing
+///    between: clear the pending record; keep aside copies whose items were held back, delete
+///    the other files of our name; done.
+/// A previous run's pending verification is finished first, right after the listing: its
+/// "others" are merged into this run's upload. The rounds are bounded (`maxRounds`): a device
+/// that writes on every round makes us give up with `.keepsChanging`, having lost nothing,
+/// since every revision is still in the history and the next run merges again.
+///
+/// Worked example: Drive holds r1 = {a}; our STATE is {b}; another device uploads r2 = {a, c}
+/// between our download and our upload, and Drive ignores `If-Match`.
+///
+///     start()                                  → .list
+///     .listed([F r1])                          → .download(F)
+///     .downloaded(F r1 {a}, etag e1)           → .record(pending: base r1, md5 of {a,b})
+///     .done                                    → .update(F, {a,b}, ifMatch: e1)
+///     .updated(F r3)                           → .listRevisions(F)
+///     .revisions([r1, r2, r3])                 → .downloadRevision(F, r2)    (r2 is between)
+///     .revisionBytes({a, c})                   → .download(F)                (round 2)
+///     .downloaded(F r3 {a,b}, etag e3)         → .record(pending: base r3, md5 of {a,b,c})
+///     .done                                    → .update(F, {a,b,c}, ifMatch: e3)
+///     .updated(F r4)                           → .listRevisions(F)
+///     .revisions([r1, r2, r3, r4])             → .record(nil)                (r3 is our base)
+///     .done                                    → .finish(uploaded {a,b,c})
+///
+/// Sealed (encrypted) backups: every byte downloaded goes through `codec.opened` before it is
+/// decoded, every upload is `codec.seal` of the encoded document, and the checks (the pending
+/// record's checksum, the revision check, a 412 that was our own write) compare the sealed
+/// bytes sent, which is what Drive lists; "nothing changed" compares plaintext. Sealed bytes
+/// that do not open stop the run, as do sealed bytes a run that does not seal would replace.
+/// A plain file of ours is uploaded sealed by a run that seals, even with nothing new.
+///
+/// `local` nil makes a settling run (for `restore` and `status`): it only finishes a pending
+/// verification, uploading what it owes, and does nothing else.
+public struct BackupRun<Document> {
+    public enum Action {
+        case list
+        /// v2 metadata with the etag, then the bytes (`DriveClient.read`); `.downloaded`, or
+        /// `.gone` when the file is no longer there.
+        case download(DriveFile)
+        /// v2 metadata with the etag only (`DriveClient.tagged`); `.tagged`.
+        case readTag(DriveFile)
+        /// Reserve an id and create our file with `bytes`; `.created`.
+        case create(bytes: [UInt8])
+        /// Conditional upload; `.updated` or `.changedSinceRead`.
+        case update(DriveFile, bytes: [UInt8], ifMatch: String)
+        /// `.revisions`, every page, oldest first.
+        case listRevisions(fileID: String)
+        /// One revision's bytes; `.revisionBytes`, or `.gone` when Drive no longer serves it.
+        case downloadRevision(fileID: String, DriveRevision)
+        /// Copy the bytes to a new app-folder file of this name, then tell the user why
+        /// (`SyncNotice.keptAside`); `.keptAside`.
+        case keepAside(DriveSnapshot, name: String, reason: SideFileReason)
+        /// `.done`.
+        case delete(fileID: String)
+        /// Save (or with nil, clear) the profile's pending verification; `.done`.
+        case record(PendingVerification?)
+        /// Wait before the next round (backoff with jitter; `round` counts from 0); `.done`.
+        case backOff(round: Int)
+        /// Tell the user; `.done`.
+        case notify(SyncNotice)
+        case finish(BackupOutcome<Document>)
+        case fail(SyncError)
+    }
+
+    public enum Event {
+        /// The listing, and the run's clock: known once Drive has first answered (its `Date`
+        /// corrects ours), and fixed by the first listing for the rest of the run.
+        case listed([DriveFile], now: Timestamp)
+        case downloaded(DriveSnapshot)
+        case gone
+        case tagged(DriveFile, etag: String)
+        case created(DriveFile)
+        case updated(DriveFile)
+        case changedSinceRead
+        case revisions([DriveRevision])
+        case revisionBytes([UInt8])
+        case keptAside(DriveFile)
+        case done
+    }
+
+    private enum Phase {
+        case ready
+        case listing
+        /// Finishing a previous run's check: its revision listing.
+        case checkingPending(PendingVerification)
+        /// Downloading the revisions a check found between a base and an upload.
+        case fetchingOthers([DriveRevision], fileID: String, then: AfterOthers)
+        case readingCopies([DriveFile])
+        case readingTarget
+        case taggingKept(KeptCopy)
+        case recordingPending
+        case creating
+        case uploading
+        case verifying
+        case backingOff
+        case clearing
+        case keepingAside([DriveSnapshot])
+        case deleting([String])
+        case announcing
+        case finished
+    }
+
+    private enum AfterOthers {
+        /// A previous run's check: go on with this run.
+        case resume
+        /// This run's own upload: a new round.
+        case newRound
+    }
+
+    /// What the next upload sends, and the revision it starts from.
+    private struct Base {
+        var document: Document?
+        var revision: String?
+        var etag: String?
+        /// The base is plain on Drive while this run seals: upload even with nothing new.
+        var unsealed = false
+    }
+
+    /// The head of our file as this run last knew it, for the profile's next kept copy.
+    private struct Head {
+        var file: DriveFile
+        var etag: String?
+        var document: Document
+        /// As `decode` read it.
+        var plain: [UInt8]
+        /// Of the bytes on Drive.
+        var size: Int
+        /// Of the bytes on Drive, when they are sealed (not `plain`).
+        var sealedMd5: String?
+
+        init(
+            _ file: DriveFile, etag: String?, document: Document, plain: [UInt8],
+            onDrive: [UInt8]
+        ) {
+            self.file = file
+            self.etag = etag
+            self.document = document
+            self.plain = plain
+            size = onDrive.count
+            // Equal arrays of one buffer compare at once: a plain backup costs no second pass.
+            sealedMd5 = onDrive == plain ? nil : Digest.hex(Digest.md5(onDrive))
+        }
+    }
+
+    public let name: String
+    public let codec: SyncCodec<Document>
+    public let local: Document?
+    public var maxRounds = 8
+    /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
+    /// leave every device refusing the backup from the next run on, so it is refused here.
+    public var maxBytes = Int.max
+
+    private var phase = Phase.ready
+    private var now: Timestamp?
+    private let kept: KeptCopy?
+    /// A previous run's unfinished check; then this run's own, from just before its upload.
+    private var pending: PendingVerification?
+    /// A record is on disk and must be cleared once no check is left.
+    private var pendingOnDisk: Bool
+    private var target: DriveFile?
+    /// Other files of our name, still to read; then those read.
+    private var unread: [DriveFile] = []
+    private var duplicates: [DriveFile] = []
+    /// Decoded duplicates, with their snapshots (kept aside when their items are held back).
+    private var copies: [(document: Document, snapshot: DriveSnapshot)] = []
+    private var holdingBack: [DriveSnapshot] = []
+    /// Other writers' revisions found by a check, merged into every later round.
+    private var owed: [Document] = []
+    /// Revision ids merged or written this run: a later check does not count them again.
+    private var known: Set<String> = []
+    private var base = Base()
+    /// The document of the upload under way, its bytes, and the bytes sent (sealed).
+    private var sending: (document: Document, plain: [UInt8], bytes: [UInt8])?
+    /// What this run last uploaded, checked: merged again into a later round's base, in case
+    /// another device's write replaced it.
+    private var uploaded: Document?
+    private var head: Head?
+    /// This run uploaded sealed over a plain file of ours, to be said once at the end.
+    private var sealsPlainFile = false
+    private var round = 0
+    /// A 412 answered our upload: the next download may show our own bytes, when the upload
+    /// landed and only its answer was lost.
+    private var afterConflict = false
+    private var fromKeptCopy = false
+    private var created = false
+    /// Etags whose bytes did not decode and were kept aside: not kept aside again.
+    private var keptAsideEtags: Set<String> = []
+    private var sideFiles: [DriveFile] = []
+
+    public init(
+        name: String, codec: SyncCodec<Document>, local: Document?, kept: KeptCopy? = nil,
+        pending: PendingVerification? = nil
+    ) {
+        self.name = name
+        self.codec = codec
+        self.local = local
+        self.kept = kept
+        self.pending = pending
+        self.pendingOnDisk = pending != nil
+    }
+
+    public mutating func start() -> Action {
+        phase = .listing
+        return .list
+    }
+
+    /// A Drive operation failed for good (retries spent). Once an upload of ours landed, the
+    /// check is left undone: the pending record on disk says what the next run finishes.
+    public mutating func failed(_ error: DriveError) -> Action {
+        let unchecked: PendingVerification?
+        switch phase {
+        case .verifying, .fetchingOthers(_, _, then: .newRound): unchecked = pending
+        default: unchecked = nil
+        }
+        phase = .finished
+        if let unchecked { return .fail(.unverified(error, unchecked)) }
+        return .fail(.drive(error))
+    }
+
+    public mutating func handle(_ event: Event) -> Action {
+        switch (phase, event) {
+        case (.listing, .listed(let files, let now)):
+            self.now = self.now ?? now
+            return listed(files)
+
+        case (.checkingPending(let previous), .revisions(let revisions)):
+            pending = nil
+            switch RevisionCheck.of(
+                revisions, base: previous.baseRevisionId, uploadedMd5: previous.uploadedMd5,
+                uploadedRevisionId: previous.uploadedRevisionId)
+            {
+            case .missing, .clean: return proceed()
+            case .others(let others, _):
+                return fetch(others, fileID: previous.fileId, then: .resume)
+            }
+
+        case (.fetchingOthers(var others, let fileID, let then), .revisionBytes(let bytes)):
+            let revision = others.removeFirst()
+            known.insert(revision.id)
+            let plain: [UInt8]
+            do {
+                plain = try codec.opened(
+                    bytes, of: file(withID: fileID), revision: revision.id, replacing: true)
+            } catch {
+                return fail(error)
+            }
+            guard let document = try? codec.decode(plain) else {
+                phase = .fetchingOthers(others, fileID: fileID, then: then)
+                return .notify(.unreadableRevision(fileID: fileID, revision: revision.id))
+            }
+            owed.append(document)
+            return fetch(others, fileID: fileID, then: then)
+        case (.fetchingOthers(var others, let fileID, let then), .gone):
+            let revision = others.removeFirst()
+            phase = .fetchingOthers(others, fileID: fileID, then: then)
+            return .notify(.unreadableRevision(fileID: fileID, revision: revision.id))
+        case (.fetchingOthers(let others, let fileID, let then), .done):
+            return fetch(others, fileID: fileID, then: then)
+
+        case (.readingCopies(var files), .downloaded(let snapshot)):
+            duplicates.append(files.removeFirst())
+            switch decodeOrKeepAside(snapshot) {
+            case .document(let document, _): copies.append((document, snapshot))
+            case .keepAside(let action):
+                phase = .readingCopies(files)
+                return action
+            case .refused(let error): return fail(error)
+            }
+            return readCopies(files)
+        case (.readingCopies(var files), .gone):
+            // Another device merged and deleted it since our listing: its items are in the target.
+            files.removeFirst()
+            return readCopies(files)
+        case (.readingCopies(let files), .keptAside(let side)):
+            sideFiles.append(side)
+            return readCopies(files)
+
+        case (.readingTarget, .downloaded(let snapshot)):
+            if afterConflict, let pending,
+                snapshot.file.md5Checksum?.lowercased() == pending.uploadedMd5
+            {
+                // Our upload landed but its answer was lost, and the retry met our own etag.
+                afterConflict = false
+                return verify(snapshot.file)
+            }
+            afterConflict = false
+            target = snapshot.file
+            base = Base(revision: snapshot.file.headRevisionId, etag: snapshot.etag)
+            if keptAsideEtags.contains(snapshot.etag) { return mergeAndUpload() }
+            switch decodeOrKeepAside(snapshot) {
+            case .document(let document, let plain):
+                base.document = document
+                base.unsealed = codec.seals && !codec.isSealed(snapshot.bytes)
+                head = Head(
+                    snapshot.file, etag: snapshot.etag, document: document, plain: plain,
+                    onDrive: snapshot.bytes)
+                return mergeAndUpload()
+            case .keepAside(let action):
+                keptAsideEtags.insert(snapshot.etag)
+                return action
+            case .refused(let error): return fail(error)
+            }
+        case (.readingTarget, .keptAside(let side)):
+            sideFiles.append(side)
+            return mergeAndUpload()
+        case (.readingTarget, .gone):
+            // Our file went (another device merged it into an older one and deleted it).
+            return nextRound(waiting: false)
+
+        case (.taggingKept(let kept), .tagged(let file, let etag)):
+            // The kept copy stands in for bytes read under this etag only if they are the same.
+            guard kept.matches(file) else { return download() }
+            base.etag = etag
+            return upload()
+
+        case (.recordingPending, .done):
+            guard let sending, let target, let etag = base.etag else {
+                return fail(.protocolViolation("an upload with no etag"))
+            }
+            phase = .uploading
+            return .update(target, bytes: sending.bytes, ifMatch: etag)
+
+        case (.creating, .created(let file)):
+            // Not checked against the history: no revision can precede the first one of a
+            // file whose id was reserved for us, so the check could only pass.
+            guard let sending else { return fail(.protocolViolation("a create with no bytes")) }
+            created = true
+            target = file
+            uploaded = sending.document
+            head = Head(
+                file, etag: file.etag, document: sending.document, plain: sending.plain,
+                onDrive: sending.bytes)
+            return finishChecks()
+        case (.uploading, .updated(let file)):
+            return verify(file)
+        case (.uploading, .changedSinceRead):
+            afterConflict = true
+            return nextRound(waiting: true)
+
+        case (.verifying, .revisions(let revisions)):
+            guard let target, let sending, let pending else {
+                return fail(.protocolViolation("a check with no upload"))
+            }
+            switch RevisionCheck.of(
+                revisions, base: pending.baseRevisionId, uploadedMd5: pending.uploadedMd5,
+                uploadedRevisionId: pending.uploadedRevisionId, known: known)
+            {
+            case .missing:
+                // Drive took the upload but does not list it: read everything again.
+                uploaded = sending.document
+                return nextRound(waiting: true)
+            case .clean(let ours):
+                known.insert(ours.id)
+                uploaded = sending.document
+                head = Head(
+                    target, etag: target.etag, document: sending.document, plain: sending.plain,
+                    onDrive: sending.bytes)
+                return finishChecks()
+            case .others(let others, let ours):
+                known.insert(ours.id)
+                uploaded = sending.document
+                head = Head(
+                    target, etag: target.etag, document: sending.document, plain: sending.plain,
+                    onDrive: sending.bytes)
+                return fetch(others, fileID: target.id, then: .newRound)
+            }
+
+        case (.backingOff, .done):
+            return download()
+
+        case (.clearing, .done):
+            return keepAside(holdingBack)
+        case (.keepingAside(var snapshots), .keptAside(let side)):
+            snapshots.removeFirst()
+            sideFiles.append(side)
+            return keepAside(snapshots)
+        case (.deleting(var ids), .done):
+            ids.removeFirst()
+            return delete(ids)
+        case (.announcing, .done):
+            return finish()
+
+        default:
+            return fail(.protocolViolation("\(event) while \(phase)"))
+        }
+    }
+
+    // MARK: - Steps
+
+    private mutating func listed(_ files: [DriveFile]) -> Action {
+        target = files.first
+        unread = Array(files.dropFirst())
+        duplicates = []
+        copies = []
+        if let previous = pending, uploaded == nil {
+            // A previous run's check, unless the file it was about is gone (merged into
+            // another, then deleted): nothing is left to check then.
+            if files.contains(where: { $0.id == previous.fileId }) {
+                phase = .checkingPending(previous)
+                return .listRevisions(fileID: previous.fileId)
+            }
+            pending = nil
+        }
+        return proceed()
+    }
+
+    /// This run proper, once any previous run's check is done.
+    private mutating func proceed() -> Action {
+        guard let target else {
+            // No file: a first backup creates it; a settling run has nothing to do.
+            guard let local, let now else { return finishChecks() }
+            return send(codec.stamp(local, now))
+        }
+        guard local != nil else {
+            // A settling run uploads only what a previous run's check found, into the file
+            // it checked; it reads no duplicates and deletes nothing (restore deletes nothing).
+            unread = []
+            return owed.isEmpty ? finishChecks() : download()
+        }
+        // A copy of a sealed backup is no base for a run that does not seal: the download
+        // then refuses to replace that backup with plain bytes.
+        if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
+            kept.holdsDriveBytes || codec.seals, let document = try? codec.decode(kept.bytes)
+        {
+            base = Base(
+                document: document, revision: target.headRevisionId, etag: kept.etag(for: target),
+                unsealed: kept.holdsDriveBytes && codec.seals)
+            var copied = Head(
+                target, etag: base.etag, document: document, plain: kept.bytes,
+                onDrive: kept.bytes)
+            // The size on Drive, when the copy holds the plaintext of sealed bytes.
+            copied.size = target.size ?? kept.bytes.count
+            copied.sealedMd5 = kept.holdsDriveBytes ? nil : kept.md5Checksum
+            head = copied
+            fromKeptCopy = true
+            return mergeAndUpload()
+        }
+        return readCopies(unread)
+    }
+
+    private mutating func readCopies(_ files: [DriveFile]) -> Action {
+        guard let file = files.first else { return download() }
+        phase = .readingCopies(files)
+        return .download(file)
+    }
+
+    private mutating func download() -> Action {
+        guard let target else { return nextRound(waiting: false) }
+        fromKeptCopy = false
+        phase = .readingTarget
+        return .download(target)
+    }
+
+    /// Another round: after a 412 or a lost upload, with a backoff first, from the download;
+    /// when our file went, from the listing.
+    private mutating func nextRound(waiting: Bool) -> Action {
+        round += 1
+        guard round < maxRounds else { return fail(.keepsChanging(rounds: maxRounds)) }
+        if waiting {
+            phase = .backingOff
+            return .backOff(round: round - 1)
+        }
+        phase = .listing
+        return .list
+    }
+
+    private mutating func fetch(_ others: [DriveRevision], fileID: String, then: AfterOthers)
+        -> Action
+    {
+        guard let revision = others.first else {
+            switch then {
+            case .resume: return proceed()
+            case .newRound:
+                // No wait: what the others wrote is merged already, the next round folds it in.
+                round += 1
+                guard round < maxRounds else { return fail(.keepsChanging(rounds: maxRounds)) }
+                return download()
+            }
+        }
+        phase = .fetchingOthers(others, fileID: fileID, then: then)
+        return .downloadRevision(fileID: fileID, revision)
+    }
+
+    /// Folds everything this run owes into the base, then uploads when that changed it.
+    private mutating func mergeAndUpload() -> Action {
+        guard let now else { return fail(.protocolViolation("a merge before the listing")) }
+        var result = base.document
+        holdingBack = []
+        for copy in copies {
+            guard let into = result else {
+                result = copy.document
+                continue
+            }
+            let folded = codec.merge(copy: copy.document, into: into, now: now)
+            result = folded.document
+            if folded.heldBack { holdingBack.append(copy.snapshot) }
+        }
+        // Other devices' writes that an upload replaced, and our own last upload.
+        for document in owed + [uploaded].compactMap({ $0 }) {
+            result =
+                result.map { codec.merge(copy: document, into: $0, now: now).document } ?? document
+        }
+        if let local {
+            result = result.map { codec.merge($0, local, now) } ?? local
+        }
+        guard let result else { return finishChecks() }
+        if let document = base.document, duplicates.isEmpty, !base.unsealed,
+            codec.encode(result) == codec.encode(document)
+        {
+            return finishChecks()
+        }
+        return send(codec.stamp(result, now))
+    }
+
+    /// Records the check to come, then uploads `document` (or creates the file with it).
+    private mutating func send(_ document: Document) -> Action {
+        let plain = codec.encode(document)
+        let bytes: [UInt8]
+        do {
+            bytes = try codec.seal(plain)
+        } catch {
+            return fail(.unsealed(error))
+        }
+        guard bytes.count <= maxBytes else {
+            return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
+        }
+        sending = (document, plain, bytes)
+        if base.unsealed { sealsPlainFile = true }
+        if base.etag == nil, let kept, let target {
+            // The kept copy's etag is stale (the version moved): read a fresh one first.
+            phase = .taggingKept(kept)
+            return .readTag(target)
+        }
+        return upload()
+    }
+
+    private mutating func upload() -> Action {
+        guard let sending else { return fail(.protocolViolation("nothing to upload")) }
+        guard let target else {
+            phase = .creating
+            return .create(bytes: sending.bytes)
+        }
+        let record = PendingVerification(
+            fileId: target.id, baseRevisionId: base.revision,
+            uploadedMd5: Digest.hex(Digest.md5(sending.bytes)))
+        pending = record
+        pendingOnDisk = true
+        phase = .recordingPending
+        return .record(record)
+    }
+
+    private mutating func verify(_ file: DriveFile) -> Action {
+        target = file
+        pending?.fileId = file.id
+        pending?.uploadedRevisionId = file.headRevisionId
+        phase = .verifying
+        return .listRevisions(fileID: file.id)
+    }
+
+    /// No check is left: clear the record, then keep aside and delete the duplicates.
+    private mutating func finishChecks() -> Action {
+        pending = nil
+        guard pendingOnDisk else { return keepAside(holdingBack) }
+        pendingOnDisk = false
+        phase = .clearing
+        return .record(nil)
+    }
+
+    private mutating func keepAside(_ snapshots: [DriveSnapshot]) -> Action {
+        guard let snapshot = snapshots.first else { return delete(duplicates.map(\.id)) }
+        phase = .keepingAside(snapshots)
+        return .keepAside(
+            snapshot, name: sideName(snapshot, label: "held-back"), reason: .heldBack)
+    }
+
+    private mutating func delete(_ ids: [String]) -> Action {
+        guard let id = ids.first else { return announce() }
+        phase = .deleting(ids)
+        return .delete(fileID: id)
+    }
+
+    /// Says that a plain file of ours is sealed now, once the upload that did it is checked.
+    private mutating func announce() -> Action {
+        guard sealsPlainFile, uploaded != nil, let target else { return finish() }
+        sealsPlainFile = false
+        phase = .announcing
+        return .notify(.sealedPlainFile(fileID: target.id))
+    }
+
+    private mutating func finish() -> Action {
+        phase = .finished
+        var outcome = BackupOutcome<Document>()
+        if let head {
+            outcome.file = head.file
+            outcome.document = head.document
+            outcome.bytes = head.size
+            outcome.kept = KeptCopy(
+                file: head.file, etag: head.etag, bytes: head.plain, sealedMd5: head.sealedMd5)
+        }
+        outcome.created = created
+        outcome.uploaded = uploaded != nil
+        outcome.deletedDuplicates = duplicates.map(\.id)
+        outcome.sideFiles = sideFiles
+        outcome.fromKeptCopy = fromKeptCopy
+        outcome.mergedRevisions = owed.count
+        return .finish(outcome)
+    }
+
+    private mutating func fail(_ error: SyncError) -> Action {
+        phase = .finished
+        return .fail(error)
+    }
+
+    // MARK: - Broken remote files
+
+    private enum Decoded {
+        /// With its bytes as decoded (opened).
+        case document(Document, plain: [UInt8])
+        case keepAside(Action)
+        case refused(SyncError)
+    }
+
+    /// The decoded document; or the action that copies the bytes to a dated side file (our
+    /// upload then replaces them); or a refusal (a newer schema, over the size limit, sealed
+    /// bytes that do not open or that this run would unseal): such a file is never replaced.
+    private func decodeOrKeepAside(_ snapshot: DriveSnapshot) -> Decoded {
+        let plain: [UInt8]
+        do {
+            plain = try codec.opened(snapshot.bytes, of: snapshot.file, replacing: true)
+        } catch {
+            return .refused(error)
+        }
+        do {
+            return .document(try codec.decode(plain), plain: plain)
+        } catch {
+            if codec.isRefusal(error) { return .refused(.refused(snapshot.file, error)) }
+            return .keepAside(
+                .keepAside(
+                    snapshot, name: sideName(snapshot, label: "invalid"), reason: .invalid(error)))
+        }
+    }
+
+    /// Our file of that id, as last listed or read.
+    private func file(withID id: String) -> DriveFile {
+        ([target].compactMap { $0 } + unread + duplicates).first { $0.id == id }
+            ?? DriveFile(id: id, name: name)
+    }
+
+    /// Named after our file, the label, the run's time and the copy's id: never our name, so
+    /// no later run takes it for a backup.
+    private func sideName(_ snapshot: DriveSnapshot, label: String) -> String {
+        "\(name).\(label)-\(Self.compact(now))-\(snapshot.file.id)"
+    }
+
+    /// `20261130T120000Z`: the time in a file name, without separators.
+    static func compact(_ time: Timestamp?) -> String {
+        let text = (time ?? Timestamp(millisecondsSince1970: 0)).description
+        return text.prefix(19).filter { $0 != "-" && $0 != ":" } + "Z"
+    }
+}
+
+/// Why a copy of the backup was kept in a side file.
+public enum SideFileReason {
+    /// It is not a valid backup; our upload replaces it.
+    case invalid(any Error)
+    /// The stale guard held back items only it has; the copy is deleted after the merge.
+    case heldBack
+}
+
+/// What a backup did.
+public struct BackupOutcome<Document> {
+    /// The file on Drive now (nil: a settling run found none, or had nothing to do).
+    public var file: DriveFile?
+    public var document: Document?
+    public var bytes = 0
+    public var created = false
+    public var uploaded = false
+    public var deletedDuplicates: [String] = []
+    public var sideFiles: [DriveFile] = []
+    /// What is on Drive now, as far as this run knows: the profile's next kept copy.
+    public var kept: KeptCopy?
+    /// The kept copy stood in for the download.
+    public var fromKeptCopy = false
+    /// Other devices' revisions found between a base and an upload, and merged.
+    public var mergedRevisions = 0
+}

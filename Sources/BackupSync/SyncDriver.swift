@@ -1,0 +1,142 @@
+import BackupKit
+import GoogleDrive
+
+/// Performs the sync machines' actions against Drive and feeds back what came of them. It
+/// decides nothing: which file, which round, what to merge are the machines' (`BackupRun`,
+/// `FetchRun`); how a failure is worded and which exit code it gets are the caller's.
+public struct SyncDriver {
+    public let drive: DriveClient
+    /// The run's clock, asked once, after Drive's first answer: `--now`, or the system clock
+    /// corrected by Drive's `Date` when the two differ by more than five minutes.
+    public var now: () -> Timestamp
+    /// Saves (nil: clears) the profile's pending verification. A record that cannot be saved
+    /// costs only the safety net; the caller warns.
+    public var record: (PendingVerification?) -> Void = { _ in }
+    public var notify: (SyncNotice) -> Void = { _ in }
+    public var progress: (@Sendable (Int, Int) -> Void)?
+
+    public init(drive: DriveClient, now: @escaping () -> Timestamp) {
+        self.drive = drive
+        self.now = now
+    }
+
+    public func run<Document>(_ machine: BackupRun<Document>) throws(SyncError)
+        -> BackupOutcome<Document>
+    {
+        var machine = machine
+        var action = machine.start()
+        while true {
+            switch action {
+            case .finish(let outcome): return outcome
+            case .fail(let error): throw error
+            default:
+                do {
+                    action = machine.handle(try perform(action, name: machine.name))
+                } catch {
+                    action = machine.failed(error)
+                }
+            }
+        }
+    }
+
+    /// One action's request(s); `.finish` and `.fail` end the run before they get here.
+    private func perform<Document>(_ action: BackupRun<Document>.Action, name: String)
+        throws(DriveError) -> BackupRun<Document>.Event
+    {
+        switch action {
+        case .finish, .fail: return .done
+        case .list: return .listed(try drive.list(named: name), now: now())
+        case .download(let file):
+            return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
+        case .readTag(let file):
+            let tagged = try drive.tagged(id: file.id)
+            return .tagged(tagged.file, etag: tagged.etag)
+        case .create(let bytes):
+            return .created(
+                try drive.create(
+                    name: name, id: try drive.generateID(), bytes: bytes, progress: progress))
+        case .update(let file, let bytes, let etag):
+            switch try drive.update(id: file.id, bytes: bytes, ifMatch: etag, progress: progress) {
+            case .updated(let file): return .updated(file)
+            case .changedSinceRead: return .changedSinceRead
+            }
+        case .listRevisions(let id): return .revisions(try drive.revisions(of: id))
+        case .downloadRevision(let id, let revision):
+            return try orGone { () throws(DriveError) in
+                .revisionBytes(try drive.read(id: id, revision: revision))
+            }
+        case .keepAside(let snapshot, let sideName, let reason):
+            let side = try drive.create(
+                name: sideName, id: try drive.generateID(), bytes: snapshot.bytes)
+            notify(.keptAside(copyID: snapshot.file.id, side: side, reason: reason))
+            return .keptAside(side)
+        case .delete(let id):
+            try drive.delete(id: id)
+            return .done
+        case .record(let pending):
+            record(pending)
+            return .done
+        case .backOff(let round):
+            drive.clock.sleep(
+                drive.retry.delay(beforeRetry: round, jitter: drive.clock.random(), retryAfter: nil)
+            )
+            return .done
+        case .notify(let notice):
+            notify(notice)
+            return .done
+        }
+    }
+
+    public func run<Document>(_ machine: FetchRun<Document>) throws(SyncError)
+        -> (document: Document, files: [DriveFile])?
+    {
+        var machine = machine
+        var action = machine.start()
+        while true {
+            switch action {
+            case .finish(let result): return result
+            case .fail(let error): throw error
+            case .list, .download:
+                do {
+                    action = machine.handle(try perform(action, name: machine.name))
+                } catch {
+                    action = machine.failed(error)
+                }
+            }
+        }
+    }
+
+    private func perform<Document>(_ action: FetchRun<Document>.Action, name: String)
+        throws(DriveError) -> FetchRun<Document>.Event
+    {
+        switch action {
+        case .finish, .fail: return .gone
+        case .list: return .listed(try drive.list(named: name), now: now())
+        case .download(let file):
+            return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
+        }
+    }
+
+    /// The event, or nil when the file or revision is no longer there (404; a revision Drive
+    /// will not serve any more also answers 403 or 410).
+    private func orGone<Event: GoneEvent>(_ perform: () throws(DriveError) -> Event)
+        throws(DriveError) -> Event
+    {
+        do {
+            return try perform()
+        } catch {
+            if case .rejected(_, let google) = error,
+                [404, 410].contains(google.status)
+                    || google.reason == "download_restricted_for_revision"
+            {
+                return .gone
+            }
+            throw error
+        }
+    }
+}
+
+/// The events that can say "that file or revision is gone".
+protocol GoneEvent { static var gone: Self { get } }
+extension BackupRun.Event: GoneEvent {}
+extension FetchRun.Event: GoneEvent {}

@@ -1,0 +1,123 @@
+import BackupKit
+import BackupSync
+import GoogleDrive
+import LocalFiles
+
+/// The sync engine (`BackupSync`) as the commands use it: its driver over this session's
+/// Drive client and profile, and its notices and errors in words.
+extension DriveSession {
+    /// The driver, with the run's clock (`now()`), the profile's pending verification, the
+    /// progress line, and notices said as warnings. `restoreCommand` is what a kept-aside
+    /// copy's held-back items are taken in with.
+    func driver(restoreCommand: String, warn: @escaping (String) -> Void) -> SyncDriver {
+        var driver = SyncDriver(drive: drive, now: { now() })
+        let path = profile.pendingVerificationPath
+        driver.record = { pending in
+            do {
+                if let pending { try pending.save(to: path) } else { try LocalFile.remove(path) }
+            } catch {
+                // The check still runs in this process; only its record for a run cut short is lost.
+                warn(
+                    CloudBackup.describe(error).lines.joined(separator: "; ")
+                        + "; if this run is cut short, the next one cannot finish checking its upload"
+                )
+            }
+        }
+        driver.notify = { notice in warn(Self.words(notice, restoreCommand: restoreCommand)) }
+        if let line = progress { driver.progress = { sent, total in line.upload(sent, total) } }
+        return driver
+    }
+
+    /// A previous run's unfinished check of its upload, if any.
+    var pendingVerification: PendingVerification? {
+        PendingVerification.load(from: profile.pendingVerificationPath)
+    }
+
+    /// Finishes a previous run's check of its upload, if one is recorded (uploading what it
+    /// found missing), before `restore` or `status` reads the backup.
+    func settle(warn: @escaping (String) -> Void) throws {
+        guard let pending = pendingVerification else { return }
+        let machine = BackupRun(
+            name: profile.fileName, codec: codec(allowStale: false, warn: warn).codec, local: nil,
+            pending: pending)
+        _ = try driver(
+            restoreCommand: Self.restoreCommand(into: "STATE", profile: profile.name), warn: warn
+        ).run(machine)
+    }
+
+    static func words(_ notice: SyncNotice, restoreCommand: String) -> String {
+        switch notice {
+        case .keptAside(let copyID, let side, .heldBack):
+            return "kept that copy (id \(copyID)) as '\(side.name)' in the app folder; to take "
+                + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(shellQuoted(side.name)) "
+                + "\(restoreCommand) --allow-stale', then back up again"
+        case .keptAside(let copyID, let side, .invalid(let error)):
+            return
+                "the backup on Drive (id \(copyID)) is not a valid backup (\(firstLine(error))); "
+                + "kept its bytes as '\(side.name)' in the app folder and replaced it"
+        case .sealedPlainFile:
+            return RemoteEncryption.encryptedNow
+        case .unreadableRevision(let fileID, let revision):
+            return "revision \(revision) of \(fileID), which another device wrote between this "
+                + "run's download and its upload, can no longer be read from Drive; what it alone "
+                + "held is not in the backup (back up again on that device to send it)"
+        }
+    }
+
+    private static func firstLine(_ error: any Error) -> String {
+        if let error = error as? BackupFileError {
+            return BackupFile.describe(error, file: "remote").lines.first ?? "\(error)"
+        }
+        return "\(error)"
+    }
+}
+
+extension PendingVerification: ProfileRecord {}
+
+extension CloudBackup {
+    static func describe(_ error: SyncError) -> CLIError {
+        switch error {
+        case .drive(let error):
+            return describe(error)
+        case .unverified(let error, _):
+            return CLIError(
+                describe(error).lines.joined(separator: "; ")
+                    + "; the upload went through but could not be checked against Drive's revision "
+                    + "history: the next backup, restore or status --remote of this profile checks it first",
+                exitCode: .network)
+        case .keepsChanging(let rounds):
+            return CLIError(
+                "the backup on Drive kept changing while we merged (\(rounds) attempts); another "
+                    + "device keeps writing to it; nothing was lost (every version stays in Drive's "
+                    + "revision history, and the next run merges again); try again later",
+                exitCode: .network)
+        case .tooLarge(let bytes, let limit):
+            return CLIError(
+                "the backup would be \(bytes) bytes, over the \(limit)-byte limit devices read it with; "
+                    + "nothing was uploaded; raise --max-bytes (on every device) if the data is genuine",
+                exitCode: .invalidFile)
+        case .unopened(let file, let revision, let error):
+            return RemoteEncryption.describe(unopened: error, file: name(file, revision: revision))
+        case .unsealing(let file, let revision):
+            return RemoteEncryption.describe(unsealing: name(file, revision: revision))
+        case .unsealed(let error):
+            return CLIError(
+                "could not encrypt the backup: \(error); nothing was uploaded", exitCode: .failure)
+        case .refused(let file, let error), .invalidRemote(let file, let error):
+            let name = name(file)
+            guard let error = error as? BackupFileError else {
+                return CLIError("\(name): \(error)", exitCode: .invalidFile)
+            }
+            return BackupFile.describe(error, file: name)
+        case .protocolViolation(let what):
+            return CLIError("unexpected failure: \(what)", exitCode: .failure)
+        }
+    }
+
+    /// "Drive file habit-backup.json (id F1)", or "revision R of" it.
+    private static func name(_ file: DriveFile, revision: String? = nil) -> String {
+        (revision.map { "revision \($0) of " } ?? "") + "Drive file \(file.name) (id \(file.id))"
+    }
+}
+
+extension SharedSettings: ProfileRecord {}

@@ -1,0 +1,414 @@
+import BackupKit
+import BackupSync
+import Digests
+import GoogleDrive
+import Networking
+import TestSupport
+import Testing
+
+/// The sync engine and its driver over a scripted Drive: the requests a backup sends, in
+/// order, for create, compare-and-swap, the revision check, duplicates and side files. A toy
+/// document (a set of lines) keeps these independent of BackupKit's merge.
+struct Lines: Equatable {
+    var items: Set<String>
+}
+
+struct NotABackup: Error {}
+
+var lineCodec: SyncCodec<Lines> {
+    SyncCodec<Lines>(
+        decode: { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard !text.hasPrefix("!") else { throw NotABackup() }
+            return Lines(items: Set(text.split(separator: "\n").map(String.init)))
+        },
+        encode: { Array($0.items.sorted().joined(separator: "\n").utf8) },
+        merge: { base, local, _ in Lines(items: base.items.union(local.items)) },
+        stamp: { document, _ in document })
+}
+
+func lines(_ items: String...) -> Lines { Lines(items: Set(items)) }
+
+func md5(_ text: String) -> String { Digest.hex(Digest.md5(Array(text.utf8))) }
+
+private func listing(_ ids: String...) -> ScriptedTransport.Step {
+    let files = ids.enumerated().map { index, id in
+        #"{"id":"\#(id)","name":"habit-backup.json","createdTime":"2026-01-0\#(index + 1)T00:00:00.000Z"}"#
+    }
+    return answer(200, #"{"files":[\#(files.joined(separator: ","))]}"#)
+}
+
+/// The two answers of `DriveClient.read`: v2 metadata with the etag and head revision, then
+/// the bytes.
+private func remote(_ id: String, etag: String, revision: String = "r1", _ text: String)
+    -> [ScriptedTransport.Step]
+{
+    [
+        answer(
+            200,
+            #"{"id":"\#(id)","title":"habit-backup.json","etag":"\#(etag)","headRevisionId":"\#(revision)","md5Checksum":"\#(md5(text))"}"#
+        ),
+        answer(200, bytes: Array(text.utf8)),
+    ]
+}
+
+/// The answer to an upload of `text`, which became revision `revision`.
+private func updated(_ text: String, revision: String = "r2", etag: String = "e9")
+    -> ScriptedTransport.Step
+{
+    answer(
+        200,
+        #"{"id":"F1","title":"habit-backup.json","etag":"\#(etag)","headRevisionId":"\#(revision)","md5Checksum":"\#(md5(text))"}"#
+    )
+}
+
+/// A revision listing: (id, content) oldest first.
+private func history(_ revisions: (String, String)...) -> ScriptedTransport.Step {
+    let items = revisions.map { #"{"id":"\#($0.0)","md5Checksum":"\#(md5($0.1))"}"# }
+    return answer(200, #"{"revisions":[\#(items.joined(separator: ","))]}"#)
+}
+
+final class Recorded: @unchecked Sendable {
+    var notices: [SyncNotice] = []
+    var records: [PendingVerification?] = []
+}
+
+private func run(
+    _ transport: ScriptedTransport, _ local: Lines?, kept: KeptCopy? = nil,
+    pending: PendingVerification? = nil, maxRounds: Int = 8, recorded: Recorded = Recorded()
+) throws(SyncError) -> BackupOutcome<Lines> {
+    var machine = BackupRun(
+        name: "habit-backup.json", codec: lineCodec, local: local, kept: kept, pending: pending)
+    machine.maxRounds = maxRounds
+    var driver = SyncDriver(
+        drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 1_764_504_000_000) })
+    driver.record = { recorded.records.append($0) }
+    driver.notify = { recorded.notices.append($0) }
+    return try driver.run(machine)
+}
+
+private func body(_ request: HTTPRequest) -> String {
+    String(decoding: request.body, as: UTF8.self)
+}
+
+@Test func theFirstBackupCreatesTheFile() throws {
+    let transport = ScriptedTransport([
+        listing(), answer(200, #"{"ids":["NEW1"]}"#),
+        answer(200, #"{"id":"NEW1","name":"habit-backup.json"}"#),
+    ])
+    let outcome = try run(transport, lines("a", "b"))
+    #expect(outcome.created && outcome.uploaded)
+    #expect(outcome.file?.id == "NEW1")
+    let create = try #require(transport.sent.last)
+    #expect(create.method == "POST")
+    #expect(body(create).contains("\r\na\nb\r\n"))
+}
+
+@Test func anUnchangedBackupUploadsNothing() throws {
+    let transport = ScriptedTransport([listing("F1")] + remote("F1", etag: "e1", "a\nb"))
+    let outcome = try run(transport, lines("b"))
+    #expect(!outcome.uploaded)
+    #expect(transport.sent.allSatisfy { $0.method == "GET" })
+    #expect(transport.remaining == 0)
+}
+
+@Test func anUploadIsCheckedAgainstTheRevisionHistory() throws {
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [updated("a\nb"), history(("r1", "a"), ("r2", "a\nb"))])
+    let outcome = try run(transport, lines("b"), recorded: recorded)
+    #expect(outcome.uploaded && outcome.mergedRevisions == 0)
+    let last = try #require(transport.sent.last)
+    #expect(last.path == "/drive/v3/files/F1/revisions")
+    // Recorded before the upload, cleared once checked.
+    #expect(
+        recorded.records == [
+            PendingVerification(fileId: "F1", baseRevisionId: "r1", uploadedMd5: md5("a\nb")), nil,
+        ])
+    #expect(transport.remaining == 0)
+}
+
+@Test func aWriteBetweenOurReadAndOurUploadIsMergedAgain() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a") + [googleError(412, "conditionNotMet")]
+            // Not our own write: the head holds other bytes.
+            + remote("F1", etag: "e2", revision: "r2", "a\nc")
+            + [
+                updated("a\nb\nc", revision: "r3"),
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb\nc")),
+            ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.uploaded)
+    let puts = transport.sent.filter { $0.method == "PUT" }
+    #expect(puts.map { $0.header("If-Match") } == ["e1", "e2"])
+    #expect(puts.map(body) == ["a\nb", "a\nb\nc"])
+}
+
+/// Drive ignored `If-Match` (or checked it only when the session opened): another device's
+/// revision lies between our base and ours. Its bytes are merged and uploaded again.
+@Test func aRevisionBetweenOurBaseAndOursIsMergedAndUploadedAgain() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [
+                updated("a\nb", revision: "r3"),
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb")),
+            ]
+            + [answer(200, bytes: Array("a\nc".utf8))]
+            + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r4"),
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb"), ("r4", "a\nb\nc")),
+            ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.uploaded && outcome.mergedRevisions == 1)
+    let revision = try #require(transport.sent.first { $0.path.hasSuffix("/revisions/r2") })
+    #expect(revision.query("alt") == "media")
+    let puts = transport.sent.filter { $0.method == "PUT" }
+    #expect(puts.map { $0.header("If-Match") } == ["e1", "e3"])
+    #expect(puts.map(body) == ["a\nb", "a\nb\nc"])
+    #expect(outcome.document == lines("a", "b", "c"))
+    #expect(transport.remaining == 0)
+}
+
+/// Our upload landed but its answer was lost; the retry met our own new etag (412). The head
+/// holding our bytes says the upload went through: it is checked and reported as uploaded.
+@Test func aLostAnswerThenOurOwn412IsOurUpload() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [
+                cut(), googleError(412, "conditionNotMet"),
+            ] + remote("F1", etag: "e2", revision: "r2", "a\nb") + [
+                history(("r1", "a"), ("r2", "a\nb"))
+            ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.uploaded)
+    #expect(transport.sent.filter { $0.method == "PUT" }.count == 2)
+    #expect(transport.remaining == 0)
+}
+
+@Test func aPendingCheckOfAnEarlierRunIsFinishedFirst() throws {
+    // The earlier run uploaded r3 from base r1 and died; r2, another device's, lies between.
+    let pending = PendingVerification(fileId: "F1", baseRevisionId: "r1", uploadedMd5: md5("a\nb"))
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1"), history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb"))]
+            + [answer(200, bytes: Array("a\nc".utf8))]
+            + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [updated("a\nb\nc", revision: "r4"), history(("r3", "a\nb"), ("r4", "a\nb\nc"))])
+    let outcome = try run(transport, lines("b"), pending: pending, recorded: recorded)
+    #expect(outcome.uploaded)
+    #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == ["a\nb\nc"])
+    #expect(recorded.records.last == .some(nil))
+    #expect(transport.remaining == 0)
+}
+
+@Test func aSettlingRunUploadsOnlyWhatACheckFound() throws {
+    let pending = PendingVerification(fileId: "F1", baseRevisionId: "r1", uploadedMd5: md5("a\nb"))
+    let clean = ScriptedTransport([listing("F1"), history(("r1", "a"), ("r2", "a\nb"))])
+    let recorded = Recorded()
+    let outcome = try run(clean, nil, pending: pending, recorded: recorded)
+    #expect(!outcome.uploaded)
+    #expect(recorded.records == [nil])
+    #expect(clean.remaining == 0)
+}
+
+@Test func anUploadThatCannotBeCheckedLeavesItsRecord() throws {
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [updated("a\nb"), googleError(403, "insufficientPermissions")])
+    let error = #expect(throws: SyncError.self) {
+        try run(transport, lines("b"), recorded: recorded)
+    }
+    guard case .unverified(_, let pending) = error else {
+        Issue.record("expected .unverified, got \(String(describing: error))")
+        return
+    }
+    #expect(pending.uploadedRevisionId == "r2")
+    #expect(recorded.records.count == 1 && recorded.records.first != .some(nil))
+}
+
+@Test func duplicatesAreMergedIntoTheOldestAndDeletedAfterTheCheck() throws {
+    let transport = ScriptedTransport(
+        [listing("F1", "F2")] + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [
+            updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")), answer(204),
+        ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.deletedDuplicates == ["F2"])
+    let writes = transport.sent.filter { $0.method != "GET" }
+    #expect(writes.map(\.method) == ["PUT", "DELETE"])
+    #expect(writes.first?.path == "/upload/drive/v2/files/F1")
+    #expect(writes.first.map(body) == "a\nb\nc")
+    #expect(writes.last?.path == "/drive/v3/files/F2")
+}
+
+@Test func aDuplicateAnotherDeviceDeletedMeanwhileIsSkipped() throws {
+    let transport = ScriptedTransport(
+        [listing("F1", "F2"), googleError(404, "notFound")] + remote("F1", etag: "e1", "a") + [
+            updated("a\nb"), history(("r1", "a"), ("r2", "a\nb")),
+        ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.deletedDuplicates.isEmpty)
+    #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == ["a\nb"])
+    #expect(!transport.sent.contains { $0.method == "DELETE" })
+}
+
+@Test func aDuplicateIsNotDeletedWhenTheUploadFails() throws {
+    let transport = ScriptedTransport(
+        [listing("F1", "F2")] + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [
+            googleError(403, "insufficientPermissions")
+        ])
+    #expect(throws: SyncError.self) { try run(transport, lines("b")) }
+    #expect(!transport.sent.contains { $0.method == "DELETE" })
+}
+
+@Test func anInvalidRemoteFileIsKeptAsideBeforeItIsReplaced() throws {
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "!garbage") + [
+            answer(200, #"{"ids":["SIDE1"]}"#), answer(200, #"{"id":"SIDE1","name":"side"}"#),
+            updated("b"), history(("r1", "!garbage"), ("r2", "b")),
+        ])
+    let outcome = try run(transport, lines("b"), recorded: recorded)
+    #expect(outcome.sideFiles.map(\.id) == ["SIDE1"])
+    let sent = transport.sent
+    let side = try #require(sent.first { $0.method == "POST" })
+    #expect(body(side).contains(#""name":"habit-backup.json.invalid-20251130T120000Z-F1""#))
+    #expect(body(side).contains("!garbage"))
+    #expect(sent.last(where: { $0.method == "PUT" }).map(body) == "b")
+    #expect(recorded.notices.count == 1)
+    guard case .keptAside(let copy, let file, .invalid) = recorded.notices.first else {
+        Issue.record("expected a kept-aside notice")
+        return
+    }
+    #expect(copy == "F1" && file.id == "SIDE1")
+}
+
+@Test func aRemoteThatKeepsChangingGivesUp() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [googleError(412, "conditionNotMet")] + remote("F1", etag: "e2", "c")
+            + [googleError(412, "conditionNotMet")])
+    let error = #expect(throws: SyncError.self) { try run(transport, lines("b"), maxRounds: 2) }
+    guard case .keepsChanging(rounds: 2) = error else {
+        Issue.record("expected .keepsChanging, got \(String(describing: error))")
+        return
+    }
+}
+
+@Test func fetchMergesEveryRemoteFile() throws {
+    let transport = ScriptedTransport(
+        [listing("F1", "F2")] + remote("F1", etag: "e1", "a") + remote("F2", etag: "e2", "c"))
+    let fetched = try #require(try fetch(transport))
+    #expect(fetched.document == lines("a", "c"))
+    #expect(fetched.files.map(\.id) == ["F1", "F2"])
+}
+
+@Test func fetchListsAgainWhenACopyGoesMeanwhile() throws {
+    // Another device merged F2 into F1 and deleted it between our listing and our download.
+    let transport = ScriptedTransport(
+        [listing("F1", "F2")] + remote("F1", etag: "e1", "a") + [googleError(404, "notFound")]
+            + [listing("F1")] + remote("F1", etag: "e2", "a\nc"))
+    let fetched = try #require(try fetch(transport))
+    #expect(fetched.document == lines("a", "c"))
+    #expect(fetched.files.map(\.id) == ["F1"])
+}
+
+@Test func fetchWithNoRemoteFileIsNil() throws {
+    #expect(try fetch(ScriptedTransport([listing()])) == nil)
+}
+
+private func fetch(_ transport: ScriptedTransport) throws(SyncError) -> (
+    document: Lines, files: [DriveFile]
+)? {
+    try SyncDriver(drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 0) }).run(
+        FetchRun(name: "habit-backup.json", codec: lineCodec))
+}
+
+// MARK: - The kept copy
+
+private func listed(_ id: String, version: Int, revision: String = "r1", holding text: String)
+    -> ScriptedTransport.Step
+{
+    answer(
+        200,
+        #"{"files":[{"id":"\#(id)","name":"habit-backup.json","version":"\#(version)","headRevisionId":"\#(revision)","md5Checksum":"\#(md5(text))"}]}"#
+    )
+}
+
+private func kept(_ text: String, version: Int, revision: String = "r1", etag: String?) -> KeptCopy
+{
+    KeptCopy(
+        file: DriveFile(
+            id: "F1", name: "habit-backup.json", version: version, headRevisionId: revision),
+        etag: etag, bytes: Array(text.utf8))
+}
+
+@Test func aNightWithNothingNewIsOneRequest() throws {
+    let transport = ScriptedTransport([listed("F1", version: 1, holding: "a\nb")])
+    let outcome = try run(transport, lines("b"), kept: kept("a\nb", version: 1, etag: "e1"))
+    #expect(!outcome.uploaded && outcome.fromKeptCopy)
+    #expect(transport.sent.count == 1)
+}
+
+@Test func anUploadFromTheKeptCopyCostsOneMoreRequest() throws {
+    // The listing, the upload and the revision listing: no download.
+    let transport = ScriptedTransport([
+        listed("F1", version: 1, holding: "a"), updated("a\nb"),
+        history(("r1", "a"), ("r2", "a\nb")),
+    ])
+    let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
+    #expect(outcome.uploaded && outcome.fromKeptCopy)
+    #expect(transport.sent.count == 3)
+    #expect(
+        outcome.kept
+            == KeptCopy(
+                file: DriveFile(id: "F1", name: "", headRevisionId: "r2"), etag: "e9",
+                bytes: Array("a\nb".utf8)))
+}
+
+@Test func aKeptCopyOfAnotherRevisionIsNotUsed() throws {
+    // Same bytes, but another device wrote them as a new revision: the copy is not the head.
+    let transport = ScriptedTransport(
+        [listed("F1", version: 2, revision: "r2", holding: "a")]
+            + remote("F1", etag: "e2", revision: "r2", "a")
+            + [updated("a\nb", revision: "r3"), history(("r2", "a"), ("r3", "a\nb"))])
+    let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
+    #expect(!outcome.fromKeptCopy)
+    #expect(transport.sent.contains { $0.query("alt") == "media" })
+}
+
+@Test func anEtagFromAnOlderVersionIsNotUsed() throws {
+    // A rename moved the version (and the etag), not the head revision: the copy stands, with
+    // a fresh etag.
+    let transport = ScriptedTransport([
+        listed("F1", version: 2, holding: "a"),
+        answer(
+            200,
+            #"{"id":"F1","title":"habit-backup.json","etag":"e2","version":"2","headRevisionId":"r1","md5Checksum":"\#(md5("a"))"}"#
+        ),
+        updated("a\nb", revision: "r2", etag: "e3"), history(("r1", "a"), ("r2", "a\nb")),
+    ])
+    let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
+    let put = try #require(transport.sent.last { $0.method == "PUT" })
+    #expect(put.header("If-Match") == "e2")
+    #expect(body(put) == "a\nb")
+    #expect(!transport.sent.contains { $0.query("alt") == "media" })
+    #expect(outcome.kept?.etag == "e3")
+}
+
+@Test func aKeptCopyIsNotUsedBesideADuplicate() throws {
+    // F1 matches the copy, but F2's items must be merged in and F2 deleted: the full path.
+    let files = [
+        #"{"id":"F1","name":"habit-backup.json","version":"1","headRevisionId":"r1","md5Checksum":"\#(md5("a"))","createdTime":"2026-01-01T00:00:00.000Z"}"#,
+        #"{"id":"F2","name":"habit-backup.json","createdTime":"2026-01-02T00:00:00.000Z"}"#,
+    ]
+    let transport = ScriptedTransport(
+        [answer(200, #"{"files":[\#(files.joined(separator: ","))]}"#)]
+            + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a")
+            + [updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")), answer(204)])
+    let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
+    #expect(outcome.deletedDuplicates == ["F2"])
+    #expect(transport.sent.filter { $0.query("alt") == "media" }.count == 2)
+}
