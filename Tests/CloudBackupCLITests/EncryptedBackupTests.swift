@@ -298,4 +298,45 @@ import Testing
         #expect(again.stdout.contains(#""result":"unchanged""#), "\(again.stderr)")
         #expect(again.stderr.isEmpty)
     }
+
+    /// Another device's write, encrypted by age to the same key, that our upload replaced
+    /// (Drive ignoring If-Match) and whose check was cut short: `status --remote` finishes the
+    /// check with the identity file, decrypting that revision and merging it, encrypted again.
+    @Test func anEncryptedRevisionFoundByTheCheckIsDecryptedAndMerged() throws {
+        try emulator.configure(ifMatch: .ignore)
+        let key = try makeKey()
+        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try #require(try phone.backup().status == 0)
+        let tablet = try write(
+            Data(
+                backupJSON(
+                    device: "tablet",
+                    challenges: ["A": "2026-11-01T00:00:00.000Z", "T": "2026-11-02T00:00:00.000Z"]
+                ).utf8), named: "tablet.json")
+        let sealed = phone.folder.appendingPathComponent("tablet.age")
+        let made = try run(
+            ReferenceTools.age, ["-r", key.publicKey, "-o", sealed.path, tablet.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        try emulator.interleave(try Data(contentsOf: sealed), name: "habit-backup.json")
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["A": "2026-11-01T00:00:00.000Z", "P": "2026-11-03T00:00:00.000Z"]))
+        try emulator.inject(.status(503, count: 100, paths: ["/drive/v3/files/"]))
+        let cut = try phone.backup()
+        #expect(cut.status == 5, "\(cut.stderr)")
+        #expect(FileManager.default.fileExists(atPath: phone.pendingVerification.path))
+        try emulator.clearFaults()
+        let settled = try phone.run(["status", "--remote"])
+        #expect(settled.status == 0, "\(settled.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: phone.pendingVerification.path))
+        let remote = try write(try remoteBytes(), named: "merged.age")
+        #expect(try Data(contentsOf: remote).starts(with: Data("age-encryption.org/v1\n".utf8)))
+        let opened = try run(ReferenceTools.age, ["-d", "-i", key.path, remote.path])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        let document = try BackupReader.read(Array(opened.stdout.utf8)).document
+        #expect(challengeIDs(document) == ["A", "P", "T"])
+        expectNoSecret([cut, settled])
+    }
 }
