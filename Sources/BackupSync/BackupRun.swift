@@ -170,6 +170,8 @@ public struct BackupRun<Document> {
     private var afterConflict = false
     private var fromKeptCopy = false
     private var created = false
+    /// The revision listing that proved this run's last upload.
+    private var checkedRevisions: [DriveRevision]?
     /// Etags whose bytes did not decode and were kept aside: not kept aside again.
     private var keptAsideEtags: Set<String> = []
     private var sideFiles: [DriveFile] = []
@@ -328,6 +330,7 @@ public struct BackupRun<Document> {
                 known.insert(ours.id)
                 uploaded = sending.document
                 head = (target, sending.bytes, target.etag, sending.document)
+                checkedRevisions = revisions
                 return finishChecks()
             case .others(let others, let ours):
                 known.insert(ours.id)
@@ -547,6 +550,7 @@ public struct BackupRun<Document> {
         outcome.sideFiles = sideFiles
         outcome.fromKeptCopy = fromKeptCopy
         outcome.mergedRevisions = owed.count
+        outcome.revisions = checkedRevisions
         return .finish(outcome)
     }
 
@@ -614,4 +618,6 @@ public struct BackupOutcome<Document> {
     public var fromKeptCopy = false
     /// Other devices' revisions found between a base and an upload, and merged.
     public var mergedRevisions = 0
+    /// The file's revisions as the check of this run's last upload listed them (ours last).
+    public var revisions: [DriveRevision]?
 }

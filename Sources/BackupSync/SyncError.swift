@@ -19,6 +19,9 @@ public enum SyncError: Error {
     case refused(DriveFile, any Error)
     /// A remote file that is not a valid backup, where nothing may replace it (a restore).
     case invalidRemote(DriveFile, any Error)
+    /// A point-in-time restore named a revision that is not there, or a time before the
+    /// oldest one.
+    case noSuchRevision(RevisionChoice.Refusal)
     /// An event the machine cannot be in: a bug in the driver, never Drive's doing.
     case protocolViolation(String)
 }

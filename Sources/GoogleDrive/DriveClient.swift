@@ -276,6 +276,30 @@ public struct DriveClient: Sendable {
         }
     }
 
+    /// Pins the revision (`keepForever`), so Drive never purges it.
+    public func pin(id: String, revision: String) throws(DriveError) {
+        var budget = Budget(
+            operation: "pin revision \(revision) of \(id)", policy: retry, clock: clock)
+        let url = endpoint(
+            "/drive/v3/files/\(Self.pathSegment(id))/revisions/\(Self.pathSegment(revision))",
+            [("fields", Self.revisionFields)])
+        _ = try perform(&budget) {
+            HTTPRequest(
+                method: "PATCH", url: url, headers: [("Content-Type", "application/json")],
+                body: Array(#"{"keepForever":true}"#.utf8))
+        }
+    }
+
+    /// Deletes one revision (a pin cannot be taken off any other way); one already gone counts
+    /// as deleted.
+    public func delete(id: String, revision: String) throws(DriveError) {
+        var budget = Budget(
+            operation: "delete revision \(revision) of \(id)", policy: retry, clock: clock)
+        let url = endpoint(
+            "/drive/v3/files/\(Self.pathSegment(id))/revisions/\(Self.pathSegment(revision))", [])
+        _ = try perform(&budget, accepting: [404]) { HTTPRequest(method: "DELETE", url: url) }
+    }
+
     /// Deletes the file; one already gone (a retry after a lost answer) counts as deleted.
     public func delete(id: String) throws(DriveError) {
         var budget = Budget(operation: "delete \(id)", policy: retry, clock: clock)
@@ -537,7 +561,7 @@ public struct DriveClient: Sendable {
     // MARK: - Encoding
 
     static let fileFields =
-        "id,name,size,version,md5Checksum,createdTime,modifiedTime,headRevisionId"
+        "id,name,size,version,md5Checksum,createdTime,modifiedTime,headRevisionId,quotaBytesUsed"
     /// A write changes nothing it does not have to: not the file's viewed date, which would
     /// move its metadata (and `version`) for no one's benefit.
     static let quietUpdate = [("updateViewedDate", "false")]
