@@ -15,18 +15,22 @@ import GoogleDrive
 ///    checksum that came with it). Other files of our name are downloaded too and merged in.
 /// 3. Merge the local document into the base. No change and nothing else to fold in: done,
 ///    nothing sent.
-/// 4. Record a pending verification (base revision, checksum of what we send), then upload
-///    under `If-Match: <etag>`. A 412 means someone wrote since our read: unless the head is
-///    our own bytes (an upload whose answer was lost, retried into its own etag, as the next
-///    download shows), back off and start the round again from the download.
+/// 4. Record a pending verification (the oldest base this run has not proved, the checksum of
+///    what we send), then upload under `If-Match: <etag>`. A 412 means someone wrote since
+///    our read, or that our upload landed and only its answer was lost (the retry met our own
+///    new etag): the revision history tells which. Not ours: back off and start the round
+///    again from the download.
 /// 5. Verify: list the revisions and check that the revision before ours is our base
 ///    (`RevisionCheck`). Revisions between them are writes our upload replaced, because
-///    Google's `If-Match` was not checked as we hoped: download each, merge them into what we
-///    uploaded, and go round again from the download with a fresh `If-Match`. Nothing
-///    between: clear the pending record; keep aside copies whose items were held back, delete
-///    the other files of our name; done.
-/// A previous run's pending verification is finished first, right after the listing: its
-/// "others" are merged into this run's upload. The rounds are bounded (`maxRounds`): a device
+///    Google's `If-Match` was not checked as we hoped: download each (pinning it first if Drive
+///    serves only pinned revisions), merge them into what we uploaded, and go round again from
+///    the download with a fresh `If-Match`. A revision after ours (a device that wrote over it)
+///    also means another round, so our items never rest on that device's own check. Nothing
+///    between and ours the head: clear the pending record; keep aside copies whose items were
+///    held back, delete the other files of our name; done.
+/// A previous run's pending verification is finished first, right after the listing: every
+/// revision after its base but the head and its own upload is merged into this run's upload,
+/// whether that upload landed or not. The rounds are bounded (`maxRounds`): a device
 /// that writes on every round makes us give up with `.keepsChanging`, having lost nothing,
 /// since every revision is still in the history and the next run merges again.
 ///
@@ -40,7 +44,7 @@ import GoogleDrive
 ///     .updated(F r3)                           → .listRevisions(F)
 ///     .revisions([r1, r2, r3])                 → .downloadRevision(F, r2)    (r2 is between)
 ///     .revisionBytes({a, c})                   → .download(F)                (round 2)
-///     .downloaded(F r3 {a,b}, etag e3)         → .record(pending: base r3, md5 of {a,b,c})
+///     .downloaded(F r3 {a,b}, etag e3)         → .record(pending: base r1, md5 of {a,b,c})
 ///     .done                                    → .update(F, {a,b,c}, ifMatch: e3)
 ///     .updated(F r4)                           → .listRevisions(F)
 ///     .revisions([r1, r2, r3, r4])             → .record(nil)                (r3 is our base)
@@ -108,7 +112,10 @@ public struct BackupRun<Document> {
         case recordingPending
         case creating
         case uploading
-        case verifying
+        /// A 412: did our upload land anyway?
+        case checkingOwnWrite
+        /// The upload's answer (its file, with its head revision and etag).
+        case verifying(DriveFile)
         case backingOff
         case clearing
         case keepingAside([DriveSnapshot])
@@ -141,10 +148,19 @@ public struct BackupRun<Document> {
     private var phase = Phase.ready
     private var now: Timestamp?
     private let kept: KeptCopy?
-    /// A previous run's unfinished check; then this run's own, from just before its upload.
+    /// A previous run's unfinished check, finished first.
+    private var previous: PendingVerification?
+    /// This run's record of the upload in flight.
     private var pending: PendingVerification?
     /// A record is on disk and must be cleared once no check is left.
     private var pendingOnDisk: Bool
+    /// The oldest base whose revisions since are not proved to be on Drive (a check found
+    /// others, or ours landed unchecked): every record of this run keeps it, so a run cut
+    /// short leaves the next one everything it may owe. nil: none; `.some(nil)`: since the
+    /// first revision.
+    private var unprovedBase: String??
+    /// An upload of this run is on Drive (its check may still be to come).
+    private var landed = false
     private var target: DriveFile?
     /// Other files of our name, still to read; then those read.
     private var unread: [DriveFile] = []
@@ -165,9 +181,6 @@ public struct BackupRun<Document> {
     /// The head of our file as this run last knew it: the profile's next kept copy.
     private var head: (file: DriveFile, bytes: [UInt8], etag: String?, document: Document)?
     private var round = 0
-    /// A 412 answered our upload: the next download may show our own bytes, when the upload
-    /// landed and only its answer was lost.
-    private var afterConflict = false
     private var fromKeptCopy = false
     private var created = false
     /// The revision listing that proved this run's last upload.
@@ -184,7 +197,7 @@ public struct BackupRun<Document> {
         self.codec = codec
         self.local = local
         self.kept = kept
-        self.pending = pending
+        self.previous = pending
         self.pendingOnDisk = pending != nil
     }
 
@@ -196,13 +209,8 @@ public struct BackupRun<Document> {
     /// A Drive operation failed for good (retries spent). Once an upload of ours landed, the
     /// check is left undone: the pending record on disk says what the next run finishes.
     public mutating func failed(_ error: DriveError) -> Action {
-        let unchecked: PendingVerification?
-        switch phase {
-        case .verifying, .fetchingOthers(_, _, then: .newRound): unchecked = pending
-        default: unchecked = nil
-        }
         phase = .finished
-        if let unchecked { return .fail(.unverified(error, unchecked)) }
+        if landed, let pending { return .fail(.unverified(error, pending)) }
         return .fail(.drive(error))
     }
 
@@ -212,25 +220,25 @@ public struct BackupRun<Document> {
             self.now = self.now ?? now
             return listed(files)
 
-        case (.checkingPending(let previous), .revisions(let revisions)):
-            pending = nil
-            switch RevisionCheck.of(
-                revisions, base: previous.baseRevisionId, uploadedMd5: previous.uploadedMd5,
-                uploadedRevisionId: previous.uploadedRevisionId)
-            {
-            case .missing, .clean: return proceed()
-            case .others(let others, _):
-                return fetch(others, fileID: previous.fileId, then: .resume)
-            }
+        case (.checkingPending(let record), .revisions(let revisions)):
+            previous = nil
+            // Whether or not its upload landed, what came after its base may be owed.
+            let others = RevisionCheck.since(
+                revisions, base: record.baseRevisionId, uploadedMd5: record.uploadedMd5)
+            if !others.isEmpty { unprovedBase = .some(record.baseRevisionId) }
+            return fetch(others, fileID: record.fileId, then: .resume)
 
         case (.fetchingOthers(var others, let fileID, let then), .revisionBytes(let bytes)):
             let revision = others.removeFirst()
             known.insert(revision.id)
-            guard let document = try? codec.decode(bytes) else {
+            do {
+                owed.append(try codec.decode(bytes))
+            } catch {
+                // A newer schema's write is never merged down into ours: refused, as a file.
+                if codec.isRefusal(error), let target { return fail(.refused(target, error)) }
                 phase = .fetchingOthers(others, fileID: fileID, then: then)
                 return .notify(.unreadableRevision(fileID: fileID, revision: revision.id))
             }
-            owed.append(document)
             return fetch(others, fileID: fileID, then: then)
         case (.fetchingOthers(var others, let fileID, let then), .gone):
             let revision = others.removeFirst()
@@ -258,14 +266,6 @@ public struct BackupRun<Document> {
             return readCopies(files)
 
         case (.readingTarget, .downloaded(let snapshot)):
-            if afterConflict, let pending,
-                snapshot.file.md5Checksum?.lowercased() == pending.uploadedMd5
-            {
-                // Our upload landed but its answer was lost, and the retry met our own etag.
-                afterConflict = false
-                return verify(snapshot.file)
-            }
-            afterConflict = false
             target = snapshot.file
             base = Base(revision: snapshot.file.headRevisionId, etag: snapshot.etag)
             if keptAsideEtags.contains(snapshot.etag) { return mergeAndUpload() }
@@ -311,33 +311,16 @@ public struct BackupRun<Document> {
         case (.uploading, .updated(let file)):
             return verify(file)
         case (.uploading, .changedSinceRead):
-            afterConflict = true
-            return nextRound(waiting: true)
+            // Someone wrote since our read, or our upload landed and only its answer was lost
+            // (the retry then meets our own new etag): the history tells which.
+            guard let target else { return nextRound(waiting: true) }
+            phase = .checkingOwnWrite
+            return .listRevisions(fileID: target.id)
+        case (.checkingOwnWrite, .revisions(let revisions)):
+            return checked(revisions, answered: nil)
 
-        case (.verifying, .revisions(let revisions)):
-            guard let target, let sending, let pending else {
-                return fail(.protocolViolation("a check with no upload"))
-            }
-            switch RevisionCheck.of(
-                revisions, base: pending.baseRevisionId, uploadedMd5: pending.uploadedMd5,
-                uploadedRevisionId: pending.uploadedRevisionId, known: known)
-            {
-            case .missing:
-                // Drive took the upload but does not list it: read everything again.
-                uploaded = sending.document
-                return nextRound(waiting: true)
-            case .clean(let ours):
-                known.insert(ours.id)
-                uploaded = sending.document
-                head = (target, sending.bytes, target.etag, sending.document)
-                checkedRevisions = revisions
-                return finishChecks()
-            case .others(let others, let ours):
-                known.insert(ours.id)
-                uploaded = sending.document
-                head = (target, sending.bytes, target.etag, sending.document)
-                return fetch(others, fileID: target.id, then: .newRound)
-            }
+        case (.verifying(let file), .revisions(let revisions)):
+            return checked(revisions, answered: file)
 
         case (.backingOff, .done):
             return download()
@@ -364,14 +347,14 @@ public struct BackupRun<Document> {
         unread = Array(files.dropFirst())
         duplicates = []
         copies = []
-        if let previous = pending, uploaded == nil {
+        if let record = previous {
             // A previous run's check, unless the file it was about is gone (merged into
             // another, then deleted): nothing is left to check then.
-            if files.contains(where: { $0.id == previous.fileId }) {
-                phase = .checkingPending(previous)
-                return .listRevisions(fileID: previous.fileId)
+            previous = nil
+            if files.contains(where: { $0.id == record.fileId }) {
+                phase = .checkingPending(record)
+                return .listRevisions(fileID: record.fileId)
             }
-            pending = nil
         }
         return proceed()
     }
@@ -497,7 +480,7 @@ public struct BackupRun<Document> {
             return .create(bytes: sending.bytes)
         }
         let record = PendingVerification(
-            fileId: target.id, baseRevisionId: base.revision,
+            fileId: target.id, baseRevisionId: unprovedBase ?? base.revision,
             uploadedMd5: Digest.hex(Digest.md5(sending.bytes)))
         pending = record
         pendingOnDisk = true
@@ -507,10 +490,47 @@ public struct BackupRun<Document> {
 
     private mutating func verify(_ file: DriveFile) -> Action {
         target = file
-        pending?.fileId = file.id
+        landed = true
         pending?.uploadedRevisionId = file.headRevisionId
-        phase = .verifying
+        phase = .verifying(file)
         return .listRevisions(fileID: file.id)
+    }
+
+    /// What the history says of the upload in flight; `answered`: its answer, when it came.
+    private mutating func checked(_ revisions: [DriveRevision], answered: DriveFile?) -> Action {
+        guard let sending, let pending else {
+            return fail(.protocolViolation("a check with no upload"))
+        }
+        let check = RevisionCheck.of(
+            revisions, base: base.revision, uploadedMd5: pending.uploadedMd5,
+            uploadedRevisionId: answered?.headRevisionId, known: known)
+        let ours: DriveRevision
+        var others: [DriveRevision] = []
+        switch check {
+        case .missing:
+            // A 412 whose upload did not land: someone else wrote; read, merge, try again. An
+            // answered upload the history does not show yet: the same, to be safe.
+            if answered != nil { uploaded = sending.document }
+            return nextRound(waiting: true)
+        case .clean(let revision): ours = revision
+        case .others(let found, let revision):
+            ours = revision
+            others = found
+        }
+        landed = true
+        known.insert(ours.id)
+        uploaded = sending.document
+        if let answered, others.isEmpty, revisions.last?.id == ours.id {
+            // Proved: nothing between our base and ours, and ours is the head.
+            head = (answered, sending.bytes, answered.etag, sending.document)
+            checkedRevisions = revisions
+            unprovedBase = nil
+            return finishChecks()
+        }
+        // Others to merge, a write after ours, or a landing learnt only from the history:
+        // another round from the head, with our upload and the others folded in.
+        unprovedBase = unprovedBase ?? .some(pending.baseRevisionId)
+        return fetch(others, fileID: pending.fileId, then: .newRound)
     }
 
     /// No check is left: clear the record, then keep aside and delete the duplicates.

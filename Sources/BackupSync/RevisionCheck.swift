@@ -46,4 +46,18 @@ public enum RevisionCheck: Equatable, Sendable {
         }
         return others.isEmpty ? .clean(ours: ours) : .others(others, ours: ours)
     }
+
+    /// Every revision after `base` (all of them when `base` is no longer listed) that does not
+    /// hold `uploadedMd5`: what a run cut short may owe, whether or not its upload landed. A
+    /// record's base is the oldest one its run had not proved, so revisions after it can hold
+    /// what that run merged and never got onto Drive.
+    public static func since(_ revisions: [DriveRevision], base: String?, uploadedMd5: String)
+        -> [DriveRevision]
+    {
+        let md5 = uploadedMd5.lowercased()
+        let start =
+            base.flatMap { base in revisions.firstIndex { $0.id == base } }.map { $0 + 1 } ?? 0
+        // The head is the file's content, read by the run anyway.
+        return revisions[start...].dropLast().filter { $0.md5Checksum?.lowercased() != md5 }
+    }
 }

@@ -11,8 +11,9 @@ public struct SyncDriver {
     /// corrected by Drive's `Date` when the two differ by more than five minutes.
     public var now: () -> Timestamp
     /// Saves (nil: clears) the profile's pending verification. A record that cannot be saved
-    /// costs only the safety net; the caller warns.
-    public var record: (PendingVerification?) -> Void = { _ in }
+    /// stops the run before its upload (nothing sent, nothing lost); one that cannot be
+    /// cleared costs only a needless check next time, and the closure should not throw then.
+    public var record: (PendingVerification?) throws -> Void = { _ in }
     public var notify: (SyncNotice) -> Void = { _ in }
     public var progress: (@Sendable (Int, Int) -> Void)?
 
@@ -30,6 +31,13 @@ public struct SyncDriver {
             switch action {
             case .finish(let outcome): return outcome
             case .fail(let error): throw error
+            case .record(let pending):
+                do {
+                    try record(pending)
+                } catch {
+                    throw .cannotRecord("\(error)")
+                }
+                action = machine.handle(.done)
             default:
                 do {
                     action = machine.handle(try perform(action, name: machine.name))
@@ -64,7 +72,7 @@ public struct SyncDriver {
         case .listRevisions(let id): return .revisions(try drive.revisions(of: id))
         case .downloadRevision(let id, let revision):
             return try orGone { () throws(DriveError) in
-                .revisionBytes(try drive.read(id: id, revision: revision))
+                .revisionBytes(try readPinningIfNeeded(id: id, revision: revision))
             }
         case .keepAside(let snapshot, let sideName, let reason):
             let side = try drive.create(
@@ -74,8 +82,7 @@ public struct SyncDriver {
         case .delete(let id):
             try drive.delete(id: id)
             return .done
-        case .record(let pending):
-            record(pending)
+        case .record:
             return .done
         case .backOff(let round):
             drive.clock.sleep(
@@ -145,6 +152,24 @@ public struct SyncDriver {
             }
         }
         return (plan, failures)
+    }
+
+    /// A revision's bytes. Google's guide can be read as serving only pinned (`keepForever`)
+    /// revisions of a binary file; when Drive refuses one (403), it is pinned and asked again,
+    /// so the check works under either reading. The pin stays (Drive cannot unpin); the
+    /// profile's retention policy releases it once it is older than Drive keeps any revision.
+    private func readPinningIfNeeded(id: String, revision: DriveRevision) throws(DriveError)
+        -> [UInt8]
+    {
+        do {
+            return try drive.read(id: id, revision: revision)
+        } catch {
+            guard case .rejected(_, let google) = error, google.status == 403,
+                revision.keepForever != true
+            else { throw error }
+            try drive.pin(id: id, revision: revision.id)
+            return try drive.read(id: id, revision: revision)
+        }
     }
 
     /// The event, or nil when the file or revision is no longer there (404; a revision Drive

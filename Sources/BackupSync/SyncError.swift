@@ -22,6 +22,9 @@ public enum SyncError: Error {
     /// A point-in-time restore named a revision that is not there, or a time before the
     /// oldest one.
     case noSuchRevision(RevisionChoice.Refusal)
+    /// The profile's record of the check to come could not be saved, so nothing was uploaded
+    /// (a run cut short after the upload would leave no trace of what it owes).
+    case cannotRecord(String)
     /// An event the machine cannot be in: a bug in the driver, never Drive's doing.
     case protocolViolation(String)
 }

@@ -26,6 +26,7 @@ struct DriveSession {
     let progress: ProgressLine?
     /// The skew warning, said once per run though every answer is measured.
     private let skewSaid = SaidOnce()
+    private let resolvedNow = Once<Timestamp>()
 
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
@@ -52,14 +53,18 @@ struct DriveSession {
 
     /// `--now`, else the server's time when our clock is off by more than five minutes,
     /// else ours. The skew is warned about once, under `--now` too: the clock is still wrong.
+    ///
+    /// Resolved once, at the first call (after Drive's first answer, so its `Date` is known),
+    /// and the same for the rest of the run: every merge of one run uses one clock.
     func now() -> Timestamp {
-        let local = Date()
-        let skew = clockSkew(
-            using: fixedNow == nil
-                ? "using Google's time for the tombstone window"
-                : "--now sets the time for this run")
-        if let fixedNow { return fixedNow }
-        return Self.timestamp(local.addingTimeInterval(skew ?? 0))
+        resolvedNow.value {
+            let local = Date()
+            let skew = clockSkew(
+                using: fixedNow == nil
+                    ? "using Google's time for the tombstone window"
+                    : "--now sets the time for this run")
+            return fixedNow ?? Self.timestamp(local.addingTimeInterval(skew ?? 0))
+        }
     }
 
     /// Drive's time as best known: ours, corrected by the last answer's `Date`. Not `--now`,
@@ -217,6 +222,19 @@ private final class SaidOnce: Sendable {
         said.withLock { said in
             defer { said = true }
             return !said
+        }
+    }
+}
+
+/// A value worked out at its first use and kept, shared by copies of a session.
+private final class Once<Value: Sendable>: Sendable {
+    private let stored = Mutex<Value?>(nil)
+    func value(_ make: () -> Value) -> Value {
+        if let known = stored.withLock({ $0 }) { return known }
+        let made = make()
+        return stored.withLock { stored in
+            if stored == nil { stored = made }
+            return stored ?? made
         }
     }
 }

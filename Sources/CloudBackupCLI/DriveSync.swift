@@ -86,8 +86,9 @@ extension CloudBackup {
         case .keepsChanging(let rounds):
             return CLIError(
                 "the backup on Drive kept changing while we merged (\(rounds) attempts); another "
-                    + "device keeps writing to it; nothing was lost (every version stays in Drive's "
-                    + "revision history, and the next run merges again); try again later",
+                    + "device keeps writing to it; nothing was lost (what this run found is in its "
+                    + "record of the check, Drive keeps every version for at least 30 days, and the "
+                    + "next run merges again); try again later",
                 exitCode: .network)
         case .tooLarge(let bytes, let limit):
             return CLIError(
@@ -112,6 +113,11 @@ extension CloudBackup {
                     "\(time) is before the oldest revision of the backup\(oldest); "
                         + "'cloudbackup history' lists them", exitCode: .usage)
             }
+        case .cannotRecord(let why):
+            return CLIError(
+                "\(why); nothing was uploaded: the record of the upload's check could not be "
+                    + "saved in the profile; free some space there and run again",
+                exitCode: .failure)
         case .protocolViolation(let what):
             return CLIError("unexpected failure: \(what)", exitCode: .failure)
         }

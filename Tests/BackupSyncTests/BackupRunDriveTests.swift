@@ -132,7 +132,8 @@ private func body(_ request: HTTPRequest) -> String {
 @Test func aWriteBetweenOurReadAndOurUploadIsMergedAgain() throws {
     let transport = ScriptedTransport(
         [listing("F1")] + remote("F1", etag: "e1", "a") + [googleError(412, "conditionNotMet")]
-            // Not our own write: the head holds other bytes.
+            // Not our own write: the history does not hold our bytes.
+            + [history(("r1", "a"), ("r2", "a\nc"))]
             + remote("F1", etag: "e2", revision: "r2", "a\nc")
             + [
                 updated("a\nb\nc", revision: "r3"),
@@ -171,20 +172,86 @@ private func body(_ request: HTTPRequest) -> String {
     #expect(transport.remaining == 0)
 }
 
-/// Our upload landed but its answer was lost; the retry met our own new etag (412). The head
-/// holding our bytes says the upload went through: it is checked and reported as uploaded.
+/// Our upload landed but its answer was lost; the retry met our own new etag (412). The
+/// history holding our bytes after our base says the upload went through: it is reported as
+/// uploaded, after one more round from the head (which holds it all: nothing more is sent).
 @Test func aLostAnswerThenOurOwn412IsOurUpload() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [cut(), googleError(412, "conditionNotMet"), history(("r1", "a"), ("r2", "a\nb"))]
+            + remote("F1", etag: "e2", revision: "r2", "a\nb"))
+    let recorded = Recorded()
+    let outcome = try run(transport, lines("b"), recorded: recorded)
+    #expect(outcome.uploaded)
+    #expect(transport.sent.filter { $0.method == "PUT" }.count == 2)
+    #expect(recorded.records.last == .some(nil))
+    #expect(transport.remaining == 0)
+}
+
+/// A 412 after our upload landed unanswered, then a third device's write on top of ours: the
+/// revision ours replaced is still found and merged (the head's checksum alone would say
+/// nothing about it).
+@Test func aLandedUploadUnderAThirdWriteStillMergesWhatItReplaced() throws {
     let transport = ScriptedTransport(
         [listing("F1")] + remote("F1", etag: "e1", "a")
             + [
                 cut(), googleError(412, "conditionNotMet"),
-            ] + remote("F1", etag: "e2", revision: "r2", "a\nb") + [
-                history(("r1", "a"), ("r2", "a\nb"))
+                // r2 (the tablet's) was replaced by ours, r3; r4 came after (a third device
+                // that read r3).
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb"), ("r4", "a\nb\nd")),
+                answer(200, bytes: Array("a\nc".utf8)),
+            ] + remote("F1", etag: "e4", revision: "r4", "a\nb\nd")
+            + [
+                updated("a\nb\nc\nd", revision: "r5"),
+                history(("r3", "a\nb"), ("r4", "a\nb\nd"), ("r5", "a\nb\nc\nd")),
             ])
     let outcome = try run(transport, lines("b"))
-    #expect(outcome.uploaded)
-    #expect(transport.sent.filter { $0.method == "PUT" }.count == 2)
+    #expect(outcome.uploaded && outcome.mergedRevisions == 1)
+    #expect(outcome.document == lines("a", "b", "c", "d"))
     #expect(transport.remaining == 0)
+}
+
+/// A clean check whose upload is not the head any more (a device wrote after ours): one more
+/// round from the head, so our items never rest on the other device's own check.
+@Test func aWriteAfterOursIsReadBackBeforeTheRunEnds() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [updated("a\nb", revision: "r2"), history(("r1", "a"), ("r2", "a\nb"), ("r3", "c"))]
+            // Drive ignored If-Match for the other device: r3 lacks our b.
+            + remote("F1", etag: "e3", revision: "r3", "c")
+            + [updated("a\nb\nc", revision: "r4"), history(("r3", "c"), ("r4", "a\nb\nc"))])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.uploaded)
+    #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == ["a\nb", "a\nb\nc"])
+    #expect(transport.remaining == 0)
+}
+
+/// A run whose second round dies after a check found another device's revision: its record
+/// keeps the first base, so the next run still merges that revision, although the second
+/// upload never landed.
+@Test func aRecordKeepsTheOldestUnprovedBase() throws {
+    let recorded = Recorded()
+    let first = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [
+                updated("a\nb", revision: "r3"),
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb")),
+            ]
+            + [answer(200, bytes: Array("a\nc".utf8))]
+            + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [googleError(403, "insufficientPermissions")])
+    #expect(throws: SyncError.self) { try run(first, lines("b"), recorded: recorded) }
+    let record = try #require(recorded.records.compactMap { $0 }.last)
+    #expect(record.baseRevisionId == "r1")
+    // The next run: r2 lies after the recorded base; it is merged and uploaded.
+    let next = ScriptedTransport(
+        [listing("F1"), history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb"))]
+            + [answer(200, bytes: Array("a\nc".utf8))]
+            + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [updated("a\nb\nc", revision: "r4"), history(("r3", "a\nb"), ("r4", "a\nb\nc"))])
+    let outcome = try run(next, lines("b"), pending: record)
+    #expect(outcome.document == lines("a", "b", "c"))
+    #expect(next.remaining == 0)
 }
 
 @Test func aPendingCheckOfAnEarlierRunIsFinishedFirst() throws {
@@ -288,8 +355,9 @@ private func body(_ request: HTTPRequest) -> String {
 @Test func aRemoteThatKeepsChangingGivesUp() throws {
     let transport = ScriptedTransport(
         [listing("F1")] + remote("F1", etag: "e1", "a")
-            + [googleError(412, "conditionNotMet")] + remote("F1", etag: "e2", "c")
-            + [googleError(412, "conditionNotMet")])
+            + [googleError(412, "conditionNotMet"), history(("r1", "a"))]
+            + remote("F1", etag: "e2", "c")
+            + [googleError(412, "conditionNotMet"), history(("r1", "a"), ("r2", "c"))])
     let error = #expect(throws: SyncError.self) { try run(transport, lines("b"), maxRounds: 2) }
     guard case .keepsChanging(rounds: 2) = error else {
         Issue.record("expected .keepsChanging, got \(String(describing: error))")

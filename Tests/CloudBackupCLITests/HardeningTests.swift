@@ -71,10 +71,13 @@ import Testing
         try FileManager.default.copyItem(atPath: valid, toPath: file)
         let now = "2026-03-10T10:00:00Z"
         let runs: [(arguments: [String], line: String)] = [
-            (["validate", "--verbose", file], "\(path(shown)).json: valid (schema 3)"),
+            (
+                ["validate", "--verbose", file],
+                "\(path(shown)).json: valid (schema 3, migrates to schema 4)"
+            ),
             (
                 ["migrate", "--verbose", file, "-o", path(name + "-2.json")],
-                "\(path(shown)).json (schema 3) → \(path(shown))-2.json (schema 3)"
+                "\(path(shown)).json (schema 3) → \(path(shown))-2.json (schema 4)"
             ),
             (
                 ["merge", file, file, "-o", path(name + "-3.json"), "--now", now],

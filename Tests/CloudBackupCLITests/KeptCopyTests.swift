@@ -104,8 +104,8 @@ import Testing
         try emulator.interleave(Data(tablet.utf8), name: "habit-backup.json")
         #expect(
             try backUp(["A", "B", "C"]) == [
-                "list", "conditional upload → 412", "etag", "download", "conditional upload",
-                "revisions",
+                "list", "conditional upload → 412", "revisions", "etag", "download",
+                "conditional upload", "revisions",
             ])
         #expect(try remoteChallenges() == [["A", "B", "C", "T"]])
     }
@@ -118,8 +118,8 @@ import Testing
         try kept.save(to: phone.keptCopy.path)
         #expect(
             try backUp(["A", "B", "C"]) == [
-                "list", "conditional upload → 412", "etag", "download", "conditional upload",
-                "revisions",
+                "list", "conditional upload → 412", "revisions", "etag", "download",
+                "conditional upload", "revisions",
             ])
         #expect(try remoteChallenges() == [["A", "B", "C"]])
     }

@@ -109,6 +109,10 @@ Switches for what Google does not document (settings above; command line in brac
     revisionMaxAgeDays [--revision-max-age-days D]   age (default 30, on the emulator's
                                  clock, which /__emulator/clock moves) past which an unpinned
                                  revision goes, counted from its own modifiedTime
+    revisionDownloads [--revision-downloads any|pinned-only]   which revisions' bytes
+                                 revisions.get?alt=media serves: `any` (default), or, as
+                                 Google's guide can be read, only `keepForever` ones (and the
+                                 head): any other answers 403 download_restricted_for_revision
 
 Revisions: every content upload (create, media, multipart, resumable, v2 or v3) makes one;
 a metadata change makes none but moves `version`, `modifiedTime` and the v2 etag. The head
@@ -733,8 +737,9 @@ class UploadSession:
 
 
 IF_MATCH_MODES = ("honour", "open-only", "ignore")
+REVISION_DOWNLOAD_MODES = ("any", "pinned-only")
 DEFAULT_SETTINGS = {"accessTokenLifetime": 3600, "ifMatch": "honour", "revisionsKept": 100,
-                    "revisionMaxAgeDays": 30}
+                    "revisionMaxAgeDays": 30, "revisionDownloads": "any"}
 
 
 def checked_settings(changes, current):
@@ -750,6 +755,9 @@ def checked_settings(changes, current):
         raise ValueError("accessTokenLifetime must be a whole number of seconds, 0 or more")
     if settings["ifMatch"] not in IF_MATCH_MODES:
         raise ValueError(f"ifMatch must be one of {', '.join(IF_MATCH_MODES)}")
+    if settings["revisionDownloads"] not in REVISION_DOWNLOAD_MODES:
+        raise ValueError(
+            f"revisionDownloads must be one of {', '.join(REVISION_DOWNLOAD_MODES)}")
     if type(kept) is not int or kept < 1:
         raise ValueError("revisionsKept must be a whole number, 1 or more")
     if type(age) not in (int, float) or age < 0:
@@ -1404,6 +1412,11 @@ class Drive:
         self.state.purge_revisions(file)
         revision = file.revision(revision_id)
         if method == "GET" and query.get("alt") == "media":
+            if (self.state.settings["revisionDownloads"] == "pinned-only"
+                    and not revision.keep_forever and revision is not file.head):
+                raise drive_error(403, "download_restricted_for_revision",
+                                  "Only revisions kept forever can be downloaded; set "
+                                  "keepForever first.")
             return self.media_reply(revision.content, revision.mime_type, headers)
         if method == "GET":
             return self.revision_reply(revision, query)
@@ -1976,6 +1989,9 @@ def main(argv=None):
                         default=DEFAULT_SETTINGS["revisionMaxAgeDays"],
                         help="age after which an unpinned, superseded revision goes "
                              "(default: %(default)s)")
+    parser.add_argument("--revision-downloads", choices=REVISION_DOWNLOAD_MODES,
+                        default=DEFAULT_SETTINGS["revisionDownloads"],
+                        help="which old revisions Drive serves (default: %(default)s)")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--state-file", help="load state from and save it to this JSON file")
     parser.add_argument("--ignore-stdin", action="store_true",
@@ -1987,7 +2003,8 @@ def main(argv=None):
         settings = checked_settings({
             "accessTokenLifetime": options.access_token_lifetime, "ifMatch": options.if_match,
             "revisionsKept": options.revisions_kept,
-            "revisionMaxAgeDays": options.revision_max_age_days}, DEFAULT_SETTINGS)
+            "revisionMaxAgeDays": options.revision_max_age_days,
+            "revisionDownloads": options.revision_downloads}, DEFAULT_SETTINGS)
     except ValueError as error:
         parser.error(str(error))
     state = State(options.client_id, options.client_secret, settings)

@@ -4,7 +4,8 @@ reading of Drive's undocumented If-Match, checked after every round.
 
 Design note. Each device is a profile (its own XDG_CONFIG_HOME, login and STATE file) of the
 real `cloudbackup` binary, against one bundled emulator. A round:
-  1. switches the emulator's If-Match reading (honour, open-only, ignore, in turn) and arms
+  1. switches the emulator's If-Match reading (honour, open-only, ignore, in turn, each also
+     with only pinned revisions downloadable, as Google's guide may be read) and arms
      a few random faults (429/503 storms, connections cut before or after the request is
      handled, truncated downloads);
   2. lets each device edit its STATE at random (new and edited challenges and day logs,
@@ -292,7 +293,9 @@ def main(argv=None):
         deleted = set()
         for round_number in range(args.rounds):
             mode = MODES[round_number % len(MODES)]
-            emulator.control("settings", {"ifMatch": mode})
+            # Both readings of which old revisions Drive serves, in turn with every If-Match one.
+            downloads = "pinned-only" if (round_number // len(MODES)) % 2 else "any"
+            emulator.control("settings", {"ifMatch": mode, "revisionDownloads": downloads})
             faults = []
             for _ in range(rng.randint(0, 2)):
                 kind = rng.random()

@@ -245,9 +245,12 @@ public final class Emulator: @unchecked Sendable {
     /// `setClockOffset` moves.
     public func configure(
         ifMatch: IfMatchEnforcement? = nil, revisionsKept: Int? = nil,
-        revisionMaxAgeDays: Double? = nil
+        revisionMaxAgeDays: Double? = nil, pinnedRevisionDownloadsOnly: Bool? = nil
     ) throws {
         var settings: [String: Any] = [:]
+        if let pinnedRevisionDownloadsOnly {
+            settings["revisionDownloads"] = pinnedRevisionDownloadsOnly ? "pinned-only" : "any"
+        }
         if let ifMatch { settings["ifMatch"] = ifMatch.rawValue }
         if let revisionsKept { settings["revisionsKept"] = revisionsKept }
         if let revisionMaxAgeDays { settings["revisionMaxAgeDays"] = revisionMaxAgeDays }

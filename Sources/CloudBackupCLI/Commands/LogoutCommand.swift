@@ -43,6 +43,11 @@ struct LogoutCommand: Command {
         // Both describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
+        if LocalFile.exists(profile.pendingVerificationPath) {
+            context.printWarning(
+                "the last backup's check against Drive's revision history was not finished; "
+                    + "it is dropped with the login (a backup before logging out finishes it)")
+        }
         try LocalFile.remove(profile.pendingVerificationPath)
         switch outcome {
         case .wasNotLoggedIn:
