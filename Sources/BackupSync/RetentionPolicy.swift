@@ -64,7 +64,8 @@ public struct RetentionPolicy: Equatable, Sendable {
                     calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: $0)
                 }
                 + firsts(monthly) { calendar.dateComponents([.year, .month], from: $0) })
-        let releasable = now.millisecondsSince1970
+        let releasable =
+            now.millisecondsSince1970
             - Int64(Self.unpinnedLifetimeDays) * 86_400_000
         let head = revisions.last?.id
         var release: [String] = []

@@ -142,7 +142,9 @@ public struct SyncDriver {
         let plan = policy.plan(listed, now: now, timeZone: timeZone)
         var failures: [String] = []
         for revision in plan.pin {
-            do { try drive.pin(id: fileID, revision: revision) } catch { failures.append("\(error)") }
+            do { try drive.pin(id: fileID, revision: revision) } catch {
+                failures.append("\(error)")
+            }
         }
         for revision in plan.release {
             do {

@@ -160,9 +160,12 @@ struct Profile: Sendable {
     /// whole numbers from 0 (that level off); a level left out keeps its default.
     static func retention(_ value: Any, in path: String) throws(CLIError) -> RetentionPolicy? {
         if let flag = value as? Bool, !flag { return nil }
-        let fix = #"give "keep": false or an object such as {"daily": 7, "weekly": 8, "monthly": 12}"#
+        let fix =
+            #"give "keep": false or an object such as {"daily": 7, "weekly": 8, "monthly": 12}"#
         guard let object = value as? [String: Any] else {
-            throw CLIError("\(path): setting 'keep' must be false or an object; \(fix)", exitCode: .invalidFile)
+            throw CLIError(
+                "\(path): setting 'keep' must be false or an object; \(fix)", exitCode: .invalidFile
+            )
         }
         var policy = RetentionPolicy.standard
         for (level, count) in object {

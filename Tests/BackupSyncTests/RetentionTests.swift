@@ -136,8 +136,9 @@ func aYearOfDailyBackupsKeepsWhatThePolicyNames(zoneName: String) throws {
     var maxPinned = 0
     var lastNow = Timestamp(millisecondsSince1970: 0)
     for day in 0..<365 {
-        let uploads = Calendar(identifier: .iso8601).component(
-            .weekday, from: start.addingTimeInterval(Double(day) * 86_400)) == 7 ? 2 : 1
+        let uploads =
+            Calendar(identifier: .iso8601).component(
+                .weekday, from: start.addingTimeInterval(Double(day) * 86_400)) == 7 ? 2 : 1
         for upload in 0..<uploads {
             let offset = -Double(365 - day) * 86_400 + Double(upload) * 3_600
             try emulator.setClockOffset(offset)
@@ -201,5 +202,7 @@ func aYearOfDailyBackupsKeepsWhatThePolicyNames(zoneName: String) throws {
     #expect(
         named.union(recent(3_600_000)).subtracting(pinnedIDs).map { times[$0] ?? $0 } == [],
         "named but not pinned")
-    print("\(zoneName): a year of daily backups leaves \(pinned.count) pinned revisions of \(revisions.count)")
+    print(
+        "\(zoneName): a year of daily backups leaves \(pinned.count) pinned revisions of \(revisions.count)"
+    )
 }

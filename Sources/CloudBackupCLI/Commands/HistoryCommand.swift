@@ -103,7 +103,8 @@ struct HistoryCommand: Command {
             rows.append(
                 Row(
                     revision: revision,
-                    contents: summary(of: revision, in: file, session: session, codec: codec, cache: &cache)))
+                    contents: summary(
+                        of: revision, in: file, session: session, codec: codec, cache: &cache)))
         }
         if contents { try? cache.save(to: profile.historyCachePath) }
         session.clockSkew()
@@ -137,7 +138,8 @@ struct HistoryCommand: Command {
                     Unreadable(
                         reason: google.status == 404
                             ? "Drive no longer keeps its bytes"
-                            : "Drive does not let it be downloaded (\(google.reason ?? "HTTP \(google.status)"))"))
+                            : "Drive does not let it be downloaded (\(google.reason ?? "HTTP \(google.status)"))"
+                    ))
             }
             return .failure(Unreadable(reason: "could not be downloaded (\(error))"))
         }

@@ -104,18 +104,25 @@ struct RestoreCommand: Command {
         let warn = { (line: String) in context.printWarning(line) }
         // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
         if !dryRun { try session.settle(warn: warn) }
-        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn).codec
+        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
+            .codec
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
         let fetched: (document: BackupDocument, source: String)?
         if let revision {
             fetched = try driver.fetch(revision, name: session.profile.fileName, codec: codec).map {
-                ($0.document, "revision \($0.revision.id) (written \($0.revision.modifiedTime ?? "?"))")
+                (
+                    $0.document,
+                    "revision \($0.revision.id) (written \($0.revision.modifiedTime ?? "?"))"
+                )
             }
         } else {
             fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec)).map {
-                ($0.document, $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)")
+                (
+                    $0.document,
+                    $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)"
+                )
             }
         }
         guard let (backup, source) = fetched else {
