@@ -29,6 +29,7 @@ public enum CloudBackup {
             StatusCommand.self,
             BackupCommand.self,
             RestoreCommand.self,
+            HistoryCommand.self,
         ]
     }
 
