@@ -70,7 +70,9 @@ let package = Package(
             name: "GoogleDriveTests", dependencies: ["GoogleDrive", "OAuth", "TestSupport"]),
         .testTarget(
             name: "BackupSyncTests",
-            dependencies: ["BackupSync", "BackupKit", "GoogleDrive", "Digests", "TestSupport"]),
+            dependencies: [
+                "BackupSync", "BackupKit", "GoogleDrive", "Digests", "Networking", "TestSupport",
+            ]),
         .testTarget(
             name: "BenchDocumentsTests",
             dependencies: ["BenchDocuments", "BackupKit", "TestSupport"]

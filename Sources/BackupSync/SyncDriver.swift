@@ -1,4 +1,5 @@
 import BackupKit
+import Foundation
 import GoogleDrive
 
 /// Performs the sync machines' actions against Drive and feeds back what came of them. It
@@ -124,6 +125,37 @@ public struct SyncDriver {
         }
     }
 
+    /// Pins and releases `fileID`'s revisions as `policy` names them (see `RetentionPolicy`),
+    /// from `revisions` when the caller has just listed them. Never throws: a pin or release
+    /// that fails costs nothing but itself, and the caller tries again another day; the
+    /// failures come back in words.
+    public func retain(
+        fileID: String, revisions: [DriveRevision]?, policy: RetentionPolicy, now: Timestamp,
+        timeZone: TimeZone
+    ) -> (plan: RetentionPlan, failures: [String]) {
+        let listed: [DriveRevision]
+        do {
+            listed = try revisions ?? drive.revisions(of: fileID)
+        } catch {
+            return (RetentionPlan(pin: [], release: []), ["\(error)"])
+        }
+        let plan = policy.plan(listed, now: now, timeZone: timeZone)
+        var failures: [String] = []
+        for revision in plan.pin {
+            do { try drive.pin(id: fileID, revision: revision) } catch {
+                failures.append("\(error)")
+            }
+        }
+        for revision in plan.release {
+            do {
+                try drive.delete(id: fileID, revision: revision)
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        return (plan, failures)
+    }
+
     /// A revision's bytes. Google's guide can be read as serving only pinned (`keepForever`)
     /// revisions of a binary file; when Drive refuses one (403), it is pinned and asked again,
     /// so the check works under either reading. The pin stays (Drive cannot unpin); the
@@ -165,3 +197,36 @@ public struct SyncDriver {
 protocol GoneEvent { static var gone: Self { get } }
 extension BackupRun.Event: GoneEvent {}
 extension FetchRun.Event: GoneEvent {}
+
+extension SyncDriver {
+    /// One revision of the oldest file named `name` (the one backups merge into), decoded:
+    /// a point-in-time restore. nil when there is no such file.
+    public func fetch<Document>(
+        _ choice: RevisionChoice, name: String, codec: SyncCodec<Document>
+    ) throws(SyncError) -> (document: Document, file: DriveFile, revision: DriveRevision)? {
+        do {
+            guard let file = try drive.list(named: name).first else { return nil }
+            let revisions = try drive.revisions(of: file.id)
+            let revision: DriveRevision
+            switch choice.pick(from: revisions) {
+            case .success(let chosen): revision = chosen
+            case .failure(let refusal): throw SyncError.noSuchRevision(refusal)
+            }
+            let bytes = try codec.opened(
+                try drive.read(id: file.id, revision: revision), of: file,
+                revision: revision.id, replacing: false)
+            do {
+                return (try codec.decode(bytes), file, revision)
+            } catch {
+                throw codec.isRefusal(error)
+                    ? SyncError.refused(file, error) : SyncError.invalidRemote(file, error)
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch let error as DriveError {
+            throw .drive(error)
+        } catch {
+            throw .protocolViolation("\(error)")
+        }
+    }
+}

@@ -28,6 +28,9 @@ public enum SyncError: Error {
     case unsealed(any Error)
     /// A remote file that is not a valid backup, where nothing may replace it (a restore).
     case invalidRemote(DriveFile, any Error)
+    /// A point-in-time restore named a revision that is not there, or a time before the
+    /// oldest one.
+    case noSuchRevision(RevisionChoice.Refusal)
     /// The profile's record of the check to come could not be saved, so nothing was uploaded
     /// (a run cut short after the upload would leave no trace of what it owes).
     case cannotRecord(String)

@@ -72,6 +72,12 @@ struct DriveSession {
         }
     }
 
+    /// Drive's time as best known: ours, corrected by the last answer's `Date`. Not `--now`,
+    /// which moves the tombstone window only: revisions carry Drive's own times.
+    func driveTime() -> Timestamp {
+        Self.timestamp(Date().addingTimeInterval(drive.clockReading?.skew ?? 0))
+    }
+
     /// How far Google's clock (its last answer's `Date`) is ahead of ours, when more than five
     /// minutes; warned about once, with what the run does about it (`using`), if anything.
     @discardableResult

@@ -68,6 +68,22 @@ enum DriveStatus {
                     value: file.version.map(StatusValue.integer) ?? .null),
             ]
         }
+        // The revision history of the file backups merge into: what its pins keep, and what
+        // they cost beside the backup itself (Drive counts pinned revisions as storage).
+        if let file = files.first, let revisions = try? session.drive.revisions(of: file.id) {
+            let pinned = revisions.filter { $0.keepForever == true }.count
+            let storage = file.quotaBytesUsed.map { $0 - (file.size ?? 0) }
+            rows += [
+                StatusRow(
+                    key: "revisions", label: "  revisions",
+                    text: "\(revisions.count) on Drive, \(pinned) pinned"
+                        + (storage.map { " (\($0) bytes of storage beside the backup)" } ?? ""),
+                    value: .integer(revisions.count)),
+                StatusRow(key: "pinnedRevisions", value: .integer(pinned)),
+                StatusRow(
+                    key: "pinnedBytes", value: storage.map(StatusValue.integer) ?? .null),
+            ]
+        }
         return (StatusSection(key: "remote", rows: rows), nil)
     }
 

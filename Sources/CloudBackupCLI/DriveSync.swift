@@ -110,6 +110,18 @@ extension CloudBackup {
                 return CLIError("\(name): \(error)", exitCode: .invalidFile)
             }
             return BackupFile.describe(error, file: name)
+        case .noSuchRevision(let refusal):
+            let oldest = refusal.oldestWords
+            switch refusal {
+            case .unknownID(let id, _):
+                return CLIError(
+                    "the backup has no revision '\(id)'\(oldest); 'cloudbackup history' lists them",
+                    exitCode: .usage)
+            case .beforeOldest(let time, _):
+                return CLIError(
+                    "\(time) is before the oldest revision of the backup\(oldest); "
+                        + "'cloudbackup history' lists them", exitCode: .usage)
+            }
         case .cannotRecord(let why):
             return CLIError(
                 "\(why); nothing was uploaded: the record of the upload's check could not be "
@@ -127,3 +139,15 @@ extension CloudBackup {
 }
 
 extension SharedSettings: ProfileRecord {}
+
+extension RevisionChoice.Refusal {
+    /// "(the oldest was written 2026-11-01T…Z)", or that there is none.
+    var oldestWords: String {
+        let oldest: DriveRevision?
+        switch self {
+        case .unknownID(_, let first), .beforeOldest(_, let first): oldest = first
+        }
+        guard let oldest else { return " (it has no revisions Drive still keeps)" }
+        return " (the oldest available was written \(oldest.modifiedTime ?? "at an unknown time"))"
+    }
+}

@@ -1,3 +1,4 @@
+import BackupSync
 import Foundation
 import LocalFiles
 import Networking
@@ -20,6 +21,8 @@ struct Profile: Sendable {
     /// Whether uploads are encrypted (`"encrypt": true`, `CLOUDBACKUP_ENCRYPT=1`); see
     /// `RemoteEncryption`.
     var encrypt = false
+    /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
+    var retention: RetentionPolicy? = .standard
 
     var configPath: String { folder + "/config.json" }
     var tokenPath: String { folder + "/token.json" }
@@ -29,6 +32,10 @@ struct Profile: Sendable {
     var keptCopyPath: String { folder + "/kept-copy.json" }
     /// An upload not yet checked against Drive's revision history (see `PendingVerification`).
     var pendingVerificationPath: String { folder + "/pending-verification.json" }
+    /// Pins a backup could not make or release, for the next backup to try again.
+    var retentionDuePath: String { folder + "/retention-due.json" }
+    /// What each revision of the backup holds, by checksum, for `history --contents`.
+    var historyCachePath: String { folder + "/history-cache.json" }
     /// STATE's shared settings when it and the backup were last brought together.
     var syncedSettingsPath: String { folder + "/synced-settings.json" }
 
@@ -87,6 +94,7 @@ struct Profile: Sendable {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
         var encrypt = false
+        var retention: RetentionPolicy? = .standard
         let path = folder + "/config.json"
         if LocalFile.exists(path) {
             do {
@@ -109,8 +117,12 @@ struct Profile: Sendable {
                         encrypt = flag
                         continue
                     }
+                    if key == "keep" {
+                        retention = try Self.retention(value, in: path)
+                        continue
+                    }
                     guard Self.settings.contains(where: { $0.key == key }) else {
-                        let known = (Self.settings.map(\.key) + [Self.encryptSetting.key])
+                        let known = (Self.settings.map(\.key) + [Self.encryptSetting.key, "keep"])
                             .joined(separator: ", ")
                         throw CLIError(
                             "\(path): unknown setting '\(key)'; known settings are \(known)",
@@ -160,7 +172,7 @@ struct Profile: Sendable {
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
-            fileName: value(6)!, identityFile: value(7), encrypt: encrypt)
+            fileName: value(6)!, identityFile: value(7), encrypt: encrypt, retention: retention)
         // Each URL's error names where it came from: the variable (like an option, exit 2)
         // or the file (an invalid file, exit 3).
         for index in 2...5 {
@@ -172,6 +184,39 @@ struct Profile: Sendable {
             try checkEndpoint(value(index)!, named: origin.0, exitCode: origin.1)
         }
         return profile
+    }
+
+    /// `"keep"`: `false` (pin nothing), or `{"daily": N, "weekly": N, "monthly": N}` with
+    /// whole numbers from 0 (that level off); a level left out keeps its default.
+    static func retention(_ value: Any, in path: String) throws(CLIError) -> RetentionPolicy? {
+        if let flag = value as? Bool, !flag { return nil }
+        let fix =
+            #"give "keep": false or an object such as {"daily": 7, "weekly": 8, "monthly": 12}"#
+        guard let object = value as? [String: Any] else {
+            throw CLIError(
+                "\(path): setting 'keep' must be false or an object; \(fix)", exitCode: .invalidFile
+            )
+        }
+        var policy = RetentionPolicy.standard
+        for (level, count) in object {
+            guard let number = count as? Int, !(count is Bool), number >= 0,
+                number <= RetentionPolicy.maxPins
+            else {
+                throw CLIError(
+                    "\(path): 'keep.\(level)' must be a whole number from 0 to \(RetentionPolicy.maxPins); \(fix)",
+                    exitCode: .invalidFile)
+            }
+            switch level {
+            case "daily": policy.daily = number
+            case "weekly": policy.weekly = number
+            case "monthly": policy.monthly = number
+            default:
+                throw CLIError(
+                    "\(path): unknown level 'keep.\(level)'; the levels are daily, weekly and monthly",
+                    exitCode: .invalidFile)
+            }
+        }
+        return policy
     }
 
     /// https everywhere; plain http only for loopback hosts (the local emulator).

@@ -15,11 +15,13 @@ public struct DriveFile: Sendable, Equatable, Decodable {
     /// The id of the file's newest revision (the one its content is now): what a write must
     /// be checked against in the revision history, since `version` also moves on renames.
     public var headRevisionId: String?
+    /// Storage the file takes, its pinned revisions included.
+    public var quotaBytesUsed: Int?
 
     public init(
         id: String, name: String, size: Int? = nil, version: Int? = nil, md5Checksum: String? = nil,
         createdTime: String? = nil, modifiedTime: String? = nil, etag: String? = nil,
-        headRevisionId: String? = nil
+        headRevisionId: String? = nil, quotaBytesUsed: Int? = nil
     ) {
         self.id = id
         self.name = name
@@ -30,11 +32,13 @@ public struct DriveFile: Sendable, Equatable, Decodable {
         self.modifiedTime = modifiedTime
         self.etag = etag
         self.headRevisionId = headRevisionId
+        self.quotaBytesUsed = quotaBytesUsed
     }
 
     private enum Keys: String, CodingKey {
         case id, name, title, size, fileSize, version, md5Checksum
         case createdTime, createdDate, modifiedTime, modifiedDate, etag, headRevisionId
+        case quotaBytesUsed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -54,6 +58,7 @@ public struct DriveFile: Sendable, Equatable, Decodable {
             ?? container.decodeIfPresent(String.self, forKey: .modifiedDate)
         etag = try container.decodeIfPresent(String.self, forKey: .etag)
         headRevisionId = try container.decodeIfPresent(String.self, forKey: .headRevisionId)
+        quotaBytesUsed = try Self.integer(container, .quotaBytesUsed)
     }
 
     /// An int64 field: a string in Drive's JSON, accepted as a number too.

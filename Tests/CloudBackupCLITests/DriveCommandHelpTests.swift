@@ -43,20 +43,24 @@ import Testing
         (
             "restore",
             """
-            usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                       [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]
-                                       [--password-file FILE | --password-command CMD]
+            usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
+                                       [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
+                                       [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
             it would change in STATE, then write STATE atomically, keeping the previous file as
             STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
-            created.
+            created. With --revision or --as-of, an older version of the backup from Drive's
+            revision history ('cloudbackup history' lists them) instead of the latest.
 
             options:
               --file STATE    the local state file to restore into
               --merge         newest edit wins per item; STATE's settings stay (a new STATE
                               takes the backup's, without premium and app lock)
               --replace       STATE becomes the backup (premium, app lock and device id stay)
+              --revision ID   that revision of the backup
+              --as-of TIME    the newest revision written at or before TIME: RFC 3339, or a date
+                              YYYY-MM-DD meaning the end of that day in the local time zone
               --dry-run       only show the counts; write nothing anywhere
               --allow-stale   let in items the stale guard holds back (a backup older than the window)
               --yes           do not ask before writing (asked only on a terminal)
@@ -68,11 +72,38 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
-            exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
-            or the backup is invalid, or there is no backup, or it is encrypted and no key given
-            opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds the
-            profile's lock, or STATE changed while restoring (nothing written; run again), 7 a
-            newer schema.
+            exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
+            revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
+            backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
+            failure, 6 another run holds the profile's lock, or STATE changed while restoring (nothing
+            written; run again), 7 a newer schema.
+
+            """
+        ),
+        (
+            "history",
+            """
+            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
+
+            Lists the revisions of the backup file in the Drive app folder, oldest first: the
+            revision id, when it was written (local time and UTC), its size, and whether it is
+            pinned (kept until deleted; the profile's "keep" policy pins the first backup of each
+            of the last 7 days, 8 weeks and 12 months). Drive keeps an unpinned revision for about
+            30 days, or until 100 newer ones. 'cloudbackup restore --revision ID' or '--as-of TIME'
+            brings one back, with the same merge, replace and dry run as any restore.
+
+            options:
+              --profile NAME  which profile (default: default)
+              --contents      also show what each revision holds: export time, device, counts
+                              (each revision is downloaded once, then remembered by checksum)
+              --json          print one object with a "revisions" array, oldest first
+              --verbose       trace each HTTP exchange (tokens redacted)
+              --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+              --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
+              --password-command CMD  the same, printed by the shell command CMD
+
+            exit status: 0 done, 3 the profile's files are broken, or there is no backup, 4 not
+            logged in, 5 network or Drive failure.
 
             """
         ),

@@ -339,4 +339,46 @@ import Testing
         #expect(challengeIDs(document) == ["A", "P", "T"])
         expectNoSecret([cut, settled])
     }
+
+    /// Older versions of an encrypted backup: `history --contents` and `restore --revision`
+    /// decrypt each revision with the profile's key; without one, history says so per
+    /// revision and the restore stops (exit 3), nothing written.
+    @Test func historyAndRestoreRevisionDecryptOlderVersions() throws {
+        let key = try makeKey()
+        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
+        try #require(try phone.backup().status == 0)
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["P": "2026-11-01T00:00:00.000Z", "Q": "2026-11-02T00:00:00.000Z"]))
+        try #require(try phone.backup().status == 0)
+        let history = try phone.run(["history", "--contents", "--json"])
+        #expect(history.status == 0, "\(history.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])
+        let revisions = try #require(object["revisions"] as? [[String: Any]])
+        let counts = revisions.map { ($0["contents"] as? [String: Any])?["challenges"] as? Int }
+        #expect(counts == [1, 2], "\(history.stdout)")
+        let first = try #require(revisions.first?["id"] as? String)
+        let state = phone.folder.appendingPathComponent("older.json")
+        let restored = try restoreInto(state, ["--revision", first])
+        #expect(restored.status == 0, "\(restored.stderr)")
+        #expect(
+            challengeIDs(try BackupReader.read(Array(Data(contentsOf: state))).document) == ["P"])
+
+        // What history remembered by checksum needs no key; the bytes themselves do.
+        try configure("{}")
+        try FileManager.default.removeItem(
+            at: profileFolder.appendingPathComponent("history-cache.json"))
+        let keyless = try phone.run(["history", "--contents", "--json"])
+        #expect(keyless.status == 0, "\(keyless.stderr)")
+        #expect(keyless.stdout.contains("no key to open it"), "\(keyless.stdout)")
+        let before = try Data(contentsOf: state)
+        let refused = try restoreInto(state, ["--revision", first])
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("is encrypted (age) and this profile has no key"))
+        #expect(try Data(contentsOf: state) == before)
+        expectNoSecret([history, restored, keyless, refused])
+    }
 }

@@ -150,6 +150,7 @@ SCOPE_DRIVE = "https://www.googleapis.com/auth/drive"
 CHUNK_GRANULARITY = 256 * 1024
 APP_FOLDER_ID = "0AEmuAppDataFolderUk9PVA"
 CODE_LIFETIME = 600
+MAX_PINNED_REVISIONS = 200
 # A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
@@ -656,7 +657,14 @@ class DriveFile:
             "version": str(self.version),
             "md5Checksum": self.md5,
             "headRevisionId": self.head.id,
+            "quotaBytesUsed": str(self.quota_bytes_used),
         }
+
+    @property
+    def quota_bytes_used(self):
+        """Google says pinned revisions "count towards your storage limit"; whether purgeable
+        ones do is not documented: here only the head and the pinned ones count."""
+        return sum(len(r.content) for r in self.revisions if r is self.head or r.keep_forever)
 
     def v2(self):
         return {
@@ -675,6 +683,7 @@ class DriveFile:
             "version": str(self.version),
             "md5Checksum": self.md5,
             "headRevisionId": self.head.id,
+            "quotaBytesUsed": str(self.quota_bytes_used),
         }
 
     def control(self):
@@ -1417,6 +1426,12 @@ class Drive:
                 if not isinstance(metadata["keepForever"], bool):
                     raise drive_error(400, "invalid", "Invalid value for keepForever.",
                                       location="keepForever", location_type="other")
+                pinned = sum(1 for r in file.revisions if r.keep_forever and r is not revision)
+                if metadata["keepForever"] and pinned >= MAX_PINNED_REVISIONS:
+                    # Google allows "up to 200"; its answer past that is undocumented: a 400.
+                    raise drive_error(400, "badRequest",
+                                      f"A file can keep at most {MAX_PINNED_REVISIONS} "
+                                      "revisions forever.")
                 revision.keep_forever = metadata["keepForever"]
             return self.revision_reply(revision, query)
         if method == "DELETE":

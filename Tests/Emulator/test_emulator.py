@@ -747,6 +747,22 @@ class RevisionTests(DriveTestCase):
         _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
         self.assertEqual(data, b"two")
 
+    def test_at_most_200_pins_and_pinned_revisions_count_as_storage(self):
+        file_id = self.seed("habit-backup.json", "r0")["id"]
+        path = f"/drive/v3/files/{file_id}/revisions"
+        for number in range(201):
+            if number:
+                self.upload(file_id, f"r{number}".encode())
+            head = self.revisions(file_id, pageSize="1000")["revisions"][-1]["id"]
+            status, _, _ = self.client.json("PATCH", f"{path}/{head}",
+                                            json_body={"keepForever": True}, headers=self.auth)
+            self.assertEqual(status, 200 if number < 200 else 400,
+                             f"pin {number + 1}: up to 200 are allowed")
+        _, _, metadata = self.client.json(
+            "GET", f"/drive/v3/files/{file_id}?fields=size,quotaBytesUsed", headers=self.auth)
+        pinned = sum(len(f"r{n}") for n in range(200))
+        self.assertEqual(int(metadata["quotaBytesUsed"]), pinned + int(metadata["size"]))
+
     def test_deleting_the_head_makes_the_previous_revision_the_content(self):
         file_id = self.seed("habit-backup.json", "one")["id"]
         self.upload(file_id, b"two")

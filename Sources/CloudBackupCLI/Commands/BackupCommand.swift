@@ -135,6 +135,8 @@ struct BackupCommand: Command {
         keep(
             { () throws(CLIError) in try settings.save(to: session.profile.syncedSettingsPath) },
             orElse: "a settings change made here before the next backup may not reach Drive")
+        let pins = retain(
+            outcome, revisions: ran.revisions, driver: driver, session: session, warn: warn)
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
         if json {
             context.print(Self.summary(outcome, result: result))
@@ -163,6 +165,11 @@ struct BackupCommand: Command {
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
             }
+            if let pins, !pins.isEmpty {
+                context.printError(
+                    "cloudbackup: kept \(pins.pin.count) revision(s) forever and released "
+                        + "\(pins.release.count) (the \"keep\" policy)")
+            }
             if outcome.mergedRevisions > 0 {
                 context.printError(
                     "cloudbackup: another device wrote while this backup ran; merged its "
@@ -170,6 +177,31 @@ struct BackupCommand: Command {
                 )
             }
         }
+    }
+
+    /// The profile's retention policy applied after an upload, or after a backup whose pins
+    /// could not all be made last time (`retention-due.json`). A failure never fails the
+    /// backup: one warning, and the next backup tries again. nil when nothing was done.
+    private func retain(
+        _ outcome: Outcome, revisions: [DriveRevision]?, driver: SyncDriver,
+        session: DriveSession, warn: (String) -> Void
+    ) -> RetentionPlan? {
+        let due = session.profile.retentionDuePath
+        guard let policy = session.profile.retention, outcome.uploaded || LocalFile.exists(due)
+        else { return nil }
+        let (plan, failures) = driver.retain(
+            fileID: outcome.file.id, revisions: outcome.uploaded ? revisions : nil,
+            policy: policy, now: session.driveTime(), timeZone: .current)
+        if failures.isEmpty {
+            try? LocalFile.remove(due)
+        } else {
+            warn(
+                "could not pin or release \(failures.count) revision(s) of the backup "
+                    + "(\(failures[0])); the backup itself is complete, and the next backup tries again"
+            )
+            try? LocalFile.writeAtomically(Array("{}\n".utf8), to: due, mode: 0o600)
+        }
+        return plan
     }
 
     /// Which of the backup's settings STATE changed, by their JSON names. `premium` and

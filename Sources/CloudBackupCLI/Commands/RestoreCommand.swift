@@ -9,22 +9,26 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
-        usage: cloudbackup restore --file STATE (--merge | --replace) [--dry-run] [--allow-stale] [--yes]
-                                   [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]
-                                   [--password-file FILE | --password-command CMD]
+        usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
+                                   [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
+                                   [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
         STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
-        created.
+        created. With --revision or --as-of, an older version of the backup from Drive's
+        revision history ('cloudbackup history' lists them) instead of the latest.
 
         options:
           --file STATE    the local state file to restore into
           --merge         newest edit wins per item; STATE's settings stay (a new STATE
                           takes the backup's, without premium and app lock)
           --replace       STATE becomes the backup (premium, app lock and device id stay)
+          --revision ID   that revision of the backup
+          --as-of TIME    the newest revision written at or before TIME: RFC 3339, or a date
+                          YYYY-MM-DD meaning the end of that day in the local time zone
           --dry-run       only show the counts; write nothing anywhere
           --allow-stale   let in items the stale guard holds back (a backup older than the window)
           --yes           do not ask before writing (asked only on a terminal)
@@ -35,11 +39,11 @@ struct RestoreCommand: Command {
         \(BackupFile.maxBytesHelp(column: 18))
         \(RemoteEncryption.Options.help(column: 18))
 
-        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 3 STATE
-        or the backup is invalid, or there is no backup, or it is encrypted and no key given
-        opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds the
-        profile's lock, or STATE changed while restoring (nothing written; run again), 7 a
-        newer schema.
+        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
+        revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
+        backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
+        failure, 6 another run holds the profile's lock, or STATE changed while restoring (nothing
+        written; run again), 7 a newer schema.
         """
 
     let file: String
@@ -53,6 +57,8 @@ struct RestoreCommand: Command {
     let verbose: Bool
     let readOptions: ReadOptions
     let keys: RemoteEncryption.Options
+    /// An older version of the backup, from its revision history.
+    let revision: RevisionChoice?
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
@@ -69,6 +75,16 @@ struct RestoreCommand: Command {
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
         verbose = arguments.flag("--verbose")
+        let id = try arguments.option("--revision")
+        let asOf = try arguments.option(
+            "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
+            { Self.asOf($0, in: .current) })
+        switch (id, asOf) {
+        case (let id?, nil): revision = .id(id)
+        case (nil, let time?): revision = .asOf(time)
+        case (nil, nil): revision = nil
+        default: throw .usage("--revision and --as-of exclude each other", Self.usage)
+        }
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
@@ -93,14 +109,28 @@ struct RestoreCommand: Command {
         let warn = { (line: String) in context.printWarning(line) }
         // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
         if !dryRun { try session.settle(warn: warn) }
-        let fetch = FetchRun(
-            name: session.profile.fileName,
-            codec: session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn).codec
-        )
+        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
+            .codec
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        guard let (backup, files) = try driver.run(fetch) else {
+        let fetched: (document: BackupDocument, source: String)?
+        if let revision {
+            fetched = try driver.fetch(revision, name: session.profile.fileName, codec: codec).map {
+                (
+                    $0.document,
+                    "revision \($0.revision.id) (written \($0.revision.modifiedTime ?? "?"))"
+                )
+            }
+        } else {
+            fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec)).map {
+                (
+                    $0.document,
+                    $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)"
+                )
+            }
+        }
+        guard let (backup, source) = fetched else {
             throw CLIError(
                 "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
                     + "run 'cloudbackup backup' on the device that has the data",
@@ -138,7 +168,6 @@ struct RestoreCommand: Command {
             }
             context.print(outcome.report.json)
         } else {
-            let source = files.count == 1 ? "the backup" : "\(files.count) backups (merged)"
             context.print(
                 "\(source) exported \(backup.exportedAt) → \(file.onOneLine)\(previous == nil ? " (new)" : ""):"
             )
@@ -173,6 +202,22 @@ struct RestoreCommand: Command {
                 "restored \(file.onOneLine)"
                     + (keepAs.map { " (previous file kept as \($0.onOneLine))" } ?? ""))
         }
+    }
+
+    /// `--as-of`: an RFC 3339 time, or a date meaning the end of that local day (the last
+    /// millisecond before the next day's midnight in `zone`, so a 25-hour day is whole).
+    static func asOf(_ text: String, in zone: TimeZone) -> Timestamp? {
+        if let time = Timestamp(text) { return time }
+        guard let day = DayKey(text) else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let next = day.adding(days: 1).parts
+        guard
+            let midnight = calendar.date(
+                from: DateComponents(year: next.year, month: next.month, day: next.day))
+        else { return nil }
+        return Timestamp(
+            millisecondsSince1970: Int64((midnight.timeIntervalSince1970 * 1000).rounded()) - 1)
     }
 
     /// Where to put the question before writing; nil when nobody is there to answer it
