@@ -307,6 +307,13 @@ public struct BackupRun<Document> {
             target = file
             uploaded = sending.document
             head = (file, sending.bytes, file.etag, sending.document)
+            // A new file's history is its one revision: known without asking.
+            checkedRevisions = file.headRevisionId.map {
+                [
+                    DriveRevision(
+                        id: $0, md5Checksum: file.md5Checksum, modifiedTime: file.modifiedTime)
+                ]
+            }
             return finishChecks()
         case (.uploading, .updated(let file)):
             return verify(file)

@@ -4,7 +4,8 @@ Part of `make bench`. Counted from the Google emulator's log (every request it s
 request and answer body sizes), so the figures are exact and the same on every machine; no
 timing here. One device, one state file, against a fresh emulator:
 
-  first backup              empty app folder: list, reserve an id, create
+  first backup              empty app folder: list, reserve an id, create, and pin the new
+                            revision (the first of its day: the "keep" policy)
   no change                 the profile's kept copy matches Drive's checksum: the listing only
   one change                a day log edited: the listing, a conditional upload and the
                             revision listing that checks it; the first change after a create
@@ -66,6 +67,10 @@ def kind(entry):
         return "download"
     if method == "GET" and path.endswith("/revisions"):
         return "revisions"
+    if method == "PATCH" and "/revisions/" in path:
+        return "pin"
+    if method == "DELETE" and "/revisions/" in path:
+        return "release"
     if method == "GET" and path.endswith("/generateIds"):
         return "reserve id"
     if method == "POST" and path == "/upload/drive/v3/files":
