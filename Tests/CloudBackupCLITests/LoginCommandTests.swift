@@ -66,7 +66,7 @@ import Testing
         #expect(url.hasPrefix("http://127.0.0.1:9/auth?"))
         #expect(redirect.hasPrefix("http://127.0.0.1:"))
         #expect(redirect != "http://127.0.0.1:0/")
-        #expect(lines.last?.contains("no answer from the browser within 1 s") == true)
+        #expect(lines.last?.contains("no answer within 1 s") == true)
         #expect(!LocalFile.exists(home.tokenPath))
     }
 
