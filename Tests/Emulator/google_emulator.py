@@ -85,8 +85,9 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  {"approveAfterPolls": N} every device code is approved by
                                   itself after N pending polls (a user who takes a while);
                                  {"slowDown": N} the next N polls answer slow_down;
-                                 {"deny": true} pending codes answer access_denied;
-                                 {"expire": true} pending codes answer expired_token;
+                                 {"deny": true|false} codes not yet decided answer
+                                  access_denied from their next poll on (the user cancels);
+                                 {"expire": true|false} they answer expired_token;
                                  {"invalidScope": true|false} /device/code refuses the
                                   app-folder scope with invalid_scope (as some report Google
                                   does); answers the switches and every code's user_code and
@@ -816,7 +817,7 @@ class State:
             self.untick_next = None
             self.device_codes = {}
             self.device_switches = {"approveAfterPolls": None, "slowDown": 0,
-                                    "invalidScope": False}
+                                    "invalidScope": False, "deny": False, "expire": False}
             self.clock_offset = 0.0
             self.log = []
             self.settings = dict(self.startup_settings)
@@ -1090,15 +1091,18 @@ class OAuth:
         record = state.device_codes.get(device_code)
         if record is None or record["status"] == "spent":
             raise oauth_error(400, "invalid_grant", "Malformed auth code.")
-        if record["status"] == "pending" and time.time() - record["issued"] > DEVICE_CODE_LIFETIME:
-            record["status"] = "expired"
+        switches = state.device_switches
+        if record["status"] == "pending":
+            if switches["expire"] or time.time() - record["issued"] > DEVICE_CODE_LIFETIME:
+                record["status"] = "expired"
+            elif switches["deny"]:
+                record["status"] = "denied"
         # Google's statuses for these errors (428, 403, 400) are from its documentation; the
         # client reads only the `error` code.
         if record["status"] == "expired":
             raise oauth_error(400, "expired_token", "Expired token.")
         if record["status"] == "denied":
             raise oauth_error(403, "access_denied", "Forbidden")
-        switches = state.device_switches
         if switches["slowDown"] > 0:
             switches["slowDown"] -= 1
             raise oauth_error(403, "slow_down", "Forbidden")
@@ -1852,10 +1856,9 @@ class Control:
             switches["slowDown"] = int(data["slowDown"])
         if "invalidScope" in data:
             switches["invalidScope"] = bool(data["invalidScope"])
-        for switch, status in (("deny", "denied"), ("expire", "expired")):
-            if data.get(switch):
-                for record in pending:
-                    record["status"] = status
+        for switch in ("deny", "expire"):
+            if switch in data:
+                switches[switch] = bool(data[switch])
         return json_reply(200, dict(switches, codes=[
             {"userCode": r["userCode"], "status": r["status"], "polls": r["polls"]}
             for r in state.device_codes.values()]))
