@@ -27,6 +27,8 @@ import Testing
         /// The user clicks "Cancel" at the consent page, then pastes where that ends.
         case denied
         case garbage
+        /// Nothing is pasted: a browser on this machine follows the redirect to the listener.
+        case browserHere = "browser-here"
     }
 
     /// Runs `cloudbackup login ARGUMENTS` on a terminal without a browser and pastes `pastes`
@@ -68,6 +70,10 @@ import Testing
                     if step == "denied":
                         request("POST", base + "/__emulator/deny?", b"{}")
                     address = consent()
+                    if step == "browser-here":
+                        page = request("GET", address)
+                        print("listener answered", page.status, file=sys.stdout)
+                        continue
                     line = {
                         "full": address, "denied": address,
                         "query": urllib.parse.urlsplit(address).query,
@@ -88,6 +94,7 @@ import Testing
                     seen += chunk
             except OSError:
                 pass
+            sys.stdout.flush()
             sys.stdout.buffer.write(child.stdout.read())
             sys.stderr.buffer.write(seen)
             sys.exit(child.wait())
@@ -131,6 +138,17 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         // Asked for by name: not announced as a guess.
         #expect(!result.stderr.contains("no browser on this machine"))
+        #expect(try session.store.load() != nil)
+        try session.expectNoSecretPrinted()
+    }
+
+    /// The listener keeps waiting beside the paste, so a browser on this machine still works.
+    @Test func theListenerStillTakesTheRedirectWhileAPasteIsAwaited() throws {
+        let session = try Session()
+        defer { session.finish() }
+        let result = try loginOnATerminal(session, ["--paste"], pasting: [.browserHere])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "listener answered 200\n")
         #expect(try session.store.load() != nil)
         try session.expectNoSecretPrinted()
     }
