@@ -29,6 +29,9 @@ import Testing
         case garbage
         /// Nothing is pasted: a browser on this machine follows the redirect to the listener.
         case browserHere = "browser-here"
+        /// Nothing is pasted: the user presses Ctrl-C. The script prints whether the terminal
+        /// echoed input while the login waited, and after it ended.
+        case interrupt
     }
 
     /// Runs `cloudbackup login ARGUMENTS` on a terminal without a browser and pastes `pastes`
@@ -37,12 +40,17 @@ import Testing
         throws -> RunResult
     {
         let script = """
-            import fcntl, http.client, json, os, pty, re, subprocess, sys, termios, urllib.parse
+            import fcntl, http.client, json, os, pty, re, signal, subprocess, sys, termios
+            import urllib.parse
             base, steps = sys.argv[1], json.loads(sys.argv[2])
             master, slave = pty.openpty()
+            def terminal():
+                fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+                # The test runner starts us with signals blocked; a shell would not.
+                signal.pthread_sigmask(signal.SIG_SETMASK, set())
             child = subprocess.Popen(
                 sys.argv[3:], stdin=slave, stderr=slave, stdout=subprocess.PIPE,
-                start_new_session=True, preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                start_new_session=True, preexec_fn=terminal)
             os.close(slave)
             seen = b""
             def read_until(marker, count):
@@ -67,6 +75,13 @@ import Testing
             try:
                 read_until(b"paste it here", 1)
                 for index, step in enumerate(steps):
+                    if step == "interrupt":
+                        echo = lambda: bool(termios.tcgetattr(master)[3] & termios.ECHO)
+                        print("echo while waiting:", echo())
+                        os.killpg(child.pid, signal.SIGINT)
+                        child.wait(timeout=30)
+                        print("echo after Ctrl-C:", echo())
+                        break
                     if step == "denied":
                         request("POST", base + "/__emulator/deny?", b"{}")
                     address = consent()
@@ -151,6 +166,18 @@ import Testing
         #expect(result.stdout == "listener answered 200\n")
         #expect(try session.store.load() != nil)
         try session.expectNoSecretPrinted()
+    }
+
+    /// The address is not echoed while it is pasted, and Ctrl-C gives the echo back.
+    @Test func theTerminalDoesNotEchoThePasteAndCtrlCRestoresIt() throws {
+        let session = try Session()
+        defer { session.finish() }
+        let result = try loginOnATerminal(session, ["--paste"], pasting: [.interrupt])
+        // Ended by the signal itself (after restoring the terminal): the script passes on
+        // Python's -SIGINT, which reaches us as 256 - SIGINT.
+        #expect(result.status == 256 - SIGINT, "\(result.stderr)")
+        #expect(result.stdout == "echo while waiting: False\necho after Ctrl-C: True\n")
+        #expect(try session.store.load() == nil)
     }
 
     @Test func aWrongStateIsRefusedAndTheRightAddressThenTaken() throws {

@@ -210,22 +210,36 @@ struct LoginCommand: Command {
     }
 }
 
-/// Turns the terminal's echo off while a secret is typed, and back on.
+/// Turns the terminal's echo off while a secret is typed, and back on: also when Ctrl-C or
+/// a `kill` ends the run meanwhile, or the user's shell would be left without echo.
 enum Terminal {
+    /// What `restore` and the signal handler put back; set before the handler is installed.
+    nonisolated(unsafe) private static var saved = termios()
+
     /// The settings to restore, or nil when standard input is no terminal.
     static func hideInput() -> termios? {
-        var saved = termios()
-        guard tcgetattr(0, &saved) == 0 else { return nil }
-        var quiet = saved
+        var current = termios()
+        guard tcgetattr(0, &current) == 0 else { return nil }
+        saved = current
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+            _ = Glibc.signal(signal) { number in
+                // tcsetattr and raise are async-signal-safe.
+                _ = tcsetattr(0, TCSANOW, &Terminal.saved)
+                _ = Glibc.signal(number, SIG_DFL)
+                _ = raise(number)
+            }
+        }
+        var quiet = current
         quiet.c_lflag &= ~tcflag_t(ECHO)
         // Still echo the newline, so the next line starts on its own.
         quiet.c_lflag |= tcflag_t(ECHONL)
         guard tcsetattr(0, TCSANOW, &quiet) == 0 else { return nil }
-        return saved
+        return current
     }
 
-    static func restore(_ saved: termios) {
-        var saved = saved
-        _ = tcsetattr(0, TCSANOW, &saved)
+    static func restore(_ settings: termios) {
+        var settings = settings
+        _ = tcsetattr(0, TCSANOW, &settings)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { _ = Glibc.signal(signal, SIG_DFL) }
     }
 }
