@@ -16,6 +16,10 @@ struct Profile: Sendable {
     var revokeURL: String
     var driveURL: String
     var fileName: String
+    /// The "TVs and Limited Input devices" client of `login --device`, and its endpoint.
+    var deviceClientID: String?
+    var deviceClientSecret: String?
+    var deviceCodeURL: String
     /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
     var retention: RetentionPolicy? = .standard
 
@@ -43,6 +47,12 @@ struct Profile: Sendable {
         ("CLOUDBACKUP_REVOKE_URL", "revokeUrl", "https://oauth2.googleapis.com/revoke"),
         ("CLOUDBACKUP_DRIVE_URL", "driveUrl", "https://www.googleapis.com"),
         ("CLOUDBACKUP_FILE_NAME", "fileName", "habit-backup.json"),
+        ("CLOUDBACKUP_DEVICE_CLIENT_ID", "deviceClientId", nil),
+        ("CLOUDBACKUP_DEVICE_CLIENT_SECRET", "deviceClientSecret", nil),
+        (
+            "CLOUDBACKUP_DEVICE_CODE_URL", "deviceCodeUrl",
+            "https://oauth2.googleapis.com/device/code"
+        ),
     ]
 
     static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
@@ -142,10 +152,11 @@ struct Profile: Sendable {
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
-            fileName: value(6)!, retention: retention)
+            fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
+            deviceCodeURL: value(9)!, retention: retention)
         // Each URL's error names where it came from: the variable (like an option, exit 2)
         // or the file (an invalid file, exit 3).
-        for index in 2...5 {
+        for index in [2, 3, 4, 5, 9] {
             let setting = Self.settings[index]
             let origin =
                 fromEnvironment(index) != nil
