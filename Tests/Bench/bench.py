@@ -390,8 +390,9 @@ def duration(seconds):
 
 
 def print_table(size, files, rows, runs, slow_runs):
-    print(f"\n{size:,} day logs, in one warm process: medians of at least {runs} runs and of {BUDGET:g} s,"
-          f" after an untimed run; full merge: {runs} fresh processes; jq, Foundation: {slow_runs}")
+    print(f"\n{size:,} day logs, in one warm process: medians of at least {runs} runs and of"
+          f" {BUDGET:g} s, after an untimed run; full merge: {runs} fresh processes; jq,"
+          f" Foundation: {slow_runs}")
     print(f"  {contents(files[0].parent)}")
     print(f"  {'':40} {'median':>11} {'MB/s':>8} {'peak RSS':>10}  ours / peer")
     for row in rows:
