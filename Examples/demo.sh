@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make demo: the whole story of SPEC §1 as a user sees it, against the bundled Google
 # emulator, in a temporary folder. Two devices back up to one Drive app folder, a new
-# machine dry-runs and then merges a restore, and an old backup is checked before merging.
+# machine dry-runs and then merges a restore, and an old backup is checked before merging;
+# a server without a browser logs in by pasting the redirect back, or with a device code.
 # Leaves nothing running and nothing behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -105,4 +106,19 @@ unset CLOUDBACKUP_FILE_NAME
 
 say "Log out: the token is revoked at the server and the saved login deleted"
 step "$BIN" logout
+step "$BIN" status
+
+say "A server without a browser: the login's address is opened on a phone and pasted back"
+machine server
+step "$PYTHON" Examples/tools/other_device.py paste "$EMU" -- "$BIN" login --paste
+step "$BIN" status
+
+say "Or with a code typed on the phone (a \"TVs and Limited Input devices\" client)"
+machine server2
+# Google asks for a poll every 5 s; the emulator is told 1 s so the demo does not wait.
+"$PYTHON" -c 'import sys, urllib.request; urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/__emulator/settings", b"{\"deviceInterval\": 1}", {"Content-Type": "application/json"}))' "$EMU"
+export CLOUDBACKUP_DEVICE_CLIENT_ID=test-device-client-id
+export CLOUDBACKUP_DEVICE_CLIENT_SECRET=test-device-client-secret
+export CLOUDBACKUP_DEVICE_CODE_URL=$EMU/device/code
+step "$PYTHON" Examples/tools/other_device.py device "$EMU" -- "$BIN" login --device
 step "$BIN" status

@@ -356,6 +356,13 @@ public struct BackupRun<Document> {
             head = Head(
                 file, etag: file.etag, document: sending.document, plain: sending.plain,
                 onDrive: sending.bytes)
+            // A new file's history is its one revision: known without asking.
+            checkedRevisions = file.headRevisionId.map {
+                [
+                    DriveRevision(
+                        id: $0, md5Checksum: file.md5Checksum, modifiedTime: file.modifiedTime)
+                ]
+            }
             return finishChecks()
         case (.uploading, .updated(let file)):
             return verify(file)

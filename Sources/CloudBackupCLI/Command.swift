@@ -32,20 +32,41 @@ public final class Context: @unchecked Sendable {
     /// Whether stderr is a terminal (progress lines and prompts only then).
     public let stderrIsTerminal: Bool
     public let stdinIsTerminal: Bool
+    /// Takes what a command is done with as it ends (see `leaveForExit`).
+    private let leave: (Any) -> Void
 
-    public init(
+    public convenience init(
         environment: [String: String],
         stdout: @escaping (String) -> Void,
         stderr: @escaping (String) -> Void,
         stderrIsTerminal: Bool = false,
         stdinIsTerminal: Bool = false
     ) {
+        self.init(
+            environment: environment, stdout: stdout, stderr: stderr,
+            stderrIsTerminal: stderrIsTerminal, stdinIsTerminal: stdinIsTerminal,
+            leave: { _ in })
+    }
+
+    private init(
+        environment: [String: String], stdout: @escaping (String) -> Void,
+        stderr: @escaping (String) -> Void, stderrIsTerminal: Bool, stdinIsTerminal: Bool,
+        leave: @escaping (Any) -> Void
+    ) {
         self.environment = environment
         self.writeOut = stdout
         self.writeErr = stderr
         self.stderrIsTerminal = stderrIsTerminal
         self.stdinIsTerminal = stdinIsTerminal
+        self.leave = leave
     }
+
+    /// Hands over the documents a command holds as it ends, for the process's end to take
+    /// back with all its memory at once instead of freeing them piece by piece: a million
+    /// day logs are two million allocations, and freeing them was 11–13% of a whole
+    /// `validate`'s instructions and 6–8% of `migrate`'s and `merge`'s (callgrind, 20,000 and
+    /// 200,000 day logs). Only the real process keeps them; a test's context lets them go.
+    func leaveForExit(_ value: Any) { leave(value) }
 
     /// The real process: its environment and its standard streams.
     public static func process() -> Context {
@@ -65,7 +86,9 @@ public final class Context: @unchecked Sendable {
             stdout: { LocalFile.writeAll($0.utf8, to: 1) },
             stderr: { LocalFile.writeAll($0.utf8, to: 2) },
             stderrIsTerminal: isatty(2) == 1,
-            stdinIsTerminal: isatty(0) == 1)
+            stdinIsTerminal: isatty(0) == 1,
+            // Never released: `exit` follows the command.
+            leave: { _ = Unmanaged.passRetained(Leftover($0)) })
     }
 
     /// Prints a line (or lines) on stdout.
@@ -85,4 +108,10 @@ extension String {
     /// characters escaped, as on stderr, so a name holding a newline cannot add a line of its
     /// own and one holding an escape sequence cannot drive the terminal.
     var onOneLine: String { ValidationIssue.escapingControls(self) }
+}
+
+/// What `Context.leaveForExit` keeps for the process's end.
+private final class Leftover {
+    let value: Any
+    init(_ value: Any) { self.value = value }
 }

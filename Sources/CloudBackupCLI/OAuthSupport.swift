@@ -18,17 +18,10 @@ extension Profile {
     /// endpoint) a missing id or secret is left empty instead of refused.
     func oauthClient(requireCredentials: Bool = true) throws(CLIError) -> OAuthClient {
         if requireCredentials {
-            let missing = [
+            try requireClient(
                 ("client id", "CLOUDBACKUP_CLIENT_ID", "clientId", clientID),
                 ("client secret", "CLOUDBACKUP_CLIENT_SECRET", "clientSecret", clientSecret),
-            ]
-            .filter { ($0.3 ?? "").isEmpty }
-            guard missing.isEmpty else {
-                throw CLIError(
-                    missing.map {
-                        "no OAuth \($0.0) for profile '\(name)': set \($0.1) or \"\($0.2)\" in \(configPath) (from the Google Cloud console's Desktop app client)"
-                    }, exitCode: .usage)
-            }
+                kind: "Desktop app")
         }
         return OAuthClient(
             clientID: clientID ?? "", clientSecret: clientSecret ?? "",
@@ -36,13 +29,55 @@ extension Profile {
             tokenEndpoint: tokenURL, revocationEndpoint: revokeURL)
     }
 
+    /// The device flow's client ("TVs and Limited Input devices"), or nil when the profile
+    /// has none and `requireCredentials` is false.
+    func deviceOAuthClient(requireCredentials: Bool = true) throws(CLIError) -> OAuthClient? {
+        if requireCredentials {
+            try requireClient(
+                (
+                    "device client id", "CLOUDBACKUP_DEVICE_CLIENT_ID", "deviceClientId",
+                    deviceClientID
+                ),
+                (
+                    "device client secret", "CLOUDBACKUP_DEVICE_CLIENT_SECRET",
+                    "deviceClientSecret", deviceClientSecret
+                ), kind: "TVs and Limited Input devices")
+        }
+        guard let deviceClientID, !deviceClientID.isEmpty else { return nil }
+        return OAuthClient(
+            clientID: deviceClientID, clientSecret: deviceClientSecret ?? "",
+            authorizationEndpoint: authURL, tokenEndpoint: tokenURL,
+            revocationEndpoint: revokeURL, deviceCodeEndpoint: deviceCodeURL)
+    }
+
+    private typealias Credential = (
+        what: String, variable: String, key: String, value: String?
+    )
+
+    /// Names every missing setting of one client, each with where to set it.
+    private func requireClient(_ id: Credential, _ secret: Credential, kind: String)
+        throws(CLIError)
+    {
+        let missing = [id, secret].filter { ($0.value ?? "").isEmpty }
+        guard missing.isEmpty else {
+            throw CLIError(
+                missing.map {
+                    "no OAuth \($0.what) for profile '\(name)': set \($0.variable) or \"\($0.key)\" in \(configPath) (from the Google Cloud console's \(kind) client)"
+                }, exitCode: .usage)
+        }
+    }
+
     /// Every command that needs Drive asks this for its tokens; `persisting: false` keeps a
-    /// refreshed token in memory only, for a run that writes nothing.
+    /// refreshed token in memory only, for a run that writes nothing. A login made with
+    /// `login --device` refreshes through the device client, so a profile with only that
+    /// client needs no desktop one.
     func tokenProvider(transport: any HTTPTransport, persisting: Bool = true) throws(CLIError)
         -> TokenProvider
     {
-        TokenProvider(
-            client: try oauthClient(), store: tokenStore, transport: transport,
+        let device = try deviceOAuthClient(requireCredentials: false)
+        return TokenProvider(
+            client: try oauthClient(requireCredentials: device == nil),
+            otherClients: device.map { [$0] } ?? [], store: tokenStore, transport: transport,
             persisting: persisting)
     }
 }
@@ -161,7 +196,19 @@ extension CloudBackup {
                 exitCode: .notLoggedIn)
         case .timedOut(let seconds):
             return CLIError(
-                "no answer from the browser within \(seconds) s; \(login) again (--timeout S waits longer; --no-browser prints the URL to open elsewhere)",
+                "no answer within \(seconds) s; \(login) again (--timeout S waits longer; on a machine without a browser, --paste or --device)",
+                exitCode: .notLoggedIn)
+        case .pasteRefused(let reason):
+            return CLIError(
+                "\(LoginFlow.pasteTries) pasted lines were refused, so this profile is not logged in (the last: \(reason)); run `cloudbackup login --paste` again",
+                exitCode: .notLoggedIn)
+        case .deviceCodeExpired:
+            return CLIError(
+                "the code was not entered in time and has expired; run `cloudbackup login --device` again for a new one",
+                exitCode: .notLoggedIn)
+        case .deviceScopeRefused:
+            return CLIError(
+                "Google refused access to Drive's app folder for a device-code login (invalid_scope); use `cloudbackup login --paste` instead",
                 exitCode: .notLoggedIn)
         case .server(let endpoint, let status, let code, let description, _):
             let shown = Redaction.url(endpoint)

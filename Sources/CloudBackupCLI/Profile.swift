@@ -16,6 +16,10 @@ struct Profile: Sendable {
     var revokeURL: String
     var driveURL: String
     var fileName: String
+    /// The "TVs and Limited Input devices" client of `login --device`, and its endpoint.
+    var deviceClientID: String?
+    var deviceClientSecret: String?
+    var deviceCodeURL: String
     /// An age identity file (`AGE-SECRET-KEY-1…` lines) for the backup's encryption.
     var identityFile: String?
     /// Whether uploads are encrypted (`"encrypt": true`, `CLOUDBACKUP_ENCRYPT=1`); see
@@ -48,6 +52,12 @@ struct Profile: Sendable {
         ("CLOUDBACKUP_REVOKE_URL", "revokeUrl", "https://oauth2.googleapis.com/revoke"),
         ("CLOUDBACKUP_DRIVE_URL", "driveUrl", "https://www.googleapis.com"),
         ("CLOUDBACKUP_FILE_NAME", "fileName", "habit-backup.json"),
+        ("CLOUDBACKUP_DEVICE_CLIENT_ID", "deviceClientId", nil),
+        ("CLOUDBACKUP_DEVICE_CLIENT_SECRET", "deviceClientSecret", nil),
+        (
+            "CLOUDBACKUP_DEVICE_CODE_URL", "deviceCodeUrl",
+            "https://oauth2.googleapis.com/device/code"
+        ),
         ("CLOUDBACKUP_IDENTITY_FILE", "identityFile", nil),
     ]
 
@@ -172,10 +182,12 @@ struct Profile: Sendable {
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
-            fileName: value(6)!, identityFile: value(7), encrypt: encrypt, retention: retention)
+            fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
+            deviceCodeURL: value(9)!, identityFile: value(10), encrypt: encrypt,
+            retention: retention)
         // Each URL's error names where it came from: the variable (like an option, exit 2)
         // or the file (an invalid file, exit 3).
-        for index in 2...5 {
+        for index in [2, 3, 4, 5, 9] {
             let setting = Self.settings[index]
             let origin =
                 fromEnvironment(index) != nil

@@ -17,6 +17,17 @@ import Networking
 /// leaves the waiting state, so a second redirect can never start a second exchange. That
 /// redirect is answered only once the exchange is over, so the browser says whether the
 /// login worked: a failed exchange shows the failure page, not "you can close this tab".
+///
+/// On a machine without a browser the redirect also arrives as a line the user pasted (the
+/// address the browser on another device could not load), while the listener keeps waiting:
+///
+///     pasted("not a url")                      → [.refusePaste(reason), .waitForRedirect]
+///     pasted("'http://127.0.0.1:1/?state=S&code=c'") → [.send(exchange)]
+///     tokenAnswer(200 {…})                     → [.finish(grant)]
+///
+/// A pasted line is checked like a redirect, but nothing is answered to a browser for it,
+/// and a refused one (wrong `state`, `error=access_denied`, not a redirect at all) only
+/// costs one of `pasteTries`: the user may open the URL again and paste anew.
 public struct LoginFlow: Sendable {
     public enum Action: Sendable, Equatable {
         /// Print the URL and open a browser on it.
@@ -31,13 +42,19 @@ public struct LoginFlow: Sendable {
         /// Send a request whose answer changes nothing: revoking a grant that is not kept,
         /// so it does not stay live in the user's Google account.
         case sendAndForget(HTTPRequest)
+        /// Tell the user, in one line, why the pasted line was not taken.
+        case refusePaste(reason: String)
         case finish(TokenGrant)
         case fail(OAuthError)
     }
 
     enum Phase: Sendable, Equatable {
-        case ready, waitingForRedirect, exchangingCode, finished
+        case ready, waitingForRedirect, finished
+        /// `pasted`: the code came from a pasted line, so no browser waits for a page.
+        case exchangingCode(pasted: Bool)
     }
+
+    public static let pasteTries = 3
 
     public static let successPage = "You can close this tab and return to the terminal."
     public static let deniedPage =
@@ -54,6 +71,7 @@ public struct LoginFlow: Sendable {
     private let redirectURI: String
     private let redirectPath: String
     private(set) var phase = Phase.ready
+    private(set) var pasteTriesLeft = pasteTries
 
     public init(client: OAuthClient, pkce: PKCE, state: String, redirectURI: String) {
         self.client = client
@@ -85,29 +103,89 @@ public struct LoginFlow: Sendable {
         guard method == "GET", components.path == redirectPath else {
             return [.answer(status: 404, page: Self.notFoundPage), .waitForRedirect]
         }
-        let items = components.queryItems ?? []
-        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
-        guard let returnedState = value("state"), Self.constantTimeEqual(returnedState, state)
-        else {
+        switch redirect(components.queryItems ?? []) {
+        case .mismatch, .noCode:
             return [.answer(status: 400, page: Self.mismatchPage), .waitForRedirect]
-        }
-        if let error = value("error") {
+        case .error("access_denied"):
             phase = .finished
-            if error == "access_denied" {
-                return [.answer(status: 200, page: Self.deniedPage), .fail(.denied)]
-            }
+            return [.answer(status: 200, page: Self.deniedPage), .fail(.denied)]
+        case .error(let error):
+            phase = .finished
             return [
                 .answer(status: 200, page: Self.failedPage),
                 .fail(.authorizationFailed(error: error)),
             ]
+        case .code(let code):
+            return exchange(code, pasted: false)
         }
-        guard let code = value("code"), !code.isEmpty else {
-            return [.answer(status: 400, page: Self.mismatchPage), .waitForRedirect]
+    }
+
+    /// The user pasted `line` into the terminal: the whole address the browser ended on, or
+    /// just its query, maybe with spaces or quotes around it.
+    public mutating func pasted(_ line: String) -> [Action] {
+        guard phase == .waitingForRedirect else { return [] }
+        let reason: String
+        switch Self.queryItems(pasted: line).map(redirect) {
+        case .code(let code):
+            return exchange(code, pasted: true)
+        case .mismatch:
+            reason =
+                "that address belongs to another login (its state does not match); open the URL printed above and paste the address it ends on"
+        case .error("access_denied"):
+            reason =
+                "that address says access was not granted; open the URL again, allow access, and paste the new address"
+        case .error(let error):
+            reason =
+                "that address carries error=\(error) instead of a code; open the URL again and paste the new address"
+        case .noCode, nil:
+            reason =
+                "that is not the address the login ended on (expected one with state= and code=); copy the whole address from the browser's address bar"
         }
-        phase = .exchangingCode
+        pasteTriesLeft -= 1
+        guard pasteTriesLeft > 0 else {
+            phase = .finished
+            return [.fail(.pasteRefused(reason: reason))]
+        }
+        let left = pasteTriesLeft == 1 ? "1 try left" : "\(pasteTriesLeft) tries left"
+        return [.refusePaste(reason: reason + " (\(left))"), .waitForRedirect]
+    }
+
+    /// What a redirect's query says, our `state` checked first.
+    private enum Redirect: Equatable {
+        case mismatch, noCode
+        case error(String)
+        case code(String)
+    }
+
+    private func redirect(_ items: [URLQueryItem]) -> Redirect {
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        guard let returnedState = value("state"), Self.constantTimeEqual(returnedState, state)
+        else { return value("state") == nil ? .noCode : .mismatch }
+        if let error = value("error") { return .error(error) }
+        guard let code = value("code"), !code.isEmpty else { return .noCode }
+        return .code(code)
+    }
+
+    private mutating func exchange(_ code: String, pasted: Bool) -> [Action] {
+        phase = .exchangingCode(pasted: pasted)
         return [
             .send(client.codeExchangeRequest(code: code, pkce: pkce, redirectURI: redirectURI))
         ]
+    }
+
+    /// The query of a pasted line, or nil when it cannot be one. Terminals and chat apps
+    /// add spaces, quotes or angle brackets around a copied address; they are dropped.
+    static func queryItems(pasted line: String) -> [URLQueryItem]? {
+        var text = Substring(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        while let first = text.first, let last = text.last, text.count >= 2,
+            ["\"\"", "''", "<>"].contains(String([first, last]))
+        {
+            text = Substring(text.dropFirst().dropLast().trimmingCharacters(in: .whitespaces))
+        }
+        guard !text.isEmpty, !text.contains(where: \.isWhitespace) else { return nil }
+        let address =
+            text.contains("://") ? String(text) : "http://127.0.0.1/?" + text.drop { $0 == "?" }
+        return URLComponents(string: address)?.queryItems
     }
 
     /// The deadline passed while waiting for the redirect.
@@ -118,38 +196,25 @@ public struct LoginFlow: Sendable {
     }
 
     public mutating func tokenAnswer(_ response: HTTPResponse, now: Date) -> [Action] {
-        guard phase == .exchangingCode else { return [] }
+        guard case .exchangingCode(let pasted) = phase else { return [] }
         phase = .finished
-        let failed = Action.answer(status: 200, page: Self.failedPage)
-        do {
-            let grant = try client.readGrant(response, now: now)
-            guard let refreshToken = grant.refreshToken else {
-                return [
-                    failed,
-                    .fail(
-                        .malformedAnswer(
-                            endpoint: client.tokenEndpoint,
-                            problem: "the answer carries no refresh_token")),
-                ]
-            }
-            let missing = client.scopesMissing(from: grant.scope)
-            guard missing.isEmpty else {
-                // The browser is answered first: it need not wait for the revocation.
-                return [
-                    failed, .sendAndForget(client.revocationRequest(token: refreshToken)),
-                    .fail(.scopeNotGranted(missing: missing)),
-                ]
-            }
-            return [.answer(status: 200, page: Self.successPage), .finish(grant)]
-        } catch {
-            return [failed, .fail(error)]
+        // A pasted code has no browser waiting for a page.
+        func page(_ text: String) -> [Action] { pasted ? [] : [.answer(status: 200, page: text)] }
+        switch client.newLogin(response, now: now) {
+        case .granted(let grant):
+            return page(Self.successPage) + [.finish(grant)]
+        case .refused(let error, let revoke):
+            // The browser is answered first: it need not wait for the revocation.
+            return page(Self.failedPage) + (revoke.map { [.sendAndForget($0)] } ?? [])
+                + [.fail(error)]
         }
     }
 
     public mutating func transportFailed(_ error: TransportError) -> [Action] {
-        guard phase == .exchangingCode else { return [] }
+        guard case .exchangingCode(let pasted) = phase else { return [] }
         phase = .finished
-        return [.answer(status: 200, page: Self.failedPage), .fail(.transport(error))]
+        return (pasted ? [] : [.answer(status: 200, page: Self.failedPage)])
+            + [.fail(.transport(error))]
     }
 
     /// `state` is a secret of sorts: compare without an early exit.

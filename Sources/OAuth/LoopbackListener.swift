@@ -11,8 +11,8 @@
 /// run beside a login) never collide. Browsers open speculative connections that may never
 /// send a request, so the listener does not serve one connection at a time: it polls the
 /// listening socket and every open connection together and returns the first complete
-/// request head, wherever it arrives. What to answer is not decided here but by
-/// `LoginFlow`; this type only moves bytes.
+/// request head, wherever it arrives; a pasted line's descriptor can be watched in the same
+/// poll. What to answer is not decided here but by `LoginFlow`; this type only moves bytes.
 public final class LoopbackListener {
     private let listener: Int32
     public let port: UInt16
@@ -78,14 +78,34 @@ public final class LoopbackListener {
     public func nextRequest(
         until deadline: ContinuousClock.Instant
     ) throws(OAuthError) -> (method: String, target: String)? {
+        guard case .request(let method, let target) = try nextEvent(until: deadline) else {
+            return nil
+        }
+        return (method, target)
+    }
+
+    public enum Event: Equatable, Sendable {
+        case request(method: String, target: String)
+        /// `input` (see `nextEvent`) can be read without blocking.
+        case inputReadable
+        case timedOut
+    }
+
+    /// The next complete request head, or `input` (a pasted line's descriptor, watched with
+    /// the connections) becoming readable, whichever comes first before `deadline`. The
+    /// previous request must have been answered.
+    public func nextEvent(
+        until deadline: ContinuousClock.Instant, input: Int32? = nil
+    ) throws(OAuthError) -> Event {
         precondition(current == nil, "answer the previous request first")
         while true {
             let remaining = deadline - .now
-            guard remaining > .zero else { return nil }
+            guard remaining > .zero else { return .timedOut }
             let milliseconds =
                 remaining.components.seconds * 1000
                 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
-            var polled = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            var polled = [pollfd(fd: input ?? -1, events: Int16(POLLIN), revents: 0)]
+            polled.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             polled += pending.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let ready = poll(&polled, nfds_t(polled.count), Int32(clamping: milliseconds))
             if ready < 0 {
@@ -93,11 +113,15 @@ public final class LoopbackListener {
                 throw .listener("waiting for the browser failed: \(Self.errorText())")
             }
             // Connections first: a request already arriving wins over new connections.
-            for (index, entry) in polled.enumerated().dropFirst().reversed()
+            for (index, entry) in polled.enumerated().dropFirst(2).reversed()
             where entry.revents != 0 {
-                if let request = readFrom(pendingIndex: index - 1) { return request }
+                if let request = readFrom(pendingIndex: index - 2) {
+                    return .request(method: request.method, target: request.target)
+                }
             }
-            if polled[0].revents & Int16(POLLIN) != 0 { acceptConnection() }
+            if polled[1].revents & Int16(POLLIN) != 0 { acceptConnection() }
+            // Any event on the input (data, end of file, hang-up) is the reader's to take.
+            if polled[0].revents != 0 { return .inputReadable }
         }
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import Networking
 
-/// A registered OAuth client (Google "Desktop app") and the endpoints it talks to; builds
-/// the three requests of the protocol and reads the token endpoint's answers.
+/// A registered OAuth client (Google "Desktop app", or "TVs and Limited Input devices" for
+/// the device flow) and the endpoints it talks to; builds the requests of the protocol and
+/// reads the token endpoint's answers.
 public struct OAuthClient: Sendable {
     public var clientID: String
     /// Google requires it from desktop clients even with PKCE; it is not really secret in an
@@ -11,19 +12,24 @@ public struct OAuthClient: Sendable {
     public var authorizationEndpoint: String
     public var tokenEndpoint: String
     public var revocationEndpoint: String
+    /// The device authorization endpoint (RFC 8628 §3.1); only the device flow uses it.
+    public var deviceCodeEndpoint: String
     public var scope: String
 
     public static let driveAppDataScope = "https://www.googleapis.com/auth/drive.appdata"
+    public static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
 
     public init(
         clientID: String, clientSecret: String, authorizationEndpoint: String,
-        tokenEndpoint: String, revocationEndpoint: String, scope: String = driveAppDataScope
+        tokenEndpoint: String, revocationEndpoint: String, deviceCodeEndpoint: String = "",
+        scope: String = driveAppDataScope
     ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
+        self.deviceCodeEndpoint = deviceCodeEndpoint
         self.scope = scope
     }
 
@@ -68,6 +74,22 @@ public struct OAuthClient: Sendable {
             ])
     }
 
+    /// Asks for a device code and the user code to show (RFC 8628 §3.1). Google's device
+    /// endpoint takes no client secret.
+    public func deviceCodeRequest() -> HTTPRequest {
+        form(deviceCodeEndpoint, [("client_id", clientID), ("scope", scope)])
+    }
+
+    /// One poll of the token endpoint for the grant behind `deviceCode` (RFC 8628 §3.4).
+    public func devicePollRequest(deviceCode: String) -> HTTPRequest {
+        form(
+            tokenEndpoint,
+            [
+                ("client_id", clientID), ("client_secret", clientSecret),
+                ("device_code", deviceCode), ("grant_type", Self.deviceCodeGrantType),
+            ])
+    }
+
     /// The token goes in the body, not the query, so no log on the way ever holds it.
     public func revocationRequest(token: String) -> HTTPRequest {
         form(revocationEndpoint, [("token", token)])
@@ -86,13 +108,7 @@ public struct OAuthClient: Sendable {
     /// Reads a token endpoint answer: a grant on 200, else an error naming Google's `error`
     /// code (`invalid_grant`, `invalid_client`, …).
     public func readGrant(_ response: HTTPResponse, now: Date) throws(OAuthError) -> TokenGrant {
-        guard response.status == 200 else {
-            let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: Data(response.body))
-            throw .server(
-                endpoint: tokenEndpoint, status: response.status, error: answer?.error,
-                description: answer?.error_description,
-                retryAfter: response.header("Retry-After"))
-        }
+        guard response.status == 200 else { throw Self.failure(response, from: tokenEndpoint) }
         let answer: GrantAnswer
         do {
             answer = try JSONDecoder().decode(GrantAnswer.self, from: Data(response.body))
@@ -111,6 +127,65 @@ public struct OAuthClient: Sendable {
             scope: answer.scope)
     }
 
+    /// A new login from the token endpoint's answer to a code exchange or a device poll:
+    /// the grant, or why it cannot be kept. A grant lacking a scope we asked for is live at
+    /// Google all the same, so it comes with the request that revokes it.
+    public func newLogin(_ response: HTTPResponse, now: Date) -> NewLogin {
+        do {
+            let grant = try readGrant(response, now: now)
+            guard let refreshToken = grant.refreshToken else {
+                return .refused(
+                    .malformedAnswer(
+                        endpoint: tokenEndpoint, problem: "the answer carries no refresh_token"),
+                    revoke: nil)
+            }
+            let missing = scopesMissing(from: grant.scope)
+            guard missing.isEmpty else {
+                return .refused(
+                    .scopeNotGranted(missing: missing),
+                    revoke: revocationRequest(token: refreshToken))
+            }
+            return .granted(grant)
+        } catch {
+            return .refused(error, revoke: nil)
+        }
+    }
+
+    public enum NewLogin: Sendable, Equatable {
+        case granted(TokenGrant)
+        case refused(OAuthError, revoke: HTTPRequest?)
+    }
+
+    /// The device endpoint's answer (RFC 8628 §3.2, with Google's `verification_url`).
+    public func readDeviceCode(_ response: HTTPResponse) throws(OAuthError) -> DeviceCode {
+        guard response.status == 200 else {
+            throw Self.failure(response, from: deviceCodeEndpoint)
+        }
+        guard
+            let answer = try? JSONDecoder().decode(
+                DeviceCodeAnswer.self, from: Data(response.body)),
+            let url = answer.verification_url ?? answer.verification_uri,
+            !answer.device_code.isEmpty, !answer.user_code.isEmpty, !url.isEmpty
+        else {
+            throw .malformedAnswer(
+                endpoint: deviceCodeEndpoint,
+                problem: "expected device_code, user_code and verification_url in JSON")
+        }
+        // RFC 8628 §3.2: the interval defaults to 5 s; a negative one is read as that.
+        let interval = answer.interval.flatMap { $0 >= 0 ? $0 : nil } ?? 5
+        return DeviceCode(
+            deviceCode: answer.device_code, userCode: answer.user_code, verificationURL: url,
+            expiresIn: answer.expires_in, interval: interval)
+    }
+
+    /// An error answer of an OAuth endpoint: its status and Google's `error` code.
+    static func failure(_ response: HTTPResponse, from endpoint: String) -> OAuthError {
+        let answer = try? JSONDecoder().decode(ErrorAnswer.self, from: Data(response.body))
+        return .server(
+            endpoint: endpoint, status: response.status, error: answer?.error,
+            description: answer?.error_description, retryAfter: response.header("Retry-After"))
+    }
+
     // Wire names, as the token endpoint spells them (RFC 6749 §5.1, §5.2).
     // swift-format-ignore: AlwaysUseLowerCamelCase
     private struct GrantAnswer: Decodable {
@@ -118,6 +193,17 @@ public struct OAuthClient: Sendable {
         var expires_in: Int
         var refresh_token: String?
         var scope: String?
+    }
+
+    // Google answers `verification_url`; RFC 8628 names it `verification_uri`.
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    private struct DeviceCodeAnswer: Decodable {
+        var device_code: String
+        var user_code: String
+        var verification_url: String?
+        var verification_uri: String?
+        var expires_in: Int
+        var interval: Int?
     }
 
     // swift-format-ignore: AlwaysUseLowerCamelCase
@@ -141,6 +227,16 @@ public struct TokenGrant: Sendable, Equatable {
         self.refreshToken = refreshToken
         self.scope = scope
     }
+}
+
+/// What the device endpoint handed out. `deviceCode` is a secret (it polls for the grant);
+/// `userCode` is meant to be shown.
+public struct DeviceCode: Sendable, Equatable {
+    public var deviceCode: String
+    public var userCode: String
+    public var verificationURL: String
+    public var expiresIn: Int
+    public var interval: Int
 }
 
 /// `application/x-www-form-urlencoded`, and the same escaping for query strings: every

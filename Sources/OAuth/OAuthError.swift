@@ -18,6 +18,14 @@ public enum OAuthError: Error, Equatable, Sendable {
     case scopeNotGranted(missing: [String])
     /// No matching redirect arrived in time.
     case timedOut(seconds: Int)
+    /// Three pasted lines in a row were not the redirect this login waits for; `reason`
+    /// says why the last one was refused (it never quotes the line, which may hold a code).
+    case pasteRefused(reason: String)
+    /// The device code expired before the user entered it (`expired_token`).
+    case deviceCodeExpired
+    /// The device endpoint refused our scope (`invalid_scope`): Google lists the app folder
+    /// among the scopes of the device flow, but some report it refused in practice.
+    case deviceScopeRefused
     /// The token or revocation endpoint answered with an unexpected status; `retryAfter` is
     /// its `Retry-After` header, which a retry of a 429 or 503 honours.
     case server(

@@ -19,8 +19,11 @@ import Networking
 ///   carry none). `invalid_grant` means the login is dead: `OAuthError.revoked`.
 /// - `persisting: false` (a run that must write nothing, `restore --dry-run`): a refreshed
 ///   login stays in memory; the file and its lock are never written.
+/// - A refresh uses the client the login was issued to (`StoredLogin.clientID`): `client`,
+///   or one of `otherClients` (the device flow's); a login of no known client uses `client`.
 public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
     private let client: OAuthClient
+    private let otherClients: [OAuthClient]
     private let store: TokenStore
     private let transport: any HTTPTransport
     private let now: @Sendable () -> Date
@@ -33,12 +36,13 @@ public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
     private let lock = NSLock()
 
     public init(
-        client: OAuthClient, store: TokenStore, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date = { Date() }, margin: TimeInterval = 60,
-        persisting: Bool = true
+        client: OAuthClient, otherClients: [OAuthClient] = [], store: TokenStore,
+        transport: any HTTPTransport, now: @escaping @Sendable () -> Date = { Date() },
+        margin: TimeInterval = 60, persisting: Bool = true
     ) {
         self.persisting = persisting
         self.client = client
+        self.otherClients = otherClients
         self.store = store
         self.transport = transport
         self.now = now
@@ -93,7 +97,8 @@ public final class TokenProvider: AccessTokenSource, @unchecked Sendable {
     private func refresh(_ login: StoredLogin) throws(OAuthError) -> String {
         let response: HTTPResponse
         do {
-            response = try transport.send(client.refreshRequest(refreshToken: login.refreshToken))
+            let issuer = otherClients.first { $0.clientID == login.clientID } ?? client
+            response = try transport.send(issuer.refreshRequest(refreshToken: login.refreshToken))
         } catch {
             throw .transport(error)
         }

@@ -7,22 +7,27 @@ public struct StoredLogin: Codable, Sendable, Equatable {
     public var accessToken: String?
     public var accessTokenExpiresAt: Date?
     public var scope: String?
+    /// The OAuth client the login was issued to: a refresh must use the same one (Google
+    /// refuses another). nil in files from before the device flow: the desktop client.
+    public var clientID: String?
 
     public init(
-        refreshToken: String, accessToken: String?, accessTokenExpiresAt: Date?, scope: String?
+        refreshToken: String, accessToken: String?, accessTokenExpiresAt: Date?, scope: String?,
+        clientID: String? = nil
     ) {
         self.refreshToken = refreshToken
         self.accessToken = accessToken
         self.accessTokenExpiresAt = accessTokenExpiresAt
         self.scope = scope
+        self.clientID = clientID
     }
 
-    /// A fresh login from a code exchange's grant.
-    public init?(grant: TokenGrant) {
+    /// A fresh login from a code exchange's or a device poll's grant, issued to `clientID`.
+    public init?(grant: TokenGrant, clientID: String) {
         guard let refreshToken = grant.refreshToken else { return nil }
         self.init(
             refreshToken: refreshToken, accessToken: grant.accessToken,
-            accessTokenExpiresAt: grant.expiresAt, scope: grant.scope)
+            accessTokenExpiresAt: grant.expiresAt, scope: grant.scope, clientID: clientID)
     }
 }
 

@@ -1,7 +1,12 @@
 """The driver of `make bench`: BackupKit and its peers on the same files, in one run.
 
 For each size it makes (or reuses) a seeded two-device pair with `backup-bench generate`,
-then times, on those same files:
+then times first what a user runs, as whole processes started cold (a new process each run,
+the files in the page cache): `cloudbackup validate`, `migrate` and `merge`, beside whole
+Python processes that read and parse the same files with orjson, and with pysimdjson (parse
+only: simdjson's document, no Python objects), the practical limit of parsing JSON. Each
+child's wall time, user + system CPU, minor page faults and peak RSS come from the OS (see
+`run_cold`). Then, inside one warm process, on those same files:
   ours   BackupReader.read (parse + validate), BackupWriter.write, and the full merge
          (read both files, validate, merge, write the result) in a child process whose peak
          resident memory GNU time reports; the age envelope's encrypt and decrypt of the
@@ -78,6 +83,42 @@ def spawn(argv, capture=True):
         kilobytes = peak.read().decode().strip().splitlines()
     peak_rss = int(kilobytes[-1]) * 1024 if kilobytes and kilobytes[-1].isdigit() else None
     return Child(completed.returncode, completed.stdout or b"", message, wall, peak_rss)
+
+
+@dataclass
+class Cold:
+    wall: float
+    cpu: float  # user + system, seconds
+    faults: int  # minor page faults
+    peak_rss: int  # bytes
+
+
+def run_cold(argv):
+    """Runs argv once as a fresh process; what it cost, from the OS.
+
+    Under GNU time for the peak RSS (as `spawn`), and waited for with wait4, whose rusage
+    covers GNU time and the program it waited for: CPU to the microsecond (GNU time prints
+    hundredths) and minor faults. GNU time's own share is the `/usr/bin/time true` row."""
+    with tempfile.NamedTemporaryFile() as peak, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", peak.name, *argv],
+                                 stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        kilobytes = peak.read().decode().strip().splitlines()
+        if child.returncode != 0:
+            err.seek(0)
+            message = err.read().decode(errors="replace").strip().splitlines()
+            raise Failed(message[0] if message else f"exit {child.returncode}")
+    return Cold(wall, usage.ru_utime + usage.ru_stime, usage.ru_minflt,
+                int(kilobytes[-1]) * 1024)
+
+
+def median_cold(samples):
+    """The median of cold runs, field by field; peak RSS the highest."""
+    return Cold(median_of([c.wall for c in samples]), median_of([c.cpu for c in samples]),
+                int(median_of([c.faults for c in samples])), max(c.peak_rss for c in samples))
 
 
 class Failed(Exception):
@@ -254,6 +295,68 @@ def measure(binary, files, runs, slow_runs, out_folder):
     return rows, results, pair_mb
 
 
+# Whole Python processes on the same files: read each file, parse it, exit.
+ORJSON_PARSE = "import orjson, sys\nfor name in sys.argv[1:]: orjson.loads(open(name, 'rb').read())"
+# A parser per file: one parser's document must be gone before it parses again.
+SIMDJSON_PARSE = ("import simdjson, sys\n"
+                  "for name in sys.argv[1:]: simdjson.Parser().parse(open(name, 'rb').read())")
+
+
+def measure_cold(cli, files, runs, out_folder):
+    """What a user waits for, one fresh process per run: our commands and the peers,
+    interleaved run by run so that a slow stretch of this shared host slows them alike.
+    Returns [(label, megabytes, Cold or failure text)] and the figures by key."""
+    phone, laptop = files
+    output = str(out_folder / "cold-out.json")
+    python = sys.executable
+    steps = [
+        ("floor", "/usr/bin/time true (what every row includes)", None, ["true"]),
+        ("validate", "cloudbackup validate (phone)", [phone], [cli, "validate", phone]),
+        ("migrate", "cloudbackup migrate (phone) -o OUT", [phone],
+         [cli, "migrate", phone, "-o", output]),
+        ("merge", "cloudbackup merge (phone + laptop) -o OUT", files,
+         [cli, "merge", phone, laptop, "-o", output]),
+        ("orjson", "python -c orjson.loads (phone)", [phone], [python, "-c", ORJSON_PARSE, phone]),
+        ("orjsonPair", "python -c orjson.loads (phone + laptop)", files,
+         [python, "-c", ORJSON_PARSE, phone, laptop]),
+        ("simdjson", "python -c simdjson parse (phone)", [phone],
+         [python, "-c", SIMDJSON_PARSE, phone]),
+    ]
+    samples = {key: [] for key, *_ in steps}
+    failures = {}
+    for _ in range(runs):
+        for key, _, _, argv in steps:
+            if key in failures:
+                continue
+            try:
+                samples[key].append(run_cold([str(part) for part in argv]))
+            except Failed as failure:
+                failures[key] = str(failure)
+    rows, figures = [], {}
+    for key, label, inputs, _ in steps:
+        megabytes = sum(f.stat().st_size for f in inputs) / 1e6 if inputs else None
+        if key in failures:
+            rows.append((label, megabytes, failures[key]))
+            continue
+        cold = figures[key] = median_cold(samples[key])
+        rows.append((label, megabytes, cold))
+    return rows, figures
+
+
+def print_cold_table(size, rows, runs):
+    print(f"\n{size:,} day logs, whole processes started cold (files in the page cache):"
+          f" medians of {runs} runs, taken in turn; peak RSS the highest")
+    print(f"  {'':44} {'wall':>11} {'MB/s':>7} {'user+sys':>11} {'minor faults':>12}"
+          f" {'peak RSS':>9}")
+    for label, megabytes, cold in rows:
+        if isinstance(cold, str):
+            print(f"  {label:44} failed: {cold}")
+            continue
+        rate = f"{megabytes / cold.wall:7.0f}" if megabytes else " " * 7
+        print(f"  {label:44} {duration(cold.wall)} {rate} {duration(cold.cpu)} {cold.faults:12,}"
+              f" {cold.peak_rss / 1e6:6.0f} MB")
+
+
 def kept_cost_line(binary, files):
     """The file-size cost of kept day logs on this size's pair: the merge written as schema 4
     against the same document without them (what schema 3's rule 5 wrote)."""
@@ -309,8 +412,9 @@ def duration(seconds):
 
 
 def print_table(size, files, rows, runs, slow_runs):
-    print(f"\n{size:,} day logs: medians of at least {runs} runs and of {BUDGET:g} s in one process,"
-          f" after an untimed run; full merge: {runs} fresh processes; jq, Foundation: {slow_runs}")
+    print(f"\n{size:,} day logs, in one warm process: medians of at least {runs} runs and of"
+          f" {BUDGET:g} s, after an untimed run; full merge: {runs} fresh processes; jq,"
+          f" Foundation: {slow_runs}")
     print(f"  {contents(files[0].parent)}")
     print(f"  {'':40} {'median':>11} {'MB/s':>8} {'peak RSS':>10}  ours / peer")
     for row in rows:
@@ -370,6 +474,44 @@ def print_targets(all_results, per_log, rounds):
         print("\n".join(lines))
 
 
+def print_cold_targets(size, results, files):
+    """The goals of issue 21, read off this run at the largest size measured: ratios of
+    whole processes timed side by side, so the host's load weighs on both sides alike."""
+    cold = results.get("cold", {})
+    file_bytes = files[0].stat().st_size
+    pair_bytes = file_bytes + files[1].stat().st_size
+    lines = []
+
+    def line(text, value, ok):
+        lines.append(f"  {text:66} {value:>12}  {'yes' if ok else 'NO'}")
+
+    if {"validate", "orjson", "simdjson"} <= cold.keys():
+        validate = cold["validate"]
+        speedup = cold["orjson"].wall / validate.wall
+        line("validate at least 12× faster than a whole orjson process", f"{speedup:.1f}×",
+             speedup >= 12)
+        share = validate.wall / cold["simdjson"].wall
+        line("validate at most 0.6× a whole pysimdjson process parsing", f"{share:.2f}×",
+             share <= 0.6)
+        share = validate.cpu / cold["simdjson"].cpu
+        line("  the same in CPU (user + system), for the record", f"{share:.2f}×", share <= 0.6)
+        peak = validate.peak_rss / file_bytes
+        line("validate peak RSS at most 1.3× the file", f"{peak:.2f}×", peak <= 1.3)
+    if {"merge", "orjsonPair"} <= cold.keys():
+        speedup = cold["orjsonPair"].wall / cold["merge"].wall
+        line("merge at least 5× faster than a whole orjson process on A and B",
+             f"{speedup:.1f}×", speedup >= 5)
+        peak = cold["merge"].peak_rss / pair_bytes
+        line("merge peak RSS at most 1.8× the two inputs", f"{peak:.2f}×", peak <= 1.8)
+    if "validate" in cold and "read" in results:
+        ratio = cold["validate"].wall / results["read"]
+        line("read + validate cold (whole validate) over warm at most 1.5×",
+             f"{ratio:.2f}×", ratio <= 1.5)
+    if lines:
+        print(f"\nTargets (issue 21), whole processes at {size:,} day logs:")
+        print("\n".join(lines))
+
+
 def machine():
     model = "unknown CPU"
     try:
@@ -386,9 +528,11 @@ def machine():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the release-built backup-bench")
+    parser.add_argument("--cli", required=True, help="the release-built cloudbackup")
     parser.add_argument("--data", default=str(ROOT / ".build" / "bench-data"))
     options = parser.parse_args()
     binary = Path(options.bin).resolve()
+    cli = Path(options.cli).resolve()
     data_root = Path(options.data)
     sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "20000,200000,1000000").split(",") if s]
     seed = int(os.environ.get("BENCH_SEED", "42"))
@@ -404,8 +548,11 @@ def main():
         runs = runs_for(size)
         # Foundation needs ~20 s and 6 GB at the top size; one run is all it gets there.
         slow_runs = runs if size <= 200000 else 1
+        cold_rows, cold = measure_cold(cli, files, runs, files[0].parent)
+        print_cold_table(size, cold_rows, runs)
         rows, results, pair_mb = measure(binary, files, runs, slow_runs, files[0].parent)
         results["phoneMB"] = files[0].stat().st_size / 1e6
+        results["cold"] = cold
         all_results[size] = (results, pair_mb)
         print_table(size, files, rows, runs, slow_runs)
         print(kept_cost_line(binary, files))
@@ -416,6 +563,8 @@ def main():
         print(f"\ntime per day log in rounds: failed: {failure}")
         per_log = {}
     print_targets(all_results, per_log, rounds)
+    largest = max(all_results)
+    print_cold_targets(largest, all_results[largest][0], pairs[largest])
 
 
 if __name__ == "__main__":

@@ -196,4 +196,31 @@ import Testing
         #expect(refused.status == 3)
         #expect(refused.stderr.contains("keep.daily"), "\(refused.stderr)")
     }
+
+    /// A pin that fails never fails the backup: one warning, and the next backup, even one
+    /// with nothing to upload, tries again.
+    @Test func aPinThatFailsIsTriedAgainByTheNextBackup() throws {
+        let file = try emulator.seedBackup(
+            backupJSON(device: "tablet", challenges: ["T": "2026-11-01T00:00:00.000Z"]))
+        try emulator.inject(
+            .status(503, count: 100, paths: ["/drive/v3/files/\(file.id)/revisions/"]))
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        let failed = try phone.backup()
+        #expect(failed.status == 0, "\(failed.stderr)")
+        #expect(failed.stderr.contains("could not pin or release"), "\(failed.stderr)")
+        #expect(failed.stderr.split(separator: "\n").count == 1)
+        #expect(try #require(try emulator.files().first).revisions.allSatisfy { !$0.keepForever })
+        try emulator.clearFaults()
+        let next = try phone.backup()
+        #expect(next.status == 0, "\(next.stderr)")
+        // Today's first upload (the tablet's) is the one the policy names.
+        #expect(try #require(try emulator.files().first).revisions.first?.keepForever == true)
+        #expect(
+            !LocalFile.exists(
+                phone.folder.appendingPathComponent("config/cloudbackup/default/retention-due.json")
+                    .path))
+        let again = try emulator.log().count
+        #expect(try phone.backup().status == 0)
+        #expect(try emulator.log().count == again + 1, "done: no more retention requests")
+    }
 }

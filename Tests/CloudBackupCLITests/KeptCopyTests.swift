@@ -40,6 +40,7 @@ import Testing
         case ("GET", "/drive/v3/files"): return "list"
         case ("GET", let path) where path.hasPrefix("/drive/v2/files/"): return "etag"
         case ("GET", let path) where path.hasSuffix("/revisions"): return "revisions"
+        case ("PATCH", let path) where path.contains("/revisions/"): return "pin"
         case ("GET", _) where entry.query["alt"] == "media": return "download"
         case ("PUT", let path) where path.hasPrefix("/upload/drive/v2/files/"):
             let answer = entry.status == 412 ? " → 412" : ""
@@ -55,7 +56,7 @@ import Testing
     @Test func aBackupWithNothingNewMakesOneRequest() throws {
         #expect(
             try backUp(["A"]) == [
-                "list", "GET /drive/v3/files/generateIds", "POST /upload/drive/v3/files",
+                "list", "GET /drive/v3/files/generateIds", "POST /upload/drive/v3/files", "pin",
             ])
         let version = try remoteBackups(emulator).map(\.file.version)
         #expect(try backUp(["A"]) == ["list"])

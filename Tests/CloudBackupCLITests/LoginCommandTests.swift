@@ -66,7 +66,7 @@ import Testing
         #expect(url.hasPrefix("http://127.0.0.1:9/auth?"))
         #expect(redirect.hasPrefix("http://127.0.0.1:"))
         #expect(redirect != "http://127.0.0.1:0/")
-        #expect(lines.last?.contains("no answer from the browser within 1 s") == true)
+        #expect(lines.last?.contains("no answer within 1 s") == true)
         #expect(!LocalFile.exists(home.tokenPath))
     }
 
@@ -276,11 +276,41 @@ import Testing
     func theBrowserFollowsTheUnixConvention(environment: [String: String], expected: [String]?) {
         #expect(Browser.command(for: "U", environment: environment) == expected)
     }
+
+    /// The paste is chosen by itself only on a terminal of a machine that could open no
+    /// browser; a cron job (no terminal) or a desktop (a display or BROWSER) keeps the browser.
+    @Test(arguments: [
+        ([:], true, LoginCommand.Way.paste(announced: true)),
+        ([:], false, .browser),
+        (["DISPLAY": ":0"], true, .browser),
+        (["WAYLAND_DISPLAY": "wayland-0"], true, .browser),
+        (["BROWSER": "w3m"], true, .browser),
+        (["DISPLAY": ""], true, .paste(announced: true)),
+    ])
+    func thePasteIsChosenWithoutABrowserOnATerminal(
+        environment: [String: String], terminal: Bool, expected: LoginCommand.Way
+    ) {
+        #expect(
+            LoginCommand.way(
+                paste: false, device: false, environment: environment, stdinIsTerminal: terminal)
+                == expected)
+        #expect(
+            LoginCommand.way(
+                paste: true, device: false, environment: environment, stdinIsTerminal: terminal)
+                == .paste(announced: false))
+        #expect(
+            LoginCommand.way(
+                paste: false, device: true, environment: environment, stdinIsTerminal: terminal)
+                == .device)
+    }
 }
 
 @Suite struct OAuthCommandHelpTests {
     @Test(arguments: [
-        ("login", ["--profile NAME", "--no-browser", "--port N", "--timeout S", "--verbose"]),
+        (
+            "login",
+            ["--profile NAME", "--no-browser", "--port N", "--timeout S", "--verbose"]
+        ),
         ("logout", ["--profile NAME", "--verbose"]),
         ("status", ["--profile NAME", "--json"]),
     ])

@@ -15,6 +15,37 @@ import Testing
         #expect(profile.clientID == nil)
     }
 
+    /// The device flow's client and endpoint are settings like the others, and its URL is
+    /// held to the same https rule, named by its key.
+    @Test func theDeviceClientSettingsComeFromConfigJSON() throws {
+        let base = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: base) }
+        let folder = base.appendingPathComponent("cloudbackup/default").path
+        try LocalFile.makeDirectory(folder)
+        try LocalFile.writeAtomically(
+            Array(
+                #"{"deviceClientId":"tv-id","deviceClientSecret":"tv-secret","deviceCodeUrl":"http://127.0.0.1:9/device/code"}"#
+                    .utf8), to: folder + "/config.json")
+        let profile = try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
+        let device = try #require(try profile.deviceOAuthClient())
+        #expect(device.clientID == "tv-id")
+        #expect(device.clientSecret == "tv-secret")
+        #expect(device.deviceCodeEndpoint == "http://127.0.0.1:9/device/code")
+        #expect(device.tokenEndpoint == "https://oauth2.googleapis.com/token")
+
+        try LocalFile.writeAtomically(
+            Array(#"{"deviceCodeUrl":"http://example.com/device/code"}"#.utf8),
+            to: folder + "/config.json")
+        let error = #expect(throws: CLIError.self) {
+            try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
+        }
+        #expect(error?.exitCode == .invalidFile)
+        #expect(error?.lines.first?.contains("setting 'deviceCodeUrl'") == true)
+        let defaults = try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": "/tmp/x"])
+        #expect(defaults.deviceCodeURL == "https://oauth2.googleapis.com/device/code")
+        #expect(try defaults.deviceOAuthClient(requireCredentials: false) == nil)
+    }
+
     @Test func homeIsUsedWithoutXDGConfigHome() throws {
         let profile = try Profile.load(name: "work", environment: ["HOME": "/home/u"])
         #expect(profile.folder == "/home/u/.config/cloudbackup/work")

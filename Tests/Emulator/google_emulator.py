@@ -4,6 +4,8 @@
 Design note. One process, one port, standard library only, serving three families of paths:
 
     /o/oauth2/v2/auth, /token, /revoke      Google's OAuth endpoints for installed apps
+    /device/code                            the device authorization endpoint (RFC 8628,
+                                            "TVs and Limited Input devices" clients)
     /drive/..., /upload/drive/...           Drive v3 files (create, get, list, update,
                                             delete, generateIds) and revisions, and v2's
                                             files insert/get/update/patch/delete/generateIds
@@ -29,7 +31,8 @@ client sends in the end-to-end tests against those documents.
 Start-up contract (stable, for tools outside the test suite too):
 
     google_emulator.py [--port N] [--ignore-stdin] [--state-file F] [--client-id ID]
-                       [--client-secret S] [--access-token-lifetime S] [--if-match MODE]
+                       [--client-secret S] [--device-client-id ID] [--device-client-secret S]
+                       [--access-token-lifetime S] [--if-match MODE]
                        [--revisions-kept N] [--revision-max-age-days D]
 
     - The first and only line on stdout is `LISTENING http://127.0.0.1:<port>`, printed once
@@ -75,12 +78,27 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  chunk (not the last) of a resumable upload to it;
                                  {"clear": true} forgets one not yet spent
     POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
+    POST /__emulator/device      the device flow's user and switches, any of:
+                                 {"userCode": c, "decision": "approve"|"deny"} the user types
+                                  code c at verification_url and allows (or cancels); 404 for
+                                  an unknown code;
+                                 {"approveAfterPolls": N} every device code is approved by
+                                  itself after N pending polls (a user who takes a while);
+                                 {"slowDown": N} the next N polls answer slow_down;
+                                 {"deny": true|false} codes not yet decided answer
+                                  access_denied from their next poll on (the user cancels);
+                                 {"expire": true|false} they answer expired_token;
+                                 {"invalidScope": true|false} /device/code refuses the
+                                  app-folder scope with invalid_scope (as some report Google
+                                  does); answers the switches and every code's user_code and
+                                  status (GET too)
     POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
                                  granular consent); the redirect and the grant list the rest
     POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
     POST /__emulator/settings    any of {"accessTokenLifetime": s (tokens issued from now on),
                                   "ifMatch": "honour"|"open-only"|"ignore",
-                                  "revisionsKept": N, "revisionMaxAgeDays": d}; answers
+                                  "revisionsKept": N, "revisionMaxAgeDays": d,
+                                  "deviceInterval": s}; answers
                                   every setting (GET too); 400 naming a bad one
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
@@ -106,6 +124,9 @@ Switches for what Google does not document (settings above; command line in brac
                                  `ignore` never. A stale etag answers 412 conditionNotMet.
     revisionsKept [--revisions-kept N]      unpinned revisions a file keeps (default 100):
                                  a content upload beyond that purges the oldest unpinned ones
+    deviceInterval               the `interval` /device/code answers (default 5, Google's);
+                                 polls faster than it are not refused (Google's own
+                                 threshold for slow_down is undocumented: see the switch)
     revisionMaxAgeDays [--revision-max-age-days D]   age (default 30, on the emulator's
                                  clock, which /__emulator/clock moves) past which an unpinned
                                  revision goes, counted from its own modifiedTime
@@ -118,7 +139,18 @@ Revisions: every content upload (create, media, multipart, resumable, v2 or v3) 
 a metadata change makes none but moves `version`, `modifiedTime` and the v2 etag. The head
 revision and `keepForever` ones are never purged; `headRevisionId` names the head.
 
-Tokens are random but recognisable (`ya29.emu-…`, `1//emu-…`, `4/emu-…`) and every secret
+Device flow (Google's "OAuth 2.0 for TV and Limited-Input Device Applications"): POST
+/device/code with the device client's `client_id` and `scope` answers `device_code`,
+`user_code`, `verification_url` (Google's name; RFC 8628 says verification_uri),
+`expires_in` and `interval`. POST /token with
+`grant_type=urn:ietf:params:oauth:grant-type:device_code`, the device client's id and secret
+and `device_code` answers 428 authorization_pending, 403 slow_down, 403 access_denied,
+400 expired_token, or the grant (once: the device code is then spent, invalid_grant). A
+refresh token remembers its client: refreshing it with another answers 401
+unauthorized_client.
+
+Tokens are random but recognisable (`ya29.emu-…`, `1//emu-…`, `4/emu-…`, `AH-emu-…` device
+codes) and every secret
 the emulator issued or received is listed by GET /__emulator/secrets, so tests can scan all
 output for leaks. The emulator itself prints exactly one line, `LISTENING <base URL>`.
 """
@@ -154,7 +186,7 @@ MAX_PINNED_REVISIONS = 200
 # A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
     "code", "token", "access_token", "refresh_token", "client_secret", "code_verifier",
-    "upload_id",
+    "upload_id", "device_code",
 }
 REASON_PHRASES = {308: "Resume Incomplete"}
 NO_STORE = [("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate"), ("Pragma", "no-cache")]
@@ -234,7 +266,7 @@ def fault_reply(rule, path):
     headers = []
     if rule.get("retryAfter") is not None:
         headers.append(("Retry-After", str(rule["retryAfter"])))
-    if path in ("/token", "/revoke"):
+    if path in ("/token", "/revoke", "/device/code"):
         reply = oauth_error(status, "temporarily_unavailable",
                             "The service is temporarily unavailable (injected fault).").reply
         reply.headers += headers
@@ -739,7 +771,11 @@ class UploadSession:
 IF_MATCH_MODES = ("honour", "open-only", "ignore")
 REVISION_DOWNLOAD_MODES = ("any", "pinned-only")
 DEFAULT_SETTINGS = {"accessTokenLifetime": 3600, "ifMatch": "honour", "revisionsKept": 100,
-                    "revisionMaxAgeDays": 30, "revisionDownloads": "any"}
+                    "revisionMaxAgeDays": 30, "revisionDownloads": "any", "deviceInterval": 5}
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+DEVICE_CODE_LIFETIME = 1800
+# Google's user codes: letters without look-alikes, shown as XXX-XXX-XXX.
+USER_CODE_LETTERS = "BCDFGHJKLMNPQRSTVWXZ"
 
 
 def checked_settings(changes, current):
@@ -762,16 +798,22 @@ def checked_settings(changes, current):
         raise ValueError("revisionsKept must be a whole number, 1 or more")
     if type(age) not in (int, float) or age < 0:
         raise ValueError("revisionMaxAgeDays must be a number of days, 0 or more")
+    if type(settings["deviceInterval"]) is not int or settings["deviceInterval"] < 0:
+        raise ValueError("deviceInterval must be a whole number of seconds, 0 or more")
     return settings
 
 
 class State:
-    def __init__(self, client_id, client_secret, settings):
+    def __init__(self, client_id, client_secret, settings, device_client_id="test-device-client-id",
+                 device_client_secret="test-device-client-secret"):
         self.lock = threading.RLock()
         self.client_id = client_id
         self.client_secret = client_secret
+        # client id -> secret: the desktop client, and the "TVs and Limited Input" one.
+        self.clients = {client_id: client_secret, device_client_id: device_client_secret}
+        self.device_client_id = device_client_id
         self.startup_settings = checked_settings(settings, DEFAULT_SETTINGS)
-        self.seen_secrets = [client_secret]
+        self.seen_secrets = [client_secret, device_client_secret]
         self.reset()
 
     @property
@@ -790,6 +832,9 @@ class State:
             self.interleave = None
             self.deny_next = 0
             self.untick_next = None
+            self.device_codes = {}
+            self.device_switches = {"approveAfterPolls": None, "slowDown": 0,
+                                    "invalidScope": False, "deny": False, "expire": False}
             self.clock_offset = 0.0
             self.log = []
             self.settings = dict(self.startup_settings)
@@ -994,25 +1039,100 @@ class OAuth:
             self.state.remember_secret(client_secret)
         if not client_id:
             raise oauth_error(400, "invalid_request", "Could not determine client ID from request.")
-        if client_id != self.state.client_id:
+        if client_id not in self.state.clients:
             raise oauth_error(401, "invalid_client", "The OAuth client was not found.")
         if not client_secret:
             raise oauth_error(400, "invalid_request", "client_secret is missing.")
-        if client_secret != self.state.client_secret:
+        if client_secret != self.state.clients[client_id]:
             raise oauth_error(401, "invalid_client", "Unauthorized")
+        return client_id
 
     def token(self, form, authorization):
         state = self.state
-        for key in ("code", "code_verifier", "refresh_token"):
+        for key in ("code", "code_verifier", "refresh_token", "device_code"):
             state.remember_secret(form.get(key))
         grant_type = form.get("grant_type", "")
-        if grant_type not in ("authorization_code", "refresh_token"):
+        if grant_type not in ("authorization_code", "refresh_token", DEVICE_GRANT):
             raise oauth_error(400, "unsupported_grant_type", f"Invalid grant_type: {grant_type}")
         with state.lock:
-            self.client_credentials(form, authorization)
+            client_id = self.client_credentials(form, authorization)
+            # Each client type has its own grant: a desktop client cannot poll for a device
+            # code, nor a device client exchange a redirect's code.
+            is_device = client_id == state.device_client_id
+            if (grant_type == DEVICE_GRANT) != is_device and grant_type != "refresh_token":
+                raise oauth_error(401, "unauthorized_client",
+                                  "Unauthorized client or scope in request.")
             if grant_type == "authorization_code":
                 return self.exchange_code(form)
-            return self.refresh(form)
+            if grant_type == DEVICE_GRANT:
+                return self.poll_device(form)
+            return self.refresh(form, client_id)
+
+    def device_code(self, form):
+        """POST /device/code: a device code for the device client, or Google's errors."""
+        state = self.state
+        client_id = form.get("client_id", "")
+        with state.lock:
+            if client_id not in state.clients:
+                raise oauth_error(401, "invalid_client", "The OAuth client was not found.")
+            if client_id != state.device_client_id:
+                raise oauth_error(401, "invalid_client", "Invalid client type.")
+            scopes = form.get("scope", "").split()
+            if not scopes:
+                raise oauth_error(400, "invalid_request", "Missing required parameter: scope")
+            if state.device_switches["invalidScope"]:
+                raise oauth_error(400, "invalid_scope",
+                                  "Not all requested scopes were allowed, disallowed scopes: "
+                                  + " ".join(scopes))
+            device_code = random_id("AH-emu-", 60)
+            state.remember_secret(device_code)
+            letters = "".join(secrets.choice(USER_CODE_LETTERS) for _ in range(9))
+            user_code = "-".join(letters[i:i + 3] for i in range(0, 9, 3))
+            state.device_codes[device_code] = {
+                "userCode": user_code, "scope": " ".join(scopes), "status": "pending",
+                "polls": 0, "issued": time.time(),
+            }
+            return json_reply(200, {
+                "device_code": device_code, "user_code": user_code,
+                "expires_in": DEVICE_CODE_LIFETIME,
+                "interval": state.settings["deviceInterval"],
+                "verification_url": "https://www.google.com/device",
+            }, NO_STORE)
+
+    def poll_device(self, form):
+        """One poll of the token endpoint with a device code (RFC 8628 §3.4, §3.5)."""
+        state = self.state
+        device_code = form.get("device_code")
+        if not device_code:
+            raise oauth_error(400, "invalid_request", "Missing required parameter: device_code")
+        record = state.device_codes.get(device_code)
+        if record is None or record["status"] == "spent":
+            raise oauth_error(400, "invalid_grant", "Malformed auth code.")
+        switches = state.device_switches
+        if record["status"] == "pending":
+            if switches["expire"] or time.time() - record["issued"] > DEVICE_CODE_LIFETIME:
+                record["status"] = "expired"
+            elif switches["deny"]:
+                record["status"] = "denied"
+        # Google's statuses for these errors (428, 403, 400) are from its documentation; the
+        # client reads only the `error` code.
+        if record["status"] == "expired":
+            raise oauth_error(400, "expired_token", "Expired token.")
+        if record["status"] == "denied":
+            raise oauth_error(403, "access_denied", "Forbidden")
+        if switches["slowDown"] > 0:
+            switches["slowDown"] -= 1
+            raise oauth_error(403, "slow_down", "Forbidden")
+        if record["status"] == "pending":
+            after = switches["approveAfterPolls"]
+            if after is not None and record["polls"] >= after:
+                record["status"] = "approved"
+            else:
+                record["polls"] += 1
+                raise oauth_error(428, "authorization_pending", "Precondition Required")
+        record["status"] = "spent"
+        return json_reply(200, self.grant(record["scope"], True, state.device_client_id),
+                          NO_STORE)
 
     def exchange_code(self, form):
         state = self.state
@@ -1035,20 +1155,22 @@ class OAuth:
             raise oauth_error(400, "invalid_grant", "Invalid code verifier.")
         return json_reply(200, self.grant(grant["scope"], grant["offline"]), NO_STORE)
 
-    def grant(self, scope, offline):
-        """A new grant's token answer (with a refresh token only for offline access)."""
+    def grant(self, scope, offline, client_id=None):
+        """A new grant's token answer (with a refresh token only for offline access), issued
+        to `client_id` (default: the desktop client)."""
         state = self.state
         answer = {"expires_in": state.lifetime, "scope": scope, "token_type": "Bearer"}
         refresh_token = None
         if offline:
             refresh_token = random_id("1//emu-", 64)
             state.remember_secret(refresh_token)
-            state.refresh_tokens[refresh_token] = {"scope": scope, "revoked": False}
+            state.refresh_tokens[refresh_token] = {
+                "scope": scope, "revoked": False, "client": client_id or state.client_id}
             answer["refresh_token"] = refresh_token
         answer["access_token"] = self.issue_access_token(scope, refresh_token)
         return answer
 
-    def refresh(self, form):
+    def refresh(self, form, client_id):
         state = self.state
         refresh_token = form.get("refresh_token")
         if not refresh_token:
@@ -1056,6 +1178,8 @@ class OAuth:
         record = state.refresh_tokens.get(refresh_token)
         if record is None or record["revoked"]:
             raise oauth_error(400, "invalid_grant", "Token has been expired or revoked.")
+        if record.get("client", state.client_id) != client_id:
+            raise oauth_error(401, "unauthorized_client", "Unauthorized")
         answer = {
             "access_token": self.issue_access_token(record["scope"], refresh_token),
             "expires_in": state.lifetime,
@@ -1692,6 +1816,10 @@ class Control:
             if name == "deny" and method == "POST":
                 state.deny_next += int(data.get("count", 1))
                 return json_reply(200, {"denyNext": state.deny_next})
+            if name == "device" and method == "POST":
+                return self.device(data)
+            if name == "device" and method == "GET":
+                return self.device({})
             if name == "untick" and method == "POST":
                 state.untick_next = set(data.get("scopes", []))
                 return json_reply(200, {"untick": sorted(state.untick_next)})
@@ -1735,6 +1863,33 @@ class Control:
                 state.reset()
                 return json_reply(200, {"reset": True})
         return json_reply(404, {"error": f"no control endpoint {method} {path}"})
+
+    def device(self, data):
+        """The device flow's user (a decision on one user code) and its switches."""
+        state = self.state
+        switches = state.device_switches
+        pending = [r for r in state.device_codes.values() if r["status"] == "pending"]
+        if "userCode" in data:
+            decision = data.get("decision", "approve")
+            if decision not in ("approve", "deny"):
+                return json_reply(400, {"error": "decision is approve or deny"})
+            matches = [r for r in pending if r["userCode"] == data["userCode"]]
+            if not matches:
+                return json_reply(404, {"error": "no pending device code has this user code"})
+            matches[0]["status"] = "approved" if decision == "approve" else "denied"
+        if "approveAfterPolls" in data:
+            switches["approveAfterPolls"] = (None if data["approveAfterPolls"] is None
+                                             else int(data["approveAfterPolls"]))
+        if "slowDown" in data:
+            switches["slowDown"] = int(data["slowDown"])
+        if "invalidScope" in data:
+            switches["invalidScope"] = bool(data["invalidScope"])
+        for switch in ("deny", "expire"):
+            if switch in data:
+                switches[switch] = bool(data[switch])
+        return json_reply(200, dict(switches, codes=[
+            {"userCode": r["userCode"], "status": r["status"], "polls": r["polls"]}
+            for r in state.device_codes.values()]))
 
     @staticmethod
     def fault_rule(rule):
@@ -1886,6 +2041,12 @@ class Handler(BaseHTTPRequestHandler):
                     entry["grantType"] = form.get("grant_type")
                     return server.oauth.token(form, headers.get("Authorization"))
                 return server.oauth.revoke(form, query)
+            if path == "/device/code" and method == "POST":
+                content_type = headers.get("Content-Type", "")
+                if not content_type.startswith("application/x-www-form-urlencoded"):
+                    raise oauth_error(400, "invalid_request",
+                                      "Expected Content-Type: application/x-www-form-urlencoded")
+                return server.oauth.device_code(first_values(body.decode("utf-8", "replace")))
             if path.startswith("/drive/") or path.startswith("/upload/drive/"):
                 with server.state.lock:
                     return server.drive.route(method, path, query, headers, body)
@@ -1978,6 +2139,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--client-id", default="test-client-id")
     parser.add_argument("--client-secret", default="test-client-secret")
+    parser.add_argument("--device-client-id", default="test-device-client-id",
+                        help='the "TVs and Limited Input devices" client of /device/code')
+    parser.add_argument("--device-client-secret", default="test-device-client-secret")
     parser.add_argument("--access-token-lifetime", type=int, metavar="SECONDS",
                         default=DEFAULT_SETTINGS["accessTokenLifetime"])
     parser.add_argument("--if-match", choices=IF_MATCH_MODES, default=DEFAULT_SETTINGS["ifMatch"],
@@ -2007,7 +2171,8 @@ def main(argv=None):
             "revisionDownloads": options.revision_downloads}, DEFAULT_SETTINGS)
     except ValueError as error:
         parser.error(str(error))
-    state = State(options.client_id, options.client_secret, settings)
+    state = State(options.client_id, options.client_secret, settings, options.device_client_id,
+                  options.device_client_secret)
     if options.state_file and os.path.exists(options.state_file):
         state.load(options.state_file)
     server = Server(("127.0.0.1", options.port), Handler)

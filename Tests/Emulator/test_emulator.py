@@ -313,6 +313,82 @@ class GrantLifecycleTests(EmulatorTestCase):
         self.assertEqual(self.login()["expires_in"], 5)
 
 
+class DeviceFlowTests(EmulatorTestCase):
+    """RFC 8628 with Google's field names, and the control API's user and switches."""
+
+    DEVICE = {"client_id": "test-device-client-id", "client_secret": "test-device-client-secret"}
+
+    def device_code(self, client_id="test-device-client-id"):
+        return self.client.json("POST", "/device/code",
+                                form={"client_id": client_id, "scope": SCOPE})
+
+    def poll(self, device_code, **overrides):
+        form = dict(self.DEVICE, device_code=device_code,
+                    grant_type="urn:ietf:params:oauth:grant-type:device_code")
+        form.update(overrides)
+        return self.client.json("POST", "/token", form=form)
+
+    def control(self, **body):
+        return self.client.json("POST", "/__emulator/device", json_body=body)
+
+    def test_a_code_answers_googles_fields_and_polls_until_the_user_allows(self):
+        self.client.request("POST", "/__emulator/settings", json_body={"deviceInterval": 1})
+        status, _, answer = self.device_code()
+        self.assertEqual(status, 200)
+        self.assertEqual(sorted(answer), ["device_code", "expires_in", "interval", "user_code",
+                                          "verification_url"])
+        self.assertEqual((answer["interval"], answer["verification_url"]),
+                         (1, "https://www.google.com/device"))
+        status, _, pending = self.poll(answer["device_code"])
+        self.assertEqual((status, pending["error"]), (428, "authorization_pending"))
+        status, _, _ = self.control(userCode=answer["user_code"])
+        self.assertEqual(status, 200)
+        status, _, grant = self.poll(answer["device_code"])
+        self.assertEqual(status, 200)
+        self.assertIn("refresh_token", grant)
+        # Spent: a second poll gets nothing.
+        status, _, again = self.poll(answer["device_code"])
+        self.assertEqual((status, again["error"]), (400, "invalid_grant"))
+        # The refresh token belongs to the device client.
+        refresh = {"grant_type": "refresh_token", "refresh_token": grant["refresh_token"]}
+        status, _, _ = self.client.json("POST", "/token", form=dict(self.DEVICE, **refresh))
+        self.assertEqual(status, 200)
+        status, _, other = self.client.json("POST", "/token", form=dict(
+            refresh, client_id="test-client-id", client_secret="test-client-secret"))
+        self.assertEqual((status, other["error"]), (401, "unauthorized_client"))
+        _, _, secrets_seen = self.client.json("GET", "/__emulator/secrets")
+        self.assertIn(answer["device_code"], secrets_seen)
+        self.assertNotIn(answer["user_code"], secrets_seen)
+
+    def test_switches_slow_down_deny_expire_and_approve_after_polls(self):
+        _, _, answer = self.device_code()
+        self.control(slowDown=1, approveAfterPolls=1)
+        self.assertEqual(self.poll(answer["device_code"])[2]["error"], "slow_down")
+        self.assertEqual(self.poll(answer["device_code"])[2]["error"], "authorization_pending")
+        self.assertEqual(self.poll(answer["device_code"])[0], 200)
+        self.control(approveAfterPolls=None)
+        for switch, status, error in (("deny", 403, "access_denied"),
+                                      ("expire", 400, "expired_token")):
+            _, _, answer = self.device_code()
+            self.control(**{switch: True})
+            got, _, refused = self.poll(answer["device_code"])
+            self.assertEqual((got, refused["error"]), (status, error))
+
+    def test_invalid_scope_switch_and_client_types(self):
+        self.control(invalidScope=True)
+        status, _, answer = self.device_code()
+        self.assertEqual((status, answer["error"]), (400, "invalid_scope"))
+        self.control(invalidScope=False)
+        status, _, answer = self.device_code(client_id="test-client-id")
+        self.assertEqual((status, answer["error"]), (401, "invalid_client"))
+        _, _, answer = self.device_code()
+        status, _, refused = self.poll(answer["device_code"], client_id="test-client-id",
+                                       client_secret="test-client-secret")
+        self.assertEqual((status, refused["error"]), (401, "unauthorized_client"))
+        status, _, _ = self.control(userCode="NOT-A-CODE")
+        self.assertEqual(status, 404)
+
+
 class ShortLivedTokenTests(EmulatorTestCase):
     extra_arguments = ("--access-token-lifetime", "0")
 

@@ -22,6 +22,9 @@ public final class Emulator: @unchecked Sendable {
     public let port: UInt16
     public let clientID: String
     public let clientSecret: String
+    /// The "TVs and Limited Input devices" client of the device flow (the emulator's defaults).
+    public let deviceClientID = "test-device-client-id"
+    public let deviceClientSecret = "test-device-client-secret"
     /// An executable that runs `fake_browser.py`, for `BROWSER=`.
     public let browserCommand: String
 
@@ -121,6 +124,9 @@ public final class Emulator: @unchecked Sendable {
             "CLOUDBACKUP_TOKEN_URL": baseURL + "/token",
             "CLOUDBACKUP_REVOKE_URL": baseURL + "/revoke",
             "CLOUDBACKUP_DRIVE_URL": baseURL,
+            "CLOUDBACKUP_DEVICE_CLIENT_ID": deviceClientID,
+            "CLOUDBACKUP_DEVICE_CLIENT_SECRET": deviceClientSecret,
+            "CLOUDBACKUP_DEVICE_CODE_URL": baseURL + "/device/code",
             "BROWSER": browserCommand,
         ]
         if let browserMode { environment["FAKE_BROWSER_MODE"] = browserMode }
@@ -220,6 +226,34 @@ public final class Emulator: @unchecked Sendable {
         try control("POST", "untick", ["scopes": scopes])
     }
 
+    /// The device flow's user and Google's answers to it (each nil leaves a switch as it
+    /// is): every device code is approved by itself after `approveAfterPolls` pending polls;
+    /// the next `slowDown` polls answer slow_down; `deny` / `expire` make codes not yet
+    /// decided answer access_denied / expired_token; `invalidScope` makes /device/code
+    /// refuse the app-folder scope.
+    public func configureDeviceFlow(
+        approveAfterPolls: Int? = nil, slowDown: Int? = nil, deny: Bool? = nil,
+        expire: Bool? = nil, invalidScope: Bool? = nil
+    ) throws {
+        var body: [String: Any] = [:]
+        if let approveAfterPolls { body["approveAfterPolls"] = approveAfterPolls }
+        if let slowDown { body["slowDown"] = slowDown }
+        if let deny { body["deny"] = deny }
+        if let expire { body["expire"] = expire }
+        if let invalidScope { body["invalidScope"] = invalidScope }
+        try control("POST", "device", body)
+    }
+
+    /// The user codes the device endpoint handed out, oldest first.
+    public func deviceUserCodes() throws -> [String] {
+        struct Answer: Decodable {
+            struct Code: Decodable { var userCode: String }
+            var codes: [Code]
+        }
+        return try JSONDecoder().decode(Answer.self, from: control("GET", "device", nil)).codes
+            .map(\.userCode)
+    }
+
     /// Skews the server clock (the `Date` header and Drive's timestamps) by `seconds`.
     public func setClockOffset(_ seconds: Double) throws {
         try control("POST", "clock", ["offset": seconds])
@@ -316,9 +350,16 @@ public final class Emulator: @unchecked Sendable {
 
     /// The secrets that appear in any of `texts` (empty when nothing leaked). Only the secret's
     /// kind is safe to print, never the secret itself (see `emulatorSecretKind`).
+    /// A secret counts as leaked in its URL-encoded form too (`4%2Femu-…`), as it appears
+    /// inside a redirect address.
     public func leakedSecrets(in texts: [String]) throws -> [String] {
         let all = try secrets()
-        return all.filter { secret in texts.contains { $0.contains(secret) } }
+        let unreserved = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return all.filter { secret in
+            let forms = [secret, secret.addingPercentEncoding(withAllowedCharacters: unreserved)]
+            return texts.contains { text in forms.contains { $0.map(text.contains) ?? false } }
+        }
     }
 
     @discardableResult
@@ -343,6 +384,7 @@ public func emulatorSecretKind(_ secret: String) -> String {
     if secret.hasPrefix("1//emu-") { return "refresh token" }
     if secret.hasPrefix("4/emu-") { return "authorization code" }
     if secret.hasPrefix("AEmu") { return "upload session id" }
+    if secret.hasPrefix("AH-emu-") { return "device code" }
     return "client secret or code verifier"
 }
 

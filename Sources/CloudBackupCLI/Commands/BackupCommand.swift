@@ -233,35 +233,18 @@ struct BackupCommand: Command {
         var mergedRevisions: Int
     }
 
-    /// A finished backup run: the engine's outcome with the file and document it always has
-    /// when there was a local document to back up.
+    /// A finished backup run: the engine's outcome with the file, document and kept copy it
+    /// always has when there was a local document to back up; the rest read through.
+    @dynamicMemberLookup
     struct Outcome {
+        var ran: BackupOutcome<BackupDocument>
         var file: DriveFile
         var document: BackupDocument
         var kept: KeptCopy
-        var bytes: Int
-        var created: Bool
-        var uploaded: Bool
-        var deletedDuplicates: [String]
-        var sideFiles: [DriveFile]
-        var fromKeptCopy: Bool
-        var mergedRevisions: Int
 
-        init(
-            ran: BackupOutcome<BackupDocument>, file: DriveFile, document: BackupDocument,
-            kept: KeptCopy
-        ) {
-            self.file = file
-            self.document = document
-            self.kept = kept
-            bytes = ran.bytes
-            created = ran.created
-            uploaded = ran.uploaded
-            deletedDuplicates = ran.deletedDuplicates
-            sideFiles = ran.sideFiles
-            fromKeptCopy = ran.fromKeptCopy
-            mergedRevisions = ran.mergedRevisions
-        }
+        subscript<Value>(dynamicMember path: KeyPath<BackupOutcome<BackupDocument>, Value>)
+            -> Value
+        { ran[keyPath: path] }
     }
 
     static func summary(_ outcome: Outcome, result: String) -> String {

@@ -1,13 +1,20 @@
+import Networking
 import OAuth
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// `cloudbackup login`: OAuth 2.0 authorization code with PKCE through a loopback redirect
-/// (SPEC §6). Silent on success apart from the URL, which is always printed so a login
-/// works over ssh too.
+/// (SPEC §6), which may also arrive pasted into the terminal; or the device flow (RFC 8628).
+/// Silent on success apart from what the user must act on (the URL, or the code to type).
 struct LoginCommand: Command {
     static let name = "login"
     static let summary = "log in to Google Drive through the browser and save the login"
     static let usage =
-        "usage: cloudbackup login [--profile NAME] [--no-browser] [--port N] [--timeout S] [--verbose]"
+        "usage: cloudbackup login [--profile NAME] [--no-browser] [--paste | --device] [--port N] [--timeout S] [--verbose]"
     static let help = """
         \(usage)
 
@@ -16,20 +23,43 @@ struct LoginCommand: Command {
         to a listener on 127.0.0.1 and the login is saved, readable only by you, in
         $XDG_CONFIG_HOME/cloudbackup/NAME/token.json. Later commands refresh it by themselves.
 
+        On a machine without a browser (no DISPLAY, WAYLAND_DISPLAY or BROWSER, and a
+        terminal), login waits for a pasted address as with --paste, and says so.
+
         options:
           --profile NAME  which profile to log in (default: default)
           --no-browser    only print the URL, for example to open it on another machine
                           (its answer must still reach this machine's 127.0.0.1)
+          --paste         open the URL on any device; when the browser there ends on a page
+                          that does not load (http://127.0.0.1:…/?state=…&code=…), paste its
+                          address here. The listener on 127.0.0.1 keeps waiting too
+          --device        show a code to type at Google's device page on any device instead
+                          (needs the device client settings below)
           --port N        listen on this port instead of any free one
-          --timeout S     seconds to wait for the browser (default: 300)
+          --timeout S     seconds to wait for the answer (default: 300)
           --verbose       print each HTTP exchange (never a token or code)
 
         The client id and secret come from CLOUDBACKUP_CLIENT_ID and
-        CLOUDBACKUP_CLIENT_SECRET, or clientId and clientSecret in the profile's config.json.
+        CLOUDBACKUP_CLIENT_SECRET, or clientId and clientSecret in the profile's config.json;
+        for --device, from CLOUDBACKUP_DEVICE_CLIENT_ID and CLOUDBACKUP_DEVICE_CLIENT_SECRET,
+        or deviceClientId and deviceClientSecret (a "TVs and Limited Input devices" client).
         """
+
+    /// For tests only: how many milliseconds one second of the device flow's poll interval
+    /// lasts (default 1000), so a test need not wait Google's 5 s between polls.
+    static let pollUnitVariable = "CLOUDBACKUP_DEVICE_POLL_UNIT_MS"
+
+    enum Way: Equatable {
+        case browser
+        /// `announced`: chosen because this machine has no browser, which is said in a line.
+        case paste(announced: Bool)
+        case device
+    }
 
     var profileName: String
     var openBrowser: Bool
+    var paste: Bool
+    var device: Bool
     var port: UInt16
     var timeoutSeconds: Int
     var verbose: Bool
@@ -37,6 +67,8 @@ struct LoginCommand: Command {
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
         openBrowser = !arguments.flag("--no-browser")
+        paste = arguments.flag("--paste")
+        device = arguments.flag("--device")
         verbose = arguments.flag("--verbose")
         port =
             try arguments.option("--port", expecting: "a port number 1…65535") {
@@ -47,35 +79,61 @@ struct LoginCommand: Command {
                 Int($0).flatMap { (1...86_400).contains($0) ? $0 : nil }
             } ?? 300
         _ = try arguments.positionals(exactly: [])
+        if device && (paste || !openBrowser || port != 0) {
+            throw CLIError(
+                "--device takes no --paste, --no-browser or --port (it opens no browser and listens on no port)",
+                exitCode: .usage)
+        }
+    }
+
+    /// Which way to log in. Without a way asked for, a machine that could open no browser
+    /// and has a user at the terminal gets the paste (an ssh session without forwarding).
+    static func way(
+        paste: Bool, device: Bool, environment: [String: String], stdinIsTerminal: Bool
+    ) -> Way {
+        if device { return .device }
+        if paste { return .paste(announced: false) }
+        let noBrowser = Browser.command(for: "", environment: environment) == nil
+        return noBrowser && stdinIsTerminal ? .paste(announced: true) : .browser
     }
 
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
-        let client = try profile.oauthClient()
+        let way = Self.way(
+            paste: paste, device: device, environment: context.environment,
+            stdinIsTerminal: context.stdinIsTerminal)
+        let client: OAuthClient
+        if way == .device {
+            // Checked above: with requireCredentials the client is never nil.
+            guard let deviceClient = try profile.deviceOAuthClient() else { return }
+            client = deviceClient
+        } else {
+            client = try profile.oauthClient()
+        }
         // Before the browser: a folder that cannot hold the login fails the run now, not
         // after the user has logged in.
         try profile.makeFolder(in: context)
-        let login = Login(
-            client: client,
-            transport: context.retryingTransport(verbose: verbose),
-            port: port, timeoutSeconds: timeoutSeconds)
-        let grant = try login.run { url, port in
-            context.printError(
-                "Log in through this URL (waiting up to \(timeoutSeconds) s for the answer on 127.0.0.1:\(port)):"
-            )
-            context.printError(url)
-            guard openBrowser,
-                let command = Browser.command(for: url, environment: context.environment)
-            else { return }
-            if let failure = Browser.start(
-                command, environment: context.environment, showErrors: verbose)
-            {
+        let transport = context.retryingTransport(verbose: verbose)
+        let grant: TokenGrant
+        switch way {
+        case .device:
+            grant = try deviceLogin(client: client, transport: transport, in: context)
+        case .paste(let announced):
+            if announced {
                 context.printError(
-                    "cloudbackup: warning: could not start \(command[0]) (\(failure)); open the URL yourself"
+                    "cloudbackup: no browser on this machine (no DISPLAY, WAYLAND_DISPLAY or BROWSER), so the address the login ends on can be pasted here (see `cloudbackup login --help`)"
                 )
             }
+            grant = try pasteLogin(client: client, transport: transport, in: context)
+        case .browser:
+            grant = try Login(
+                client: client, transport: transport, port: port, timeoutSeconds: timeoutSeconds
+            ).run { url, port in
+                printURL(url, port: port, in: context)
+                startBrowser(url, in: context)
+            }
         }
-        guard let saved = StoredLogin(grant: grant) else {
+        guard let saved = StoredLogin(grant: grant, clientID: client.clientID) else {
             throw OAuthError.malformedAnswer(
                 endpoint: profile.tokenURL, problem: "no refresh_token")
         }
@@ -91,5 +149,97 @@ struct LoginCommand: Command {
         if verbose {
             context.printError("cloudbackup: logged in; the login is saved in \(profile.tokenPath)")
         }
+    }
+
+    private func printURL(_ url: String, port: UInt16, in context: Context) {
+        context.printError(
+            "Log in through this URL (waiting up to \(timeoutSeconds) s for the answer on 127.0.0.1:\(port)):"
+        )
+        context.printError(url)
+    }
+
+    private func startBrowser(_ url: String, in context: Context) {
+        guard openBrowser, let command = Browser.command(for: url, environment: context.environment)
+        else { return }
+        if let failure = Browser.start(
+            command, environment: context.environment, showErrors: verbose)
+        {
+            context.printError(
+                "cloudbackup: warning: could not start \(command[0]) (\(failure)); open the URL yourself"
+            )
+        }
+    }
+
+    /// The browser flow with standard input read as pasted redirects meanwhile; no browser is
+    /// started (the user opens the URL on whichever device has one).
+    private func pasteLogin(client: OAuthClient, transport: any HTTPTransport, in context: Context)
+        throws -> TokenGrant
+    {
+        // The pasted address holds the code: a terminal must not echo it back.
+        let echo = context.stdinIsTerminal ? Terminal.hideInput() : nil
+        defer { echo.map(Terminal.restore) }
+        return try Login(
+            client: client, transport: transport, port: port, timeoutSeconds: timeoutSeconds
+        ).run(
+            openBrowser: { url, port in
+                printURL(url, port: port, in: context)
+                context.printError(
+                    "Open it on any device; when its browser ends on a page that does not load, copy that page's address and paste it here (it is not shown):"
+                )
+            }, pasted: LineReader(fd: 0),
+            refused: { context.printError("cloudbackup: \($0)") })
+    }
+
+    private func deviceLogin(client: OAuthClient, transport: any HTTPTransport, in context: Context)
+        throws -> TokenGrant
+    {
+        var pollUnit = Duration.seconds(1)
+        if let text = context.environment[Self.pollUnitVariable], let milliseconds = Int(text),
+            milliseconds >= 0
+        {
+            pollUnit = .milliseconds(milliseconds)
+        }
+        return try DeviceLogin(
+            client: client, transport: transport, timeoutSeconds: timeoutSeconds,
+            pollUnit: pollUnit
+        ).run { url, userCode in
+            context.printError(
+                "On any device, open \(url) and enter the code \(userCode) (waiting up to \(timeoutSeconds) s)"
+            )
+        }
+    }
+}
+
+/// Turns the terminal's echo off while a secret is typed, and back on: also when Ctrl-C or
+/// a `kill` ends the run meanwhile, or the user's shell would be left without echo.
+enum Terminal {
+    /// What `restore` and the signal handler put back; set before the handler is installed.
+    nonisolated(unsafe) private static var saved = termios()
+
+    /// The settings to restore, or nil when standard input is no terminal.
+    static func hideInput() -> termios? {
+        var current = termios()
+        guard tcgetattr(0, &current) == 0 else { return nil }
+        saved = current
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+            _ = Glibc.signal(signal) { number in
+                // tcsetattr and raise are async-signal-safe.
+                _ = tcsetattr(0, TCSANOW, &Terminal.saved)
+                _ = Glibc.signal(number, SIG_DFL)
+                _ = raise(number)
+            }
+        }
+        var quiet = current
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        // Still echo the newline, so the next line starts on its own.
+        quiet.c_lflag |= tcflag_t(ECHONL)
+        guard tcsetattr(0, TCSANOW, &quiet) == 0 else { return nil }
+        return current
+    }
+
+    static func restore(_ settings: termios) {
+        var settings = settings
+        _ = tcsetattr(0, TCSANOW, &settings)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { _ = Glibc.signal(signal, SIG_DFL) }
     }
 }

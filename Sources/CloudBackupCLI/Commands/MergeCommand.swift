@@ -109,6 +109,7 @@ struct MergeCommand: Command {
             clockGuard: clockGuard)
         let outcome = BackupKit.merge(
             local: local.result.document, incoming: incoming.result.document, options: options)
+        defer { context.leaveForExit((local, incoming, outcome)) }
 
         for line in warnings(outcome, incoming: incoming.result.document) {
             context.printError(line)

@@ -55,6 +55,7 @@ struct MigrateCommand: Command {
 
     func run(in context: Context) throws {
         let result = try BackupFile.load(file, options: options)
+        defer { context.leaveForExit(result) }
         var document = result.document
         var dropped = 0
         if schema == .version3 {

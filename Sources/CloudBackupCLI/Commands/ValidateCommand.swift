@@ -43,9 +43,15 @@ struct ValidateCommand: Command {
         // boundary prints them all and exits with the highest code.
         var failures: [String] = []
         var exitCode = ExitCode.success
+        // The latest file's document, freed when the next one is read; the last is left for
+        // the process's end.
+        var latest: ReadResult?
+        defer { if let latest { context.leaveForExit(latest) } }
         for file in files {
             do {
+                latest = nil
                 let result = try BackupFile.load(file, options: options)
+                latest = result
                 guard verbose else { continue }
                 let migrated =
                     result.sourceVersion == BackupDocument.currentSchemaVersion
