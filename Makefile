@@ -48,7 +48,9 @@ TEST_ZONES := America/New_York Europe/London Australia/Lord_Howe Asia/Kathmandu 
 # declared query parameters, their values, `fields` paths) and fails on any violation.
 REQUEST_LOG := .build/emulator-requests.jsonl
 
+# Debian's age (age, age-keygen): the reference tool the envelope's interop tests run.
 test: deps venv
+	@$(call apt_install,age)
 	$(SWIFT) build --build-tests
 	for tz in $(TEST_ZONES); do \
 		TZ=$$tz $(SWIFT) test --skip-build --filter 'Calendar|Streak' --skip TransitionSweep \

@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "LocalFiles"),
         // SHA-256 and MD5 from OpenSSL, for PKCE, the merge log and Drive's md5Checksum.
         .target(name: "Digests", dependencies: ["COpenSSL"]),
+        // age v1 encryption of the backup's bytes, so BackupKit stays free of C.
+        .target(name: "Envelope", dependencies: ["COpenSSL"]),
         .target(name: "Networking", dependencies: ["CCurl"]),
         .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
         .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
@@ -37,8 +39,8 @@ let package = Package(
         .target(
             name: "CloudBackupCLI",
             dependencies: [
-                "BackupKit", "BackupSync", "Digests", "LocalFiles", "Networking", "OAuth",
-                "GoogleDrive",
+                "BackupKit", "BackupSync", "Digests", "Envelope", "LocalFiles", "Networking",
+                "OAuth", "GoogleDrive",
             ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
@@ -49,7 +51,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .executableTarget(
             name: "backup-bench",
-            dependencies: ["BenchDocuments", "BackupKit", "LocalFiles", "CMalloc"]),
+            dependencies: ["BenchDocuments", "BackupKit", "Envelope", "LocalFiles", "CMalloc"]),
 
         .target(
             name: "TestSupport", dependencies: ["Networking", "GoogleDrive"],
@@ -57,6 +59,7 @@ let package = Package(
         .testTarget(
             name: "BackupKitTests", dependencies: ["BackupKit", "TestSupport"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "EnvelopeTests", dependencies: ["Envelope", "Digests", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
@@ -76,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CloudBackupCLITests",
-            dependencies: ["CloudBackupCLI", "BackupKit", "BackupSync", "TestSupport"],
+            dependencies: ["CloudBackupCLI", "BackupKit", "BackupSync", "Digests", "TestSupport"],
             exclude: ["Fixtures"]
         ),
     ],

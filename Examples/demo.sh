@@ -91,6 +91,19 @@ step "$BIN" restore --file "$WORK/new/state.json" --replace --as-of "$BEFORE" --
 step "$BIN" restore --file "$WORK/new/state.json" --replace --as-of "$BEFORE" --yes --now "$NOW"
 step "$BIN" inspect "$WORK/new/state.json" --today 2026-11-30
 
+say "Encrypted: with a passphrase (read from a file, never an argument) the backup is an age file"
+# A file of its own, so the plain backup above stays as it is.
+export CLOUDBACKUP_FILE_NAME=habit-backup-encrypted.json
+printf 'correct horse battery staple\n' >"$WORK/new/passphrase"
+step env CLOUDBACKUP_ENCRYPT=1 "$BIN" backup --file "$WORK/new/state.json" \
+    --password-file "$WORK/new/passphrase" --now "$NOW" --verbose
+# Without the passphrase nothing can be read, and nothing is written (exit 3).
+step "$BIN" restore --file "$WORK/new/decrypted.json" --replace --yes --now "$NOW"
+step "$BIN" restore --file "$WORK/new/decrypted.json" --replace --yes --now "$NOW" \
+    --password-file "$WORK/new/passphrase"
+echo "(any age tool opens it too: age -d habit-backup-encrypted.json asks for the passphrase)"
+unset CLOUDBACKUP_FILE_NAME
+
 say "Log out: the token is revoked at the server and the saved login deleted"
 step "$BIN" logout
 step "$BIN" status

@@ -50,6 +50,13 @@ import GoogleDrive
 ///     .revisions([r1, r2, r3, r4])             → .record(nil)                (r3 is our base)
 ///     .done                                    → .finish(uploaded {a,b,c})
 ///
+/// Sealed (encrypted) backups: every byte downloaded goes through `codec.opened` before it is
+/// decoded, every upload is `codec.seal` of the encoded document, and the checks (the pending
+/// record's checksum, the revision check, a 412 that was our own write) compare the sealed
+/// bytes sent, which is what Drive lists; "nothing changed" compares plaintext. Sealed bytes
+/// that do not open stop the run, as do sealed bytes a run that does not seal would replace.
+/// A plain file of ours is uploaded sealed by a run that seals, even with nothing new.
+///
 /// `local` nil makes a settling run (for `restore` and `status`): it only finishes a pending
 /// verification, uploading what it owes, and does nothing else.
 public struct BackupRun<Document> {
@@ -120,6 +127,7 @@ public struct BackupRun<Document> {
         case clearing
         case keepingAside([DriveSnapshot])
         case deleting([String])
+        case announcing
         case finished
     }
 
@@ -135,6 +143,34 @@ public struct BackupRun<Document> {
         var document: Document?
         var revision: String?
         var etag: String?
+        /// The base is plain on Drive while this run seals: upload even with nothing new.
+        var unsealed = false
+    }
+
+    /// The head of our file as this run last knew it, for the profile's next kept copy.
+    private struct Head {
+        var file: DriveFile
+        var etag: String?
+        var document: Document
+        /// As `decode` read it.
+        var plain: [UInt8]
+        /// Of the bytes on Drive.
+        var size: Int
+        /// Of the bytes on Drive, when they are sealed (not `plain`).
+        var sealedMd5: String?
+
+        init(
+            _ file: DriveFile, etag: String?, document: Document, plain: [UInt8],
+            onDrive: [UInt8]
+        ) {
+            self.file = file
+            self.etag = etag
+            self.document = document
+            self.plain = plain
+            size = onDrive.count
+            // Equal arrays of one buffer compare at once: a plain backup costs no second pass.
+            sealedMd5 = onDrive == plain ? nil : Digest.hex(Digest.md5(onDrive))
+        }
     }
 
     public let name: String
@@ -173,13 +209,14 @@ public struct BackupRun<Document> {
     /// Revision ids merged or written this run: a later check does not count them again.
     private var known: Set<String> = []
     private var base = Base()
-    /// The document and bytes of the upload under way.
-    private var sending: (document: Document, bytes: [UInt8])?
+    /// The document of the upload under way, its bytes, and the bytes sent (sealed).
+    private var sending: (document: Document, plain: [UInt8], bytes: [UInt8])?
     /// What this run last uploaded, checked: merged again into a later round's base, in case
     /// another device's write replaced it.
     private var uploaded: Document?
-    /// The head of our file as this run last knew it: the profile's next kept copy.
-    private var head: (file: DriveFile, bytes: [UInt8], etag: String?, document: Document)?
+    private var head: Head?
+    /// This run uploaded sealed over a plain file of ours, to be said once at the end.
+    private var sealsPlainFile = false
     private var round = 0
     private var fromKeptCopy = false
     private var created = false
@@ -231,8 +268,15 @@ public struct BackupRun<Document> {
         case (.fetchingOthers(var others, let fileID, let then), .revisionBytes(let bytes)):
             let revision = others.removeFirst()
             known.insert(revision.id)
+            let plain: [UInt8]
             do {
-                owed.append(try codec.decode(bytes))
+                plain = try codec.opened(
+                    bytes, of: file(withID: fileID), revision: revision.id, replacing: true)
+            } catch {
+                return fail(error)
+            }
+            do {
+                owed.append(try codec.decode(plain))
             } catch {
                 // A newer schema's write is never merged down into ours: refused, as a file.
                 if codec.isRefusal(error), let target { return fail(.refused(target, error)) }
@@ -250,7 +294,7 @@ public struct BackupRun<Document> {
         case (.readingCopies(var files), .downloaded(let snapshot)):
             duplicates.append(files.removeFirst())
             switch decodeOrKeepAside(snapshot) {
-            case .document(let document): copies.append((document, snapshot))
+            case .document(let document, _): copies.append((document, snapshot))
             case .keepAside(let action):
                 phase = .readingCopies(files)
                 return action
@@ -270,9 +314,12 @@ public struct BackupRun<Document> {
             base = Base(revision: snapshot.file.headRevisionId, etag: snapshot.etag)
             if keptAsideEtags.contains(snapshot.etag) { return mergeAndUpload() }
             switch decodeOrKeepAside(snapshot) {
-            case .document(let document):
+            case .document(let document, let plain):
                 base.document = document
-                head = (snapshot.file, snapshot.bytes, snapshot.etag, document)
+                base.unsealed = codec.seals && !codec.isSealed(snapshot.bytes)
+                head = Head(
+                    snapshot.file, etag: snapshot.etag, document: document, plain: plain,
+                    onDrive: snapshot.bytes)
                 return mergeAndUpload()
             case .keepAside(let action):
                 keptAsideEtags.insert(snapshot.etag)
@@ -306,7 +353,9 @@ public struct BackupRun<Document> {
             created = true
             target = file
             uploaded = sending.document
-            head = (file, sending.bytes, file.etag, sending.document)
+            head = Head(
+                file, etag: file.etag, document: sending.document, plain: sending.plain,
+                onDrive: sending.bytes)
             // A new file's history is its one revision: known without asking.
             checkedRevisions = file.headRevisionId.map {
                 [
@@ -341,6 +390,8 @@ public struct BackupRun<Document> {
         case (.deleting(var ids), .done):
             ids.removeFirst()
             return delete(ids)
+        case (.announcing, .done):
+            return finish()
 
         default:
             return fail(.protocolViolation("\(event) while \(phase)"))
@@ -379,12 +430,21 @@ public struct BackupRun<Document> {
             unread = []
             return owed.isEmpty ? finishChecks() : download()
         }
+        // A copy of a sealed backup is no base for a run that does not seal: the download
+        // then refuses to replace that backup with plain bytes.
         if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
-            let document = try? codec.decode(kept.bytes)
+            kept.holdsDriveBytes || codec.seals, let document = try? codec.decode(kept.bytes)
         {
             base = Base(
-                document: document, revision: target.headRevisionId, etag: kept.etag(for: target))
-            head = (target, kept.bytes, base.etag, document)
+                document: document, revision: target.headRevisionId, etag: kept.etag(for: target),
+                unsealed: kept.holdsDriveBytes && codec.seals)
+            var copied = Head(
+                target, etag: base.etag, document: document, plain: kept.bytes,
+                onDrive: kept.bytes)
+            // The size on Drive, when the copy holds the plaintext of sealed bytes.
+            copied.size = target.size ?? kept.bytes.count
+            copied.sealedMd5 = kept.holdsDriveBytes ? nil : kept.md5Checksum
+            head = copied
             fromKeptCopy = true
             return mergeAndUpload()
         }
@@ -457,7 +517,7 @@ public struct BackupRun<Document> {
             result = result.map { codec.merge($0, local, now) } ?? local
         }
         guard let result else { return finishChecks() }
-        if let document = base.document, duplicates.isEmpty,
+        if let document = base.document, duplicates.isEmpty, !base.unsealed,
             codec.encode(result) == codec.encode(document)
         {
             return finishChecks()
@@ -467,11 +527,18 @@ public struct BackupRun<Document> {
 
     /// Records the check to come, then uploads `document` (or creates the file with it).
     private mutating func send(_ document: Document) -> Action {
-        let bytes = codec.encode(document)
+        let plain = codec.encode(document)
+        let bytes: [UInt8]
+        do {
+            bytes = try codec.seal(plain)
+        } catch {
+            return fail(.unsealed(error))
+        }
         guard bytes.count <= maxBytes else {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
-        sending = (document, bytes)
+        sending = (document, plain, bytes)
+        if base.unsealed { sealsPlainFile = true }
         if base.etag == nil, let kept, let target {
             // The kept copy's etag is stale (the version moved): read a fresh one first.
             phase = .taggingKept(kept)
@@ -529,7 +596,9 @@ public struct BackupRun<Document> {
         uploaded = sending.document
         if let answered, others.isEmpty, revisions.last?.id == ours.id {
             // Proved: nothing between our base and ours, and ours is the head.
-            head = (answered, sending.bytes, answered.etag, sending.document)
+            head = Head(
+                answered, etag: answered.etag, document: sending.document, plain: sending.plain,
+                onDrive: sending.bytes)
             checkedRevisions = revisions
             unprovedBase = nil
             return finishChecks()
@@ -557,9 +626,17 @@ public struct BackupRun<Document> {
     }
 
     private mutating func delete(_ ids: [String]) -> Action {
-        guard let id = ids.first else { return finish() }
+        guard let id = ids.first else { return announce() }
         phase = .deleting(ids)
         return .delete(fileID: id)
+    }
+
+    /// Says that a plain file of ours is sealed now, once the upload that did it is checked.
+    private mutating func announce() -> Action {
+        guard sealsPlainFile, uploaded != nil, let target else { return finish() }
+        sealsPlainFile = false
+        phase = .announcing
+        return .notify(.sealedPlainFile(fileID: target.id))
     }
 
     private mutating func finish() -> Action {
@@ -568,8 +645,9 @@ public struct BackupRun<Document> {
         if let head {
             outcome.file = head.file
             outcome.document = head.document
-            outcome.bytes = head.bytes.count
-            outcome.kept = KeptCopy(file: head.file, etag: head.etag, bytes: head.bytes)
+            outcome.bytes = head.size
+            outcome.kept = KeptCopy(
+                file: head.file, etag: head.etag, bytes: head.plain, sealedMd5: head.sealedMd5)
         }
         outcome.created = created
         outcome.uploaded = uploaded != nil
@@ -589,23 +667,36 @@ public struct BackupRun<Document> {
     // MARK: - Broken remote files
 
     private enum Decoded {
-        case document(Document)
+        /// With its bytes as decoded (opened).
+        case document(Document, plain: [UInt8])
         case keepAside(Action)
         case refused(SyncError)
     }
 
     /// The decoded document; or the action that copies the bytes to a dated side file (our
-    /// upload then replaces them); or a refusal (a newer schema, over the size limit): such a
-    /// file is never replaced.
+    /// upload then replaces them); or a refusal (a newer schema, over the size limit, sealed
+    /// bytes that do not open or that this run would unseal): such a file is never replaced.
     private func decodeOrKeepAside(_ snapshot: DriveSnapshot) -> Decoded {
+        let plain: [UInt8]
         do {
-            return .document(try codec.decode(snapshot.bytes))
+            plain = try codec.opened(snapshot.bytes, of: snapshot.file, replacing: true)
+        } catch {
+            return .refused(error)
+        }
+        do {
+            return .document(try codec.decode(plain), plain: plain)
         } catch {
             if codec.isRefusal(error) { return .refused(.refused(snapshot.file, error)) }
             return .keepAside(
                 .keepAside(
                     snapshot, name: sideName(snapshot, label: "invalid"), reason: .invalid(error)))
         }
+    }
+
+    /// Our file of that id, as last listed or read.
+    private func file(withID id: String) -> DriveFile {
+        ([target].compactMap { $0 } + unread + duplicates).first { $0.id == id }
+            ?? DriveFile(id: id, name: name)
     }
 
     /// Named after our file, the label, the run's time and the copy's id: never our name, so

@@ -13,8 +13,8 @@ import GoogleDrive
 ///
 /// A file that went between our listing and its download was merged into another one and
 /// deleted by another device's backup: the listing is read again, since its items are now in a
-/// file this run may have read already. An invalid file is an error naming it: a restore
-/// replaces nothing, so there is nothing to keep it aside for.
+/// file this run may have read already. An invalid file, or sealed bytes that do not open,
+/// are an error naming the file: a restore replaces nothing, so there is nothing to keep aside.
 public struct FetchRun<Document> {
     public enum Action {
         case list
@@ -60,7 +60,10 @@ public struct FetchRun<Document> {
             unread.removeFirst()
             let document: Document
             do {
-                document = try codec.decode(snapshot.bytes)
+                document = try codec.decode(
+                    try codec.opened(snapshot.bytes, of: snapshot.file, replacing: false))
+            } catch let error as SyncError {
+                return .fail(error)
             } catch {
                 return .fail(
                     codec.isRefusal(error)

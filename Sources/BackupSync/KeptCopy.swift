@@ -13,23 +13,35 @@ import GoogleDrive
 /// reused while `version` is still the one that came with it (the etag moves with `version`);
 /// when it is stale anyway, the conditional upload answers 412 and the backup takes the full
 /// path: nothing is lost, one request is wasted.
+///
+/// A sealed (encrypted) backup's copy keeps the plaintext and the checksum of the sealed
+/// bytes, computed by the run that held them; `plainChecksum` then guards the copy itself.
 public struct KeptCopy: Equatable, Sendable {
     public var fileID: String
     public var version: Int?
     public var etag: String?
     public var headRevisionId: String?
+    /// The backup's bytes as the codec decodes them: Drive's own, or their plaintext when
+    /// Drive's are sealed (so a run where nothing changed opens nothing).
     public var bytes: [UInt8]
-    /// Of `bytes`, lowercase hex, as Drive reports it.
+    /// Of the bytes on Drive, lowercase hex, as Drive reports it.
     public let md5Checksum: String
+    /// Of `bytes`: `md5Checksum` when they are Drive's (a plain backup).
+    public let plainChecksum: String
 
-    public init(file: DriveFile, etag: String?, bytes: [UInt8]) {
+    /// `sealedMd5`: the checksum of Drive's bytes when they are not `bytes` (sealed).
+    public init(file: DriveFile, etag: String?, bytes: [UInt8], sealedMd5: String? = nil) {
         fileID = file.id
         version = file.version
         headRevisionId = file.headRevisionId
         self.etag = etag
         self.bytes = bytes
-        md5Checksum = Digest.hex(Digest.md5(bytes))
+        plainChecksum = Digest.hex(Digest.md5(bytes))
+        md5Checksum = sealedMd5?.lowercased() ?? plainChecksum
     }
+
+    /// Whether `bytes` are Drive's own (the backup on Drive is not sealed).
+    public var holdsDriveBytes: Bool { plainChecksum == md5Checksum }
 
     /// Whether `file` (from a listing or v2 metadata) holds exactly these bytes, as the same
     /// revision. A copy from before revisions were recorded matches on the checksum alone.

@@ -1,4 +1,5 @@
 import BackupKit
+import GoogleDrive
 
 /// What the sync needs to know about documents, as closures, so the Drive protocol is tested
 /// with any toy document and the CLI keeps its own wording of what a merge held back.
@@ -20,6 +21,19 @@ public struct SyncCodec<Document> {
     /// result then lacks. `merge` when nil. Kept apart so what the local side alone does (its
     /// warnings, its settings) is not done, or blamed on it, for a copy.
     public var mergeCopy: ((Document, Document, Timestamp) -> (document: Document, heldBack: Bool))?
+    /// The envelope around the bytes on Drive (the profile's encryption; none by default):
+    /// `seal` on `encode`'s bytes before they go up, `open` on sealed bytes that came down,
+    /// `isSealed` telling them apart without a key. Apart from `decode`/`encode` so that "did
+    /// the merge change anything?" stays on plaintext, and so that bytes that do not open stop
+    /// the run (`SyncError.unopened`) instead of being kept aside and replaced as invalid:
+    /// nobody may replace a backup they cannot read.
+    public var isSealed: ([UInt8]) -> Bool = { _ in false }
+    public var open: ([UInt8]) throws -> [UInt8] = { $0 }
+    public var seal: ([UInt8]) throws -> [UInt8] = { $0 }
+    /// Whether `seal` seals. A backup run then uploads a plain file of ours sealed even when
+    /// nothing changed; one that does not never replaces a sealed file with plain bytes
+    /// (`SyncError.unsealing`).
+    public var seals = false
 
     public init(
         decode: @escaping ([UInt8]) throws -> Document,
@@ -41,5 +55,20 @@ public struct SyncCodec<Document> {
         -> (document: Document, heldBack: Bool)
     {
         mergeCopy?(base, copy, now) ?? (merge(base, copy, now), false)
+    }
+
+    /// Drive's `bytes` of `file` (at `revision`, for an old revision's) as `decode` reads them.
+    /// `replacing`: the run may upload over them, which a run that does not seal may not do
+    /// when they are sealed.
+    public func opened(
+        _ bytes: [UInt8], of file: DriveFile, revision: String? = nil, replacing: Bool
+    ) throws(SyncError) -> [UInt8] {
+        guard isSealed(bytes) else { return bytes }
+        if replacing, !seals { throw .unsealing(file, revision: revision) }
+        do {
+            return try open(bytes)
+        } catch {
+            throw .unopened(file, revision: revision, error)
+        }
     }
 }

@@ -212,7 +212,9 @@ extension SyncDriver {
             case .success(let chosen): revision = chosen
             case .failure(let refusal): throw SyncError.noSuchRevision(refusal)
             }
-            let bytes = try drive.read(id: file.id, revision: revision)
+            let bytes = try codec.opened(
+                try drive.read(id: file.id, revision: revision), of: file,
+                revision: revision.id, replacing: false)
             do {
                 return (try codec.decode(bytes), file, revision)
             } catch {

@@ -17,6 +17,15 @@ public enum SyncError: Error {
     /// A file of our name the codec refused to judge (a newer schema, over the size limit):
     /// never replaced, never kept aside.
     case refused(DriveFile, any Error)
+    /// Sealed bytes of our file (of its `revision`, when an old revision's) that the codec's
+    /// `open` could not open (`error`: no key, the wrong key, a damaged envelope). The run
+    /// stops, nothing replaced or kept aside.
+    case unopened(DriveFile, revision: String?, any Error)
+    /// Sealed bytes of our file (or of its `revision`) that a run which does not seal would
+    /// replace with plain ones: it stops instead, nothing written.
+    case unsealing(DriveFile, revision: String?)
+    /// The codec's `seal` failed; nothing was uploaded.
+    case unsealed(any Error)
     /// A remote file that is not a valid backup, where nothing may replace it (a restore).
     case invalidRemote(DriveFile, any Error)
     /// A point-in-time restore named a revision that is not there, or a time before the
@@ -36,4 +45,7 @@ public enum SyncNotice {
     /// A revision another device wrote between our base and our upload could not be read
     /// (purged, or refused by Drive), so what it held alone could not be merged.
     case unreadableRevision(fileID: String, revision: String)
+    /// Our file was plain on Drive while this run seals: it was uploaded sealed, though the
+    /// merge may have changed nothing.
+    case sealedPlainFile(fileID: String)
 }

@@ -1,5 +1,6 @@
 import BackupKit
 import BackupSync
+import Envelope
 import GoogleDrive
 import LocalFiles
 import Networking
@@ -135,6 +136,9 @@ public enum CloudBackup {
             return describe(error)
         case let error as SyncError:
             return describe(error)
+        // A command's own `open` of backup bytes (not through a sync run, which names the file).
+        case is RemoteEncryption.MissingKey, is EnvelopeError:
+            return RemoteEncryption.describe(unopened: error, file: "the backup")
         default:
             return CLIError("unexpected failure: \(error)", exitCode: .failure)
         }

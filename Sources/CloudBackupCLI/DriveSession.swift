@@ -24,6 +24,8 @@ struct DriveSession {
     let fixedNow: Timestamp?
     /// Shown on a terminal only; nil under cron, `--quiet` or `--json`.
     let progress: ProgressLine?
+    /// The backup's age envelope on Drive (plain for a session that reads no backup).
+    let encryption: RemoteEncryption
     /// The skew warning, said once per run though every answer is measured.
     private let skewSaid = SaidOnce()
     private let resolvedNow = Once<Timestamp>()
@@ -31,10 +33,12 @@ struct DriveSession {
     /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
     /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
     /// `maxBytes`: the largest backup the run may download (`--max-bytes`), which the
-    /// transport's own cap must not undercut.
+    /// transport's own cap must not undercut. `encryption`: the profile's keys, for a
+    /// command that reads or writes the backup's bytes (`RemoteEncryption.load`).
     init(
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
-        locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes
+        locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes,
+        encryption: RemoteEncryption = .plain
     ) throws {
         lock = locking ? try profile.lock(in: context) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
@@ -43,6 +47,7 @@ struct DriveSession {
         if let progress { transport.progress = { progress.download($0) } }
         let tokens = try profile.tokenProvider(transport: transport, persisting: savingLogin)
         self.profile = profile
+        self.encryption = encryption
         self.context = context
         self.fixedNow = now
         self.progress = progress
@@ -90,7 +95,8 @@ struct DriveSession {
         return skew
     }
 
-    /// The codec of backup documents (`BackupCodec`), its notices said as warnings, and its
+    /// The codec of backup documents (`BackupCodec`) inside the profile's encryption (its
+    /// `open` decrypts any bytes of the backup), its notices said as warnings, and its
     /// journal, which keeps the last merge's report and settings for `--verbose`.
     func codec(
         allowStale: Bool, backingUp: BackupCodec.BackingUp? = nil,
@@ -101,9 +107,10 @@ struct DriveSession {
             warn(Self.words(notice, backingUp: backingUp != nil, profile: profileName))
         }
         return (
-            BackupCodec.make(
-                allowStale: allowStale, backingUp: backingUp, readOptions: readOptions,
-                journal: journal),
+            encryption.sealing(
+                BackupCodec.make(
+                    allowStale: allowStale, backingUp: backingUp, readOptions: readOptions,
+                    journal: journal)),
             journal
         )
     }

@@ -55,6 +55,8 @@ extension DriveSession {
             return
                 "the backup on Drive (id \(copyID)) is not a valid backup (\(firstLine(error))); "
                 + "kept its bytes as '\(side.name)' in the app folder and replaced it"
+        case .sealedPlainFile:
+            return RemoteEncryption.encryptedNow
         case .unreadableRevision(let fileID, let revision):
             return "revision \(revision) of \(fileID), which another device wrote between this "
                 + "run's download and its upload, can no longer be read from Drive; what it alone "
@@ -95,8 +97,15 @@ extension CloudBackup {
                 "the backup would be \(bytes) bytes, over the \(limit)-byte limit devices read it with; "
                     + "nothing was uploaded; raise --max-bytes (on every device) if the data is genuine",
                 exitCode: .invalidFile)
+        case .unopened(let file, let revision, let error):
+            return RemoteEncryption.describe(unopened: error, file: name(file, revision: revision))
+        case .unsealing(let file, let revision):
+            return RemoteEncryption.describe(unsealing: name(file, revision: revision))
+        case .unsealed(let error):
+            return CLIError(
+                "could not encrypt the backup: \(error); nothing was uploaded", exitCode: .failure)
         case .refused(let file, let error), .invalidRemote(let file, let error):
-            let name = "Drive file \(file.name) (id \(file.id))"
+            let name = name(file)
             guard let error = error as? BackupFileError else {
                 return CLIError("\(name): \(error)", exitCode: .invalidFile)
             }
@@ -121,6 +130,11 @@ extension CloudBackup {
         case .protocolViolation(let what):
             return CLIError("unexpected failure: \(what)", exitCode: .failure)
         }
+    }
+
+    /// "Drive file habit-backup.json (id F1)", or "revision R of" it.
+    private static func name(_ file: DriveFile, revision: String? = nil) -> String {
+        (revision.map { "revision \($0) of " } ?? "") + "Drive file \(file.name) (id \(file.id))"
     }
 }
 

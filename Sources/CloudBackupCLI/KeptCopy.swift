@@ -5,7 +5,8 @@ import LocalFiles
 
 /// The profile's kept copy of the backup (see `BackupSync.KeptCopy`) on disk: `kept-copy.json`
 /// in the profile folder, mode 0600, written atomically: one line of JSON (id, version, etag,
-/// head revision, checksum, size), then the document's bytes as they are on Drive.
+/// head revision, checksum, size, and the plaintext's checksum when it differs), then the
+/// document's bytes as they are on Drive, or their plaintext when Drive's are encrypted.
 extension KeptCopy {
     private struct Header: Codable {
         var fileId: String
@@ -14,6 +15,8 @@ extension KeptCopy {
         var headRevisionId: String?
         var md5Checksum: String
         var size: Int
+        /// Absent when the kept bytes are Drive's (and in copies kept before encryption).
+        var plainChecksum: String?
     }
 
     private static let maxHeaderBytes = 4096
@@ -21,7 +24,8 @@ extension KeptCopy {
     func save(to path: String) throws(CLIError) {
         let header = Header(
             fileId: fileID, version: version, etag: etag, headRevisionId: headRevisionId,
-            md5Checksum: md5Checksum, size: bytes.count)
+            md5Checksum: md5Checksum, size: bytes.count,
+            plainChecksum: holdsDriveBytes ? nil : plainChecksum)
         // The header and the bytes as two chunks: joining them would copy the whole backup.
         let headerLine = Array((JSONLine.encode(header) + "\n").utf8)
         do {
@@ -48,10 +52,11 @@ extension KeptCopy {
             file: DriveFile(
                 id: header.fileId, name: "", version: header.version,
                 headRevisionId: header.headRevisionId),
-            etag: header.etag, bytes: Array(stored[(newline + 1)...]))
-        guard copy.bytes.count == header.size, copy.md5Checksum == header.md5Checksum else {
-            return nil
-        }
+            etag: header.etag, bytes: Array(stored[(newline + 1)...]),
+            sealedMd5: header.plainChecksum.map { _ in header.md5Checksum })
+        guard copy.bytes.count == header.size,
+            copy.plainChecksum == header.plainChecksum ?? header.md5Checksum
+        else { return nil }
         return copy
     }
 }

@@ -20,6 +20,11 @@ struct Profile: Sendable {
     var deviceClientID: String?
     var deviceClientSecret: String?
     var deviceCodeURL: String
+    /// An age identity file (`AGE-SECRET-KEY-1…` lines) for the backup's encryption.
+    var identityFile: String?
+    /// Whether uploads are encrypted (`"encrypt": true`, `CLOUDBACKUP_ENCRYPT=1`); see
+    /// `RemoteEncryption`.
+    var encrypt = false
     /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
     var retention: RetentionPolicy? = .standard
 
@@ -53,7 +58,12 @@ struct Profile: Sendable {
             "CLOUDBACKUP_DEVICE_CODE_URL", "deviceCodeUrl",
             "https://oauth2.googleapis.com/device/code"
         ),
+        ("CLOUDBACKUP_IDENTITY_FILE", "identityFile", nil),
     ]
+
+    /// The one setting that is not a string: `"encrypt": true`, or `CLOUDBACKUP_ENCRYPT=1`
+    /// (`0` turns it off for a run).
+    static let encryptSetting = (variable: "CLOUDBACKUP_ENCRYPT", key: "encrypt")
 
     static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
         guard Self.isValidName(name) else {
@@ -93,6 +103,7 @@ struct Profile: Sendable {
     static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
+        var encrypt = false
         var retention: RetentionPolicy? = .standard
         let path = folder + "/config.json"
         if LocalFile.exists(path) {
@@ -107,12 +118,22 @@ struct Profile: Sendable {
                         exitCode: .invalidFile)
                 }
                 for (key, value) in object {
+                    if key == Self.encryptSetting.key {
+                        guard let flag = value as? Bool else {
+                            throw CLIError(
+                                "\(path): setting 'encrypt' must be true or false",
+                                exitCode: .invalidFile)
+                        }
+                        encrypt = flag
+                        continue
+                    }
                     if key == "keep" {
                         retention = try Self.retention(value, in: path)
                         continue
                     }
                     guard Self.settings.contains(where: { $0.key == key }) else {
-                        let known = (Self.settings.map(\.key) + ["keep"]).joined(separator: ", ")
+                        let known = (Self.settings.map(\.key) + [Self.encryptSetting.key, "keep"])
+                            .joined(separator: ", ")
                         throw CLIError(
                             "\(path): unknown setting '\(key)'; known settings are \(known)",
                             exitCode: .invalidFile)
@@ -149,11 +170,21 @@ struct Profile: Sendable {
                 "\(path): setting '\(setting.key)' is empty; give it a value or remove it",
                 exitCode: .invalidFile)
         }
+        switch environment[Self.encryptSetting.variable] ?? "" {
+        case "": break
+        case "1": encrypt = true
+        case "0": encrypt = false
+        case let other:
+            throw CLIError(
+                "\(Self.encryptSetting.variable) must be 1 (encrypt) or 0 (do not), not '\(other)'",
+                exitCode: .usage)
+        }
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
             fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
-            deviceCodeURL: value(9)!, retention: retention)
+            deviceCodeURL: value(9)!, identityFile: value(10), encrypt: encrypt,
+            retention: retention)
         // Each URL's error names where it came from: the variable (like an option, exit 2)
         // or the file (an invalid file, exit 3).
         for index in [2, 3, 4, 5, 9] {

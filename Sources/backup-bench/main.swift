@@ -1,6 +1,7 @@
 import BackupKit
 import BenchDocuments
 import CMalloc
+import Envelope
 import Foundation
 import LocalFiles
 
@@ -17,6 +18,8 @@ import LocalFiles
 //     backup-bench keptcost LOCAL INCOMING       untimed: the merged file's bytes with and
 //                                                without its day logs kept under a tombstone
 //     backup-bench foundation FILE [--runs N]    JSONDecoder into a Codable model
+//     backup-bench envelope FILE [--runs N] [--budget-ms MS]   age encrypt and decrypt of
+//                                                FILE (X25519), and one scrypt 2^18 wrap
 
 struct BenchError: Error {
     var message: String
@@ -341,9 +344,40 @@ func foundation(_ options: Options) throws(BenchError) {
     ])
 }
 
+/// What encryption adds to a backup: the age payload of FILE's bytes (ChaCha20-Poly1305 in
+/// 64 KiB chunks) both ways, to and from an X25519 key, whose wrap costs microseconds; and
+/// apart, the one scrypt a passphrase costs per upload or download, at age's 2^18.
+func envelope(_ options: Options) throws(BenchError) {
+    let path = try options.onlyFile()
+    let bytes = try load(path)
+    let runs = try Runs(options)
+    do throws(EnvelopeError) {
+        let identity = try Identity.generate()
+        // An X25519 identity always has a recipient; none would be refused by `encrypt`.
+        let recipients = identity.recipient.map { [$0] } ?? []
+        let encrypted = try time(runs) { () throws(EnvelopeError) in
+            try Envelope.encrypt(bytes, to: recipients)
+        }
+        let sealed = encrypted.last ?? []
+        let decrypted = try time(runs) { () throws(EnvelopeError) in
+            try Envelope.decrypt(sealed, with: [identity])
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = try Envelope.encrypt([], to: [.scrypt(passphrase: Array("bench".utf8))])
+        report([
+            "encryptSeconds": encrypted.seconds, "decryptSeconds": decrypted.seconds,
+            "bytes": bytes.count, "sealedBytes": sealed.count,
+            "identical": decrypted.last == bytes, "scryptSeconds": inSeconds(clock.now - start),
+        ])
+    } catch {
+        throw BenchError(message: "\(path): \(error.description)")
+    }
+}
+
 let commands: [String: (Options) throws(BenchError) -> Void] = [
     "generate": generate, "read": read, "write": write, "merge": fullMerge,
-    "keptcost": keptCost, "foundation": foundation,
+    "keptcost": keptCost, "foundation": foundation, "envelope": envelope,
 ]
 let arguments = CommandLine.arguments.dropFirst()
 do throws(BenchError) {

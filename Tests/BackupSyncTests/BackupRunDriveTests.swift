@@ -75,10 +75,11 @@ final class Recorded: @unchecked Sendable {
 
 private func run(
     _ transport: ScriptedTransport, _ local: Lines?, kept: KeptCopy? = nil,
-    pending: PendingVerification? = nil, maxRounds: Int = 8, recorded: Recorded = Recorded()
+    pending: PendingVerification? = nil, maxRounds: Int = 8, recorded: Recorded = Recorded(),
+    codec: SyncCodec<Lines> = lineCodec
 ) throws(SyncError) -> BackupOutcome<Lines> {
     var machine = BackupRun(
-        name: "habit-backup.json", codec: lineCodec, local: local, kept: kept, pending: pending)
+        name: "habit-backup.json", codec: codec, local: local, kept: kept, pending: pending)
     machine.maxRounds = maxRounds
     var driver = SyncDriver(
         drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 1_764_504_000_000) })
@@ -387,11 +388,11 @@ private func body(_ request: HTTPRequest) -> String {
     #expect(try fetch(ScriptedTransport([listing()])) == nil)
 }
 
-private func fetch(_ transport: ScriptedTransport) throws(SyncError) -> (
-    document: Lines, files: [DriveFile]
-)? {
+private func fetch(_ transport: ScriptedTransport, codec: SyncCodec<Lines> = lineCodec)
+    throws(SyncError) -> (document: Lines, files: [DriveFile])?
+{
     try SyncDriver(drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 0) }).run(
-        FetchRun(name: "habit-backup.json", codec: lineCodec))
+        FetchRun(name: "habit-backup.json", codec: codec))
 }
 
 // MARK: - The kept copy
@@ -405,12 +406,14 @@ private func listed(_ id: String, version: Int, revision: String = "r1", holding
     )
 }
 
-private func kept(_ text: String, version: Int, revision: String = "r1", etag: String?) -> KeptCopy
-{
+/// `sealed`: the copy of a sealed backup, `text` its plaintext.
+private func kept(
+    _ text: String, version: Int, revision: String = "r1", etag: String?, sealed: Bool = false
+) -> KeptCopy {
     KeptCopy(
         file: DriveFile(
             id: "F1", name: "habit-backup.json", version: version, headRevisionId: revision),
-        etag: etag, bytes: Array(text.utf8))
+        etag: etag, bytes: Array(text.utf8), sealedMd5: sealed ? md5(seal(text)) : nil)
 }
 
 @Test func aNightWithNothingNewIsOneRequest() throws {
@@ -479,4 +482,152 @@ private func kept(_ text: String, version: Int, revision: String = "r1", etag: S
     let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
     #expect(outcome.deletedDuplicates == ["F2"])
     #expect(transport.sent.filter { $0.query("alt") == "media" }.count == 2)
+}
+
+// MARK: - Sealed backups
+
+struct NoKey: Error {}
+
+private let sealPrefix = "sealed:"
+
+private func seal(_ text: String) -> String { sealPrefix + text }
+
+/// The line codec inside a toy envelope: sealed bytes are "sealed:" and the plaintext.
+/// `seals`: whether uploads are sealed; `key`: whether sealed bytes open.
+private func sealedLineCodec(seals: Bool = true, key: Bool = true) -> SyncCodec<Lines> {
+    var codec = lineCodec
+    let prefix = Array(sealPrefix.utf8)
+    codec.isSealed = { $0.starts(with: prefix) }
+    codec.open = { bytes in
+        guard key else { throw NoKey() }
+        return Array(bytes.dropFirst(prefix.count))
+    }
+    codec.seal = { seals ? prefix + $0 : $0 }
+    codec.seals = seals
+    return codec
+}
+
+@Test func aSealedBackupIsOpenedMergedSealedAndCheckedByItsSealedBytes() throws {
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", seal("a"))
+            + [updated(seal("a\nb")), history(("r1", seal("a")), ("r2", seal("a\nb")))])
+    let outcome = try run(transport, lines("b"), recorded: recorded, codec: sealedLineCodec())
+    #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == [seal("a\nb")])
+    // What Drive lists: the checksum of the bytes sent.
+    #expect(
+        recorded.records.first
+            == PendingVerification(
+                fileId: "F1", baseRevisionId: "r1", uploadedMd5: md5(seal("a\nb"))))
+    // The next kept copy: the plaintext, matched to Drive by the sealed bytes' checksum.
+    let kept = try #require(outcome.kept)
+    #expect(kept.bytes == Array("a\nb".utf8) && kept.md5Checksum == md5(seal("a\nb")))
+    #expect(!kept.holdsDriveBytes)
+    #expect(outcome.bytes == seal("a\nb").utf8.count)
+    #expect(transport.remaining == 0)
+}
+
+@Test func ourOwn412IsFoundByTheSealedBytesChecksum() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", seal("a"))
+            + [
+                cut(), googleError(412, "conditionNotMet"),
+                history(("r1", seal("a")), ("r2", seal("a\nb"))),
+            ]
+            + remote("F1", etag: "e2", revision: "r2", seal("a\nb")))
+    let outcome = try run(transport, lines("b"), codec: sealedLineCodec())
+    #expect(outcome.uploaded)
+    #expect(transport.sent.filter { $0.method == "PUT" }.count == 2)
+    #expect(transport.remaining == 0)
+}
+
+@Test func anotherDevicesSealedRevisionIsOpenedBeforeItIsMerged() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", seal("a"))
+            + [
+                updated(seal("a\nb"), revision: "r3"),
+                history(("r1", seal("a")), ("r2", seal("a\nc")), ("r3", seal("a\nb"))),
+                answer(200, bytes: Array(seal("a\nc").utf8)),
+            ]
+            + remote("F1", etag: "e3", revision: "r3", seal("a\nb"))
+            + [
+                updated(seal("a\nb\nc"), revision: "r4"),
+                history(("r3", seal("a\nb")), ("r4", seal("a\nb\nc"))),
+            ])
+    let outcome = try run(transport, lines("b"), codec: sealedLineCodec())
+    #expect(outcome.document == lines("a", "b", "c") && outcome.mergedRevisions == 1)
+    #expect(transport.remaining == 0)
+}
+
+/// Sealed bytes that do not open, or that a run which does not seal would replace: the run
+/// stops with nothing sent but reads (no side file, no upload). A run that does not seal
+/// does so from the kept copy of a sealed backup too (one that seals has the key).
+@Test(arguments: [false, true])
+func aSealedBackupIsNeverReplacedUnread(fromKeptCopy: Bool) throws {
+    let unsealing = (sealedLineCodec(seals: false), false)
+    for (codec, unopened) in fromKeptCopy
+        ? [unsealing] : [(sealedLineCodec(key: false), true), unsealing]
+    {
+        let transport = ScriptedTransport(
+            [fromKeptCopy ? listed("F1", version: 1, holding: seal("a")) : listing("F1")]
+                + remote("F1", etag: "e1", seal("a")))
+        let copy = fromKeptCopy ? kept("a", version: 1, etag: "e1", sealed: true) : nil
+        let error = #expect(throws: SyncError.self) {
+            try run(transport, lines("b"), kept: copy, codec: codec)
+        }
+        switch error {
+        case .unopened(let file, nil, _)?: #expect(unopened && file.id == "F1")
+        case .unsealing(let file, nil)?: #expect(!unopened && file.id == "F1")
+        default: Issue.record("expected .unopened or .unsealing, got \(String(describing: error))")
+        }
+        #expect(transport.sent.allSatisfy { $0.method == "GET" })
+    }
+}
+
+/// A plain file of ours is uploaded sealed by a run that seals though nothing is new, and
+/// said once; from the kept copy of the plain file too, without a download.
+@Test(arguments: [false, true])
+func aPlainBackupIsSealedOnceByASealingRun(fromKeptCopy: Bool) throws {
+    let recorded = Recorded()
+    let read =
+        fromKeptCopy
+        ? [listed("F1", version: 1, holding: "a\nb")]
+        : [listing("F1")] + remote("F1", etag: "e1", "a\nb")
+    let transport = ScriptedTransport(
+        read + [updated(seal("a\nb")), history(("r1", "a\nb"), ("r2", seal("a\nb")))])
+    let outcome = try run(
+        transport, lines("b"), kept: fromKeptCopy ? kept("a\nb", version: 1, etag: "e1") : nil,
+        recorded: recorded, codec: sealedLineCodec())
+    #expect(outcome.uploaded && outcome.fromKeptCopy == fromKeptCopy)
+    #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == [seal("a\nb")])
+    let said = recorded.notices.filter {
+        if case .sealedPlainFile("F1") = $0 { return true }
+        return false
+    }
+    #expect(said.count == 1 && recorded.notices.count == 1)
+    #expect(transport.remaining == 0)
+}
+
+@Test func aNightWithNothingNewOnASealedBackupIsOneRequest() throws {
+    let transport = ScriptedTransport([listed("F1", version: 1, holding: seal("a\nb"))])
+    let outcome = try run(
+        transport, lines("b"), kept: kept("a\nb", version: 1, etag: "e1", sealed: true),
+        codec: sealedLineCodec())
+    #expect(!outcome.uploaded && outcome.fromKeptCopy)
+    #expect(transport.sent.count == 1)
+}
+
+@Test func fetchOpensSealedFilesAndStopsAtOneThatDoesNotOpen() throws {
+    let steps =
+        [listing("F1", "F2")] + remote("F1", etag: "e1", seal("a")) + remote("F2", etag: "e2", "c")
+    let fetched = try #require(try fetch(ScriptedTransport(steps), codec: sealedLineCodec()))
+    #expect(fetched.document == lines("a", "c"))
+    let error = #expect(throws: SyncError.self) {
+        try fetch(ScriptedTransport(steps), codec: sealedLineCodec(key: false))
+    }
+    guard case .unopened(let file, nil, _)? = error else {
+        Issue.record("expected .unopened, got \(String(describing: error))")
+        return
+    }
+    #expect(file.id == "F1")
 }

@@ -9,7 +9,8 @@ child's wall time, user + system CPU, minor page faults and peak RSS come from t
 `run_cold`). Then, inside one warm process, on those same files:
   ours   BackupReader.read (parse + validate), BackupWriter.write, and the full merge
          (read both files, validate, merge, write the result) in a child process whose peak
-         resident memory GNU time reports;
+         resident memory GNU time reports; the age envelope's encrypt and decrypt of the
+         file (X25519), against read + write, and the one scrypt 2^18 a passphrase adds;
   peers  Python json.loads and orjson.loads (parse only, from bytes in memory), `jq -S -c .`
          (a whole process: parse + sorted write to /dev/null), Foundation's JSONDecoder into
          an equivalent Codable model (in backup-bench).
@@ -236,6 +237,27 @@ def measure(binary, files, runs, slow_runs, out_folder):
     ours("read", "BackupKit read + validate (phone)", phone_mb, read_step)
     ours("write", "BackupKit canonical write (phone)", phone_mb, write_step)
     ours("merge", "BackupKit full merge (phone + laptop)", pair_mb, merge_step)
+
+    envelope = {}
+
+    def envelope_step(direction):
+        # One run of `backup-bench envelope` times both directions; the second row reuses it.
+        if not envelope:
+            report, _ = bench_json(binary, "envelope", str(phone), "--runs", str(runs), *budget)
+            if not report["identical"]:
+                raise Failed("decrypted bytes differ from the file")
+            envelope.update(report)
+        seconds = median_of(envelope[direction + "Seconds"])
+        if direction == "encrypt":
+            return seconds, None, f"scrypt 2^18 once: {envelope['scryptSeconds'] * 1000:.0f} ms"
+        # A backup downloads (decrypts), reads, merges, writes and uploads (encrypts): read
+        # + write stands for its plain work, what encryption adds is both directions.
+        plain = results.get("read", 0) + results.get("write", 0)
+        added = results.get("encrypt", 0) + seconds
+        return seconds, None, f"(read+write+both) / (read+write) {(plain + added) / plain:.2f}×" if plain else ""
+
+    ours("encrypt", "age encrypt, X25519 (phone)", phone_mb, lambda: envelope_step("encrypt"))
+    ours("decrypt", "age decrypt, X25519 (phone)", phone_mb, lambda: envelope_step("decrypt"))
 
     def ratio(key, peer_seconds, what):
         mine = sum(results[k] for k in key) if all(k in results for k in key) else None

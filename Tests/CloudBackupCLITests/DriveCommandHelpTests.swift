@@ -8,7 +8,7 @@ import Testing
             "backup",
             """
             usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
-                                      [--max-bytes N]
+                                      [--max-bytes N] [--password-file FILE | --password-command CMD]
 
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
             (so another device's items are kept) and upload the result only if it changed. STATE's
@@ -17,7 +17,8 @@ import Testing
             conditional, so a device writing at the same moment is merged, not lost. The profile
             keeps a copy of what is on Drive: while Drive's checksum still matches it, nothing is
             downloaded, and a run with nothing new sends one request. STATE is never modified.
-            Silent on success unless --verbose.
+            Silent on success unless --verbose. A profile that encrypts uploads an age file, which
+            any age tool opens with the profile's passphrase or identity file.
 
             options:
               --file STATE   the local state file (required); an invalid file uploads nothing
@@ -28,10 +29,12 @@ import Testing
               --json         print a summary: remote id, bytes, result, counts (day logs kept
                              under a tombstone on their own)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
+              --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
+              --password-command CMD  the same, printed by the shell command CMD
 
             exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
-            (nothing uploaded), or the profile's config.json or token file is broken or readable by
-            others, 4 not logged in, or the login was revoked or does not allow Drive
+            (nothing uploaded), or the profile's config.json, token file or identity file is broken
+            or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
             access, 5 network or Drive failure after retries (the remote file is intact), 6 another
             run holds the profile's lock, 7 STATE or the backup is from a newer version.
 
@@ -42,7 +45,7 @@ import Testing
             """
             usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
                                        [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                       [--verbose] [--max-bytes N]
+                                       [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
             it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -66,19 +69,21 @@ import Testing
               --json          print the counts as the SPEC §4 report object
               --verbose       trace each HTTP exchange (tokens redacted)
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+              --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
+              --password-command CMD  the same, printed by the shell command CMD
 
             exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-            revision, or TIME is before the oldest, 3 STATE
-            or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
-            Drive failure, 6 another run holds the profile's lock, or STATE changed while
-            restoring (nothing written; run again), 7 a newer schema.
+            revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
+            backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
+            failure, 6 another run holds the profile's lock, or STATE changed while restoring (nothing
+            written; run again), 7 a newer schema.
 
             """
         ),
         (
             "history",
             """
-            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N]
+            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
 
             Lists the revisions of the backup file in the Drive app folder, oldest first: the
             revision id, when it was written (local time and UTC), its size, and whether it is
@@ -94,6 +99,8 @@ import Testing
               --json          print one object with a "revisions" array, oldest first
               --verbose       trace each HTTP exchange (tokens redacted)
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+              --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
+              --password-command CMD  the same, printed by the shell command CMD
 
             exit status: 0 done, 3 the profile's files are broken, or there is no backup, 4 not
             logged in, 5 network or Drive failure.

@@ -10,10 +10,10 @@ struct BackupCommand: Command {
     static let name = "backup"
     static let summary = "merge a state file into the Drive backup; upload only if it changed"
     static let usage =
-        "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json] [--max-bytes N]"
+        "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
-                                  [--max-bytes N]
+                                  [--max-bytes N] [--password-file FILE | --password-command CMD]
 
         Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
         (so another device's items are kept) and upload the result only if it changed. STATE's
@@ -22,7 +22,8 @@ struct BackupCommand: Command {
         conditional, so a device writing at the same moment is merged, not lost. The profile
         keeps a copy of what is on Drive: while Drive's checksum still matches it, nothing is
         downloaded, and a run with nothing new sends one request. STATE is never modified.
-        Silent on success unless --verbose.
+        Silent on success unless --verbose. A profile that encrypts uploads an age file, which
+        any age tool opens with the profile's passphrase or identity file.
 
         options:
           --file STATE   the local state file (required); an invalid file uploads nothing
@@ -33,10 +34,11 @@ struct BackupCommand: Command {
           --json         print a summary: remote id, bytes, result, counts (day logs kept
                          under a tombstone on their own)
         \(BackupFile.maxBytesHelp(column: 17))
+        \(RemoteEncryption.Options.help(column: 17))
 
         exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
-        (nothing uploaded), or the profile's config.json or token file is broken or readable by
-        others, 4 not logged in, or the login was revoked or does not allow Drive
+        (nothing uploaded), or the profile's config.json, token file or identity file is broken
+        or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
         access, 5 network or Drive failure after retries (the remote file is intact), 6 another
         run holds the profile's lock, 7 STATE or the backup is from a newer version.
         """
@@ -48,6 +50,7 @@ struct BackupCommand: Command {
     let verbose: Bool
     let json: Bool
     let readOptions: ReadOptions
+    let keys: RemoteEncryption.Options
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
@@ -60,6 +63,7 @@ struct BackupCommand: Command {
         verbose = arguments.flag("--verbose")
         json = arguments.flag("--json")
         readOptions = try BackupFile.readOptions(&arguments)
+        keys = try RemoteEncryption.Options(&arguments)
         guard !(quiet && verbose) else {
             throw .usage("--quiet and --verbose exclude each other", Self.usage)
         }
@@ -70,10 +74,12 @@ struct BackupCommand: Command {
         // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
         // else is wrong, and an invalid file never takes the lock or touches the network.
         let local = try BackupFile.load(file, options: readOptions).document
+        let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
-            profile: try Profile.load(name: profile, environment: context.environment),
-            context: context, now: now, verbose: verbose, quiet: quiet || json,
-            maxBytes: readOptions.maxBytes)
+            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json,
+            maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment))
         let warn = { (line: String) in context.printWarning(line) }
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)

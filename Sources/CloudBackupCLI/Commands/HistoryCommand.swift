@@ -12,7 +12,7 @@ struct HistoryCommand: Command {
     static let name = "history"
     static let summary = "list the backup's older versions on Drive (for restore --revision)"
     static let usage =
-        "usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N]"
+        "usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         \(usage)
 
@@ -30,6 +30,7 @@ struct HistoryCommand: Command {
           --json          print one object with a "revisions" array, oldest first
           --verbose       trace each HTTP exchange (tokens redacted)
         \(BackupFile.maxBytesHelp(column: 18))
+        \(RemoteEncryption.Options.help(column: 18))
 
         exit status: 0 done, 3 the profile's files are broken, or there is no backup, 4 not
         logged in, 5 network or Drive failure.
@@ -40,6 +41,8 @@ struct HistoryCommand: Command {
     var json: Bool
     var verbose: Bool
     var readOptions: ReadOptions
+    /// What opens an encrypted backup's revisions for `--contents`.
+    var keys: RemoteEncryption.Options
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
@@ -47,6 +50,7 @@ struct HistoryCommand: Command {
         json = arguments.flag("--json")
         verbose = arguments.flag("--verbose")
         readOptions = try BackupFile.readOptions(&arguments)
+        keys = try RemoteEncryption.Options(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
@@ -83,7 +87,9 @@ struct HistoryCommand: Command {
         let profile = try Profile.load(name: profileName, environment: context.environment)
         let session = try DriveSession(
             profile: profile, context: context, now: nil, verbose: verbose, quiet: true,
-            locking: false, savingLogin: true, maxBytes: readOptions.maxBytes)
+            locking: false, savingLogin: true, maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment))
         let files = try session.drive.list(named: profile.fileName)
         guard let file = files.first else {
             throw CLIError(
@@ -144,9 +150,15 @@ struct HistoryCommand: Command {
             return .failure(Unreadable(reason: "could not be downloaded (\(error))"))
         }
         do {
-            let summary = Summary(try codec.decode(bytes))
+            let plain = try codec.opened(
+                bytes, of: file, revision: revision.id, replacing: false)
+            let summary = Summary(try codec.decode(plain))
             if let md5 = revision.md5Checksum { cache.entries[md5] = summary }
             return .success(summary)
+        } catch let error as SyncError {
+            // Encrypted, and no key given here opens it: which, and what to configure.
+            return .failure(
+                Unreadable(reason: CloudBackup.describe(error).lines.first ?? "\(error)"))
         } catch {
             let line =
                 (error as? BackupFileError).flatMap {

@@ -9,11 +9,11 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
                                    [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                   [--verbose] [--max-bytes N]
+                                   [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -37,12 +37,13 @@ struct RestoreCommand: Command {
           --json          print the counts as the SPEC §4 report object
           --verbose       trace each HTTP exchange (tokens redacted)
         \(BackupFile.maxBytesHelp(column: 18))
+        \(RemoteEncryption.Options.help(column: 18))
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-        revision, or TIME is before the oldest, 3 STATE
-        or the backup is invalid, or there is no backup, 4 not logged in, 5 network or
-        Drive failure, 6 another run holds the profile's lock, or STATE changed while
-        restoring (nothing written; run again), 7 a newer schema.
+        revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
+        backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
+        failure, 6 another run holds the profile's lock, or STATE changed while restoring (nothing
+        written; run again), 7 a newer schema.
         """
 
     let file: String
@@ -55,6 +56,7 @@ struct RestoreCommand: Command {
     let json: Bool
     let verbose: Bool
     let readOptions: ReadOptions
+    let keys: RemoteEncryption.Options
     /// An older version of the backup, from its revision history.
     let revision: RevisionChoice?
 
@@ -86,14 +88,17 @@ struct RestoreCommand: Command {
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
+        keys = try RemoteEncryption.Options(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
     func run(in context: Context) throws {
+        let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
-            profile: try Profile.load(name: profile, environment: context.environment),
-            context: context, now: now, verbose: verbose, quiet: json,
-            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes)
+            profile: profile, context: context, now: now, verbose: verbose, quiet: json,
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment))
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one.

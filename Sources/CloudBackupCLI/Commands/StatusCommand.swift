@@ -51,13 +51,21 @@ struct StatusCommand: Command {
         ]
         var remoteFailure: CLIError?
         if remote {
+            // status takes no passphrase options: a previous run's check that it finishes (and
+            // which may merge and upload) has the keys of the environment and identityFile,
+            // and without them is left to the next backup or restore.
+            let keys = try? RemoteEncryption.load(
+                profile: profile, options: RemoteEncryption.Options(),
+                environment: context.environment)
             let session = try DriveSession(
                 profile: profile, context: context, now: nil, verbose: verbose, quiet: true,
-                locking: false)
+                locking: false, encryption: keys ?? .plain)
             // A previous run's unfinished check of its upload comes first, under the profile's
             // lock; a run holding it checks by itself.
             var settled: CLIError?
-            if session.pendingVerification != nil, let lock = try? profile.lock(in: context) {
+            if session.pendingVerification != nil, keys != nil,
+                let lock = try? profile.lock(in: context)
+            {
                 do {
                     try withExtendedLifetime(lock) {
                         try session.settle(warn: { context.printWarning($0) })

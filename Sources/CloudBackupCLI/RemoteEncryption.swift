@@ -1,0 +1,241 @@
+import BackupSync
+import Envelope
+import Foundation
+import LocalFiles
+
+/// The profile's age envelope around the backup's bytes on Drive, so neither Google nor
+/// anyone with the account reads the data, and any age tool opens it with the user's key.
+///
+/// Design: the sync engine (`BackupSync`) sees only the codec's closures (`sealing`): `open`
+/// on every encrypted byte it downloads and `seal` on every byte it uploads (encrypted when
+/// the profile encrypts); comparisons ("did the merge change anything?") stay on plaintext,
+/// and the rules for switching (a plain backup is rewritten encrypted once; an encrypted one
+/// is never replaced by a profile that does not encrypt) are the engine's. Keys come in restic's way: a passphrase from `--password-file FILE`,
+/// `--password-command CMD` or `CLOUDBACKUP_PASSWORD_FILE` / `CLOUDBACKUP_PASSWORD_COMMAND`
+/// (never an argument's value, never printed), and/or an age identity file (`identityFile`).
+/// `encrypt` turns encryption of uploads on; a key is then required.
+struct RemoteEncryption {
+    /// Where uploads are encrypted to; nil when the profile does not encrypt.
+    let recipients: [Recipient]?
+    /// What opens an encrypted download.
+    let identities: [Identity]
+
+    static let plain = RemoteEncryption(recipients: nil, identities: [])
+
+    var encrypts: Bool { recipients != nil }
+
+    /// What the user configures, for the messages that say what is missing.
+    static let keySources =
+        "--password-file FILE, --password-command CMD, CLOUDBACKUP_PASSWORD_FILE, CLOUDBACKUP_PASSWORD_COMMAND, or identityFile in config.json"
+
+    /// The passphrase options of `backup` and `restore`.
+    struct Options: Sendable {
+        var passwordFile: String?
+        var passwordCommand: String?
+
+        init(_ arguments: inout Arguments) throws(CLIError) {
+            passwordFile = try arguments.option("--password-file")
+            passwordCommand = try arguments.option("--password-command")
+            guard passwordFile == nil || passwordCommand == nil else {
+                throw .usage(
+                    "--password-file and --password-command exclude each other", arguments.usage)
+            }
+        }
+
+        init() {}
+
+        static let usage = "[--password-file FILE | --password-command CMD]"
+
+        /// The options' help lines, descriptions from `column` as the command's others.
+        static func help(column: Int) -> String {
+            [
+                (
+                    "  --password-file FILE",
+                    "the backup's passphrase (encrypted backups): FILE's first line"
+                ),
+                ("  --password-command CMD", "the same, printed by the shell command CMD"),
+            ].map { $0 + String(repeating: " ", count: max(2, column - $0.count)) + $1 }
+                .joined(separator: "\n")
+        }
+    }
+
+    /// The keys `profile` and `options` give (options first, then the environment); exit 2
+    /// when the profile encrypts without any, or a passphrase source fails; exit 3 for a
+    /// broken or exposed identity file.
+    static func load(profile: Profile, options: Options, environment: [String: String])
+        throws(CLIError) -> RemoteEncryption
+    {
+        func setting(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let file =
+            options.passwordFile
+            ?? (options.passwordCommand == nil ? setting("CLOUDBACKUP_PASSWORD_FILE") : nil)
+        let command =
+            options.passwordCommand ?? (file == nil ? setting("CLOUDBACKUP_PASSWORD_COMMAND") : nil)
+        var passphrase: [UInt8]?
+        if let file { passphrase = try Self.passphrase(fromFile: file) }
+        if let command { passphrase = try Self.passphrase(fromCommand: command) }
+        // The envelope keeps its own wiped copies; this one is cleared as far as Swift lets.
+        defer {
+            passphrase?.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        }
+        let keyed = try profile.identityFile.map(identities(inFile:)) ?? []
+        var identities = keyed
+        if let passphrase { identities.append(.passphrase(passphrase)) }
+        guard profile.encrypt else {
+            return RemoteEncryption(recipients: nil, identities: identities)
+        }
+        switch (passphrase, keyed.isEmpty) {
+        case (nil, true):
+            throw CLIError(
+                "profile '\(profile.name)' encrypts its backup but has no key; give one: \(keySources)",
+                exitCode: .usage)
+        case (let passphrase?, true):
+            return RemoteEncryption(
+                recipients: [.scrypt(passphrase: passphrase)], identities: identities)
+        case (nil, false):
+            return RemoteEncryption(
+                recipients: keyed.compactMap(\.recipient), identities: identities)
+        case (.some, false):
+            throw CLIError(
+                "profile '\(profile.name)' has both a passphrase and identityFile; age encrypts to a passphrase only alone, so give one of them",
+                exitCode: .usage)
+        }
+    }
+
+    /// `codec` with this envelope around its bytes: the one place where the sync engine's
+    /// bytes meet encryption.
+    func sealing<Document>(_ codec: SyncCodec<Document>) -> SyncCodec<Document> {
+        var codec = codec
+        codec.isSealed = Envelope.isEncrypted
+        codec.open = { try open($0) }
+        codec.seal = { try seal($0) }
+        codec.seals = encrypts
+        return codec
+    }
+
+    /// The profile has no key at all for an encrypted backup.
+    struct MissingKey: Error {}
+
+    /// Drive's bytes as the document's: an age file decrypted (`MissingKey`, or the
+    /// envelope's `EnvelopeError` when no key given opens it), plain bytes as they are.
+    func open(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard Envelope.isEncrypted(bytes) else { return bytes }
+        guard !identities.isEmpty else { throw MissingKey() }
+        return try Envelope.decrypt(bytes, with: identities)
+    }
+
+    /// The document's bytes as they go to Drive: encrypted when the profile encrypts.
+    func seal(_ bytes: [UInt8]) throws(EnvelopeError) -> [UInt8] {
+        guard let recipients else { return bytes }
+        return try Envelope.encrypt(bytes, to: recipients)
+    }
+
+    /// Why `open` refused the encrypted bytes of `file` (a Drive file, or a revision of one),
+    /// as one line: which case, and what to configure. Exit 3, nothing written.
+    static func describe(unopened error: any Error, file: String) -> CLIError {
+        let line =
+            switch error {
+            case is MissingKey:
+                "\(file) is encrypted (age) and this profile has no key to open it; give one: \(keySources)"
+            case let error as EnvelopeError where error.kind == .noMatch:
+                "\(file): \(error.description) (wrong passphrase or identity file?)"
+            case let error as EnvelopeError:
+                "\(file) is not a readable age file: \(error.description)"
+            default:
+                "\(file) could not be decrypted: \(error)"
+            }
+        return CLIError(line + "; nothing was written", exitCode: .invalidFile)
+    }
+
+    /// A profile that does not encrypt met an encrypted backup it would replace.
+    static func describe(unsealing file: String) -> CLIError {
+        CLIError(
+            "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1, with its key; nothing was written",
+            exitCode: .invalidFile)
+    }
+
+    /// Said once, after the upload that encrypted a plain backup.
+    static let encryptedNow =
+        "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
+
+    private static let maxPassphraseBytes = 4096
+
+    /// The first line of `path` (restic's convention: one trailing newline is not part of it).
+    private static func passphrase(fromFile path: String) throws(CLIError) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = try LocalFile.read(path, maxBytes: maxPassphraseBytes)
+        } catch {
+            throw CLIError("--password-file: \(error.description)", exitCode: .usage)
+        }
+        return try firstLine(bytes, from: "\(path) (the password file)")
+    }
+
+    /// What `/bin/sh -c command` prints, its first line; its stderr goes to ours.
+    private static func passphrase(fromCommand command: String) throws(CLIError) -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        do {
+            try process.run()
+        } catch {
+            throw CLIError(
+                "--password-command could not start /bin/sh: \(error.localizedDescription)",
+                exitCode: .usage)
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CLIError(
+                "the password command exited with status \(process.terminationStatus); fix it (run it by hand to see)",
+                exitCode: .usage)
+        }
+        guard data.count <= maxPassphraseBytes else {
+            throw CLIError(
+                "the password command printed over \(maxPassphraseBytes) bytes; print the passphrase alone",
+                exitCode: .usage)
+        }
+        return try firstLine(Array(data), from: "the password command's output")
+    }
+
+    private static func firstLine(_ bytes: [UInt8], from source: String) throws(CLIError) -> [UInt8]
+    {
+        var line = Array(bytes.prefix { $0 != 0x0a })
+        if line.last == 0x0d { line.removeLast() }
+        guard !line.isEmpty else {
+            throw CLIError(
+                "\(source) holds no passphrase (its first line is empty)", exitCode: .usage)
+        }
+        return line
+    }
+
+    /// The identities of the file `identityFile` names, refused when others may read it.
+    private static func identities(inFile path: String) throws(CLIError) -> [Identity] {
+        do {
+            guard let mode = try LocalFile.mode(of: path) else {
+                throw CLIError(
+                    "\(path) (identityFile): no such file; create it with 'age-keygen -o \(path)' or fix the setting",
+                    exitCode: .invalidFile)
+            }
+            guard mode & 0o077 == 0 else {
+                throw CLIError(
+                    "\(path): permissions \(String(format: "%04o", mode)) are too open for an identity file (it holds your key); run `chmod 600 \(path)` and try again",
+                    exitCode: .invalidFile)
+            }
+            let text = String(decoding: try LocalFile.read(path, maxBytes: 1 << 16), as: UTF8.self)
+            return try Identity.parseFile(text)
+        } catch let error as CLIError {
+            throw error
+        } catch let error as LocalFileError {
+            throw CLIError(error.description, exitCode: .invalidFile)
+        } catch let error as EnvelopeError {
+            throw CLIError("\(path) (identityFile): \(error.description)", exitCode: .invalidFile)
+        } catch {
+            throw CLIError("\(path): \(error)", exitCode: .invalidFile)
+        }
+    }
+}

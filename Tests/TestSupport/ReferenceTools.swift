@@ -1,0 +1,46 @@
+import Foundation
+
+/// The reference age implementations the interop tests run as subprocesses: Debian's `age`
+/// and `age-keygen` (X25519) and PyPI's `pyrage` (passphrase), which `make test` installs.
+public enum ReferenceTools {
+    public static let age = URL(fileURLWithPath: "/usr/bin/age")
+    public static let ageKeygen = URL(fileURLWithPath: "/usr/bin/age-keygen")
+
+    /// A new key from `age-keygen -o keyFile` (mode 0600, as age-keygen writes it); its
+    /// public key, which age-keygen says on stderr.
+    public static func generateKey(at keyFile: URL) throws -> String {
+        guard FileManager.default.isExecutableFile(atPath: age.path) else {
+            throw Failure(
+                description:
+                    "Debian's age is not installed (make test installs it: apt-get install age)")
+        }
+        let made = try run(ageKeygen, ["-o", keyFile.path])
+        guard made.status == 0,
+            let line = made.stderr.split(separator: "\n").first(where: {
+                $0.hasPrefix("Public key: ")
+            })
+        else { throw Failure(description: "age-keygen failed: \(made.stderr)") }
+        return String(line.dropFirst("Public key: ".count))
+    }
+
+    /// `pyrage.passphrase.encrypt|decrypt` of the file `input` into `output`; the passphrase
+    /// reaches Python through its environment, never its arguments.
+    public static func pyrage(_ verb: String, _ input: URL, _ output: URL, passphrase: String)
+        throws -> RunResult
+    {
+        try run(
+            URL(fileURLWithPath: Paths.python),
+            [
+                "-c",
+                "import os, sys, pyrage; data = open(sys.argv[2], 'rb').read(); "
+                    + "out = getattr(pyrage.passphrase, sys.argv[1])(data, os.environ['PASSPHRASE']); "
+                    + "open(sys.argv[3], 'wb').write(out)",
+                verb, input.path, output.path,
+            ],
+            environment: ["PASSPHRASE": passphrase, "PATH": "/usr/bin:/bin"])
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+}
