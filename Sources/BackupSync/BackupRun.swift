@@ -243,6 +243,12 @@ public struct BackupRun<Document> {
         return .list
     }
 
+    /// `start()` with the first listing's answer already in hand.
+    public mutating func start(listed files: [DriveFile], now: Timestamp) -> Action {
+        phase = .listing
+        return handle(.listed(files, now: now))
+    }
+
     /// A Drive operation failed for good (retries spent). Once an upload of ours landed, the
     /// check is left undone: the pending record on disk says what the next run finishes.
     public mutating func failed(_ error: DriveError) -> Action {

@@ -22,11 +22,23 @@ public struct SyncDriver {
         self.now = now
     }
 
-    public func run<Document>(_ machine: BackupRun<Document>) throws(SyncError)
-        -> BackupOutcome<Document>
-    {
+    /// The files of our name, and the run's clock as of that answer: a caller that decides
+    /// from the listing alone whether to run at all (`cloudbackup backup`'s quiet night),
+    /// then hands it to `run(_:listed:)`, so a run costs no second listing.
+    public func list(named name: String) throws(SyncError) -> (files: [DriveFile], now: Timestamp) {
+        do {
+            return (try drive.list(named: name), now())
+        } catch {
+            throw .drive(error)
+        }
+    }
+
+    /// `listed`: the run's first listing, made already by `list(named:)`.
+    public func run<Document>(
+        _ machine: BackupRun<Document>, listed: (files: [DriveFile], now: Timestamp)? = nil
+    ) throws(SyncError) -> BackupOutcome<Document> {
         var machine = machine
-        var action = machine.start()
+        var action = listed.map { machine.start(listed: $0.files, now: $0.now) } ?? machine.start()
         while true {
             switch action {
             case .finish(let outcome): return outcome

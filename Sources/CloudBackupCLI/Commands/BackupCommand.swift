@@ -1,5 +1,6 @@
 import BackupKit
 import BackupSync
+import Digests
 import Foundation
 import GoogleDrive
 import LocalFiles
@@ -72,15 +73,42 @@ struct BackupCommand: Command {
 
     func run(in context: Context) throws {
         // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
-        // else is wrong, and an invalid file never takes the lock or touches the network.
-        let local = try BackupFile.load(file, options: readOptions).document
+        // else is wrong, and an invalid file never takes the lock or touches the network. A
+        // STATE the last backup proved steady is not read at all (`SteadyState`): it was
+        // valid then and is unchanged since.
+        let stamp = FileStamp.of(file)
+        let readAt = FileStamp.clock()
+        let steadyPath = (try? Profile.folder(for: profile, environment: context.environment))
+            .map { $0 + "/" + SteadyState.fileName }
+        let steady = steadyPath.flatMap { SteadyState.load(from: $0) }.flatMap {
+            $0.describes(file, stamp: stamp, maxBytes: readOptions.maxBytes) ? $0 : nil
+        }
+        let read = try steady == nil ? readState() : nil
         let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
             profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json,
             maxBytes: readOptions.maxBytes,
             encryption: try RemoteEncryption.load(
                 profile: profile, options: keys, environment: context.environment))
-        let warn = { (line: String) in context.printWarning(line) }
+        var warnings = 0
+        let warn = { (line: String) in
+            warnings += 1
+            context.printWarning(line)
+        }
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
+            warn: warn)
+        var listed: (files: [DriveFile], now: Timestamp)?
+        if let steady, steady.conditions == conditions(session),
+            session.pendingVerification == nil, !LocalFile.exists(session.profile.retentionDuePath)
+        {
+            let listing = try driver.list(named: session.profile.fileName)
+            if let remote = steady.unchangedFile(in: listing.files, now: listing.now) {
+                return quietNight(remote, steady: steady, session: session, context: context)
+            }
+            listed = listing
+        }
+        let (local, sha256) = try read ?? readState()
         let settings = SharedSettings(local.settings)
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
         let backingUp = BackupCodec.BackingUp(
@@ -92,10 +120,7 @@ struct BackupCommand: Command {
             name: session.profile.fileName, codec: codec, local: local,
             kept: kept, pending: session.pendingVerification)
         machine.maxBytes = readOptions.maxBytes
-        let driver = session.driver(
-            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
-            warn: warn)
-        let ran = try driver.run(machine)
+        let ran = try driver.run(machine, listed: listed)
         guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
             throw CLIError(
                 "unexpected failure: the backup run ended with no file", exitCode: .failure)
@@ -135,6 +160,25 @@ struct BackupCommand: Command {
         keep(
             { () throws(CLIError) in try settings.save(to: session.profile.syncedSettingsPath) },
             orElse: "a settings change made here before the next backup may not reach Drive")
+        // Only a night that changed nothing and said nothing is steady: one that warned warns
+        // again tomorrow.
+        if let stamp, let steadyPath, !outcome.uploaded, outcome.deletedDuplicates.isEmpty,
+            outcome.sideFiles.isEmpty, outcome.mergedRevisions == 0, warnings == 0,
+            session.clockSkew() == nil, FileStamp.of(file) == stamp,
+            let revision = remoteFile.headRevisionId, let md5 = remoteFile.md5Checksum
+        {
+            let proved = SteadyState(
+                stamp: stamp, settled: stamp.isSettled(at: readAt), sha256: sha256,
+                fileId: remoteFile.id, headRevisionId: revision, md5Checksum: md5.lowercased(),
+                until: MergeOptions(now: session.now())
+                    .unchangedUntil(local: document, incoming: local)?.millisecondsSince1970,
+                conditions: conditions(session), bytes: outcome.bytes,
+                counts: Summary.Counts(document))
+            // Without it the next backup is a full one, as before: nothing to warn about.
+            try? proved.save(to: steadyPath)
+        } else if let steadyPath {
+            try? LocalFile.remove(steadyPath)
+        }
         let pins = retain(
             outcome, revisions: ran.revisions, driver: driver, session: session, warn: warn)
         let result = outcome.created ? "created" : outcome.uploaded ? "uploaded" : "unchanged"
@@ -144,7 +188,7 @@ struct BackupCommand: Command {
             let what =
                 outcome.uploaded
                 ? "\(result) \(outcome.file.name) (id \(outcome.file.id), \(outcome.bytes) bytes)"
-                : "\(outcome.file.name) (id \(outcome.file.id)) already holds everything in \(file); nothing uploaded"
+                : holdsEverything(outcome.file)
             context.printError("cloudbackup: " + what)
             if outcome.fromKeptCopy {
                 context.printError(
@@ -215,7 +259,7 @@ struct BackupCommand: Command {
 
     /// The `--json` line.
     struct Summary: Encodable {
-        struct Counts: Encodable {
+        struct Counts: Codable, Equatable {
             var challenges: Int
             /// Of live challenges; `keptDayLogs` are those kept under a tombstone.
             var dayLogs: Int
@@ -248,16 +292,58 @@ struct BackupCommand: Command {
     }
 
     static func summary(_ outcome: Outcome, result: String) -> String {
-        let document = outcome.document
-        let kept = document.keptDayLogCount
-        let summary = Summary(
-            fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes, result: result,
-            deletedDuplicates: outcome.deletedDuplicates, sideFiles: outcome.sideFiles.map(\.name),
-            counts: Summary.Counts(
-                challenges: document.challenges.count, dayLogs: document.dayLogs.count - kept,
-                keptDayLogs: kept, tombstones: document.tombstones.count),
-            mergedRevisions: outcome.mergedRevisions)
-        return JSONLine.encode(summary)
+        JSONLine.encode(
+            Summary(
+                fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes,
+                result: result, deletedDuplicates: outcome.deletedDuplicates,
+                sideFiles: outcome.sideFiles.map(\.name), counts: Summary.Counts(outcome.document),
+                mergedRevisions: outcome.mergedRevisions))
+    }
+
+    /// The verbose line of a backup that uploaded nothing.
+    private func holdsEverything(_ remote: DriveFile) -> String {
+        "\(remote.name) (id \(remote.id)) already holds everything in \(file); nothing uploaded"
+    }
+
+    /// STATE read, validated and migrated, and the SHA-256 of its bytes (for `SteadyState`).
+    private func readState() throws(CLIError) -> (document: BackupDocument, sha256: String) {
+        let (result, bytes) = try BackupFile.loadWithBytes(file, options: readOptions)
+        return (result.document, Digest.hex(Digest.sha256(bytes)))
+    }
+
+    /// What else the outcome of this profile's backup depends on, besides STATE and Drive.
+    private func conditions(_ session: DriveSession) -> SteadyState.Conditions {
+        SteadyState.Conditions(
+            fileName: session.profile.fileName, encrypts: session.encryption.encrypts,
+            maxBytes: readOptions.maxBytes,
+            syncedSettings: (try? LocalFile.read(
+                session.profile.syncedSettingsPath, maxBytes: 1 << 16))
+                .map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// A steady STATE and Drive still holding the revision that proved it: nothing to merge
+    /// or upload, and nothing read but the listing.
+    private func quietNight(
+        _ remote: DriveFile, steady: SteadyState, session: DriveSession, context: Context
+    ) {
+        let bytes = remote.size ?? steady.bytes
+        try? LastBackup(
+            time: ClockOptions.systemNow().description, fileId: remote.id, name: remote.name,
+            bytes: bytes, uploaded: false
+        ).save(to: session.profile.lastBackupPath)
+        if json {
+            context.print(
+                JSONLine.encode(
+                    Summary(
+                        fileId: remote.id, name: remote.name, bytes: bytes, result: "unchanged",
+                        deletedDuplicates: [], sideFiles: [], counts: steady.counts,
+                        mergedRevisions: 0)))
+        } else if verbose {
+            context.printError("cloudbackup: " + holdsEverything(remote))
+            context.printError(
+                "cloudbackup: \(file) is as the last backup left it, and Drive still holds the revision that backup merged it into; nothing read or downloaded"
+            )
+        }
     }
 }
 
@@ -311,5 +397,14 @@ enum JSONLine {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
+
+extension BackupCommand.Summary.Counts {
+    init(_ document: BackupDocument) {
+        let kept = document.keptDayLogCount
+        self.init(
+            challenges: document.challenges.count, dayLogs: document.dayLogs.count - kept,
+            keptDayLogs: kept, tombstones: document.tombstones.count)
     }
 }
