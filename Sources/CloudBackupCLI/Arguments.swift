@@ -1,9 +1,13 @@
 /// The one small argument parser: commands pull the flags and options they know, then
 /// `finish()` rejects anything left over. Options take their value as `--name value` or
-/// `--name=value`; `--` ends options.
+/// `--name=value`; `--` ends options. `-q`, `-v` and `-n` are `--quiet`, `--verbose` and
+/// `--dry-run` wherever a command takes the long flag.
 public struct Arguments: Sendable {
     private var items: [String]
     private var positionalOnlyFrom: Int?
+    /// Every flag and option a command asked for, so an unknown one can be told the nearest.
+    private var known: [String] = []
+    static let shortFlags = ["--quiet": "-q", "--verbose": "-v", "--dry-run": "-n"]
     public let usage: String
 
     public init(_ items: [String], usage: String) {
@@ -18,10 +22,12 @@ public struct Arguments: Sendable {
 
     /// True when `name` was given (once or more); removes it.
     public mutating func flag(_ name: String) -> Bool {
+        known.append(name)
+        let short = Self.shortFlags[name]
         var found = false
         var index = 0
         while index < items.count {
-            if isOptionIndex(index), items[index] == name {
+            if isOptionIndex(index), items[index] == name || items[index] == short {
                 remove(at: index)
                 found = true
             } else {
@@ -33,6 +39,7 @@ public struct Arguments: Sendable {
 
     /// The value of `--name value` or `--name=value`; the last one wins.
     public mutating func option(_ name: String) throws(CLIError) -> String? {
+        known.append(name)
         var value: String?
         var index = 0
         while index < items.count {
@@ -76,7 +83,12 @@ public struct Arguments: Sendable {
         for (index, item) in items.enumerated() {
             if let end = positionalOnlyFrom, index == end { continue }
             if isOptionIndex(index), item.hasPrefix("-"), item != "-" {
-                throw .usage("unknown option '\(item)'", usage)
+                let typed = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? item
+                throw .usage(
+                    Suggestion.appending(
+                        to: "unknown option '\(item)'", for: typed,
+                        among: known.filter { $0.hasPrefix("--") }),
+                    usage)
             }
             result.append(item)
         }

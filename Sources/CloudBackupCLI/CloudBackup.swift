@@ -50,7 +50,9 @@ public enum CloudBackup {
             commands:
             \(rows.joined(separator: "\n"))
 
-            Run 'cloudbackup <command> --help' for a command's options.
+            Run 'cloudbackup help <command>' (or 'cloudbackup <command> --help') for a
+            command's options; -q, -v and -n stand for --quiet, --verbose and --dry-run
+            wherever a command takes them.
             Exit codes: 0 done, 1 unexpected failure, 2 usage, 3 invalid or unreadable file,
             4 not logged in, 5 network or server failure, 6 another run holds the lock,
             7 refused (newer schema, or a file that predates the tombstone window).
@@ -72,6 +74,8 @@ public enum CloudBackup {
             return .usage
         }
         switch first {
+        case "help" where arguments.count > 1:
+            return run([arguments[1], "--help"], in: context)
         case "--help", "-h", "help":
             context.print(help)
             return .success
@@ -82,7 +86,10 @@ public enum CloudBackup {
             break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            context.printError("cloudbackup: unknown command '\(first)'")
+            context.printError(
+                Suggestion.appending(
+                    to: "cloudbackup: unknown command '\(first)'", for: first,
+                    among: commands.map { $0.name }))
             context.printError(usage)
             return .usage
         }

@@ -23,6 +23,40 @@ import Testing
         #expect(error?.usage == "usage: x")
     }
 
+    @Test func shortFlagsStandForTheLongOnesACommandTakes() throws {
+        var arguments = Arguments(["-q", "a", "-v", "-n", "--", "-q"], usage: "u")
+        let quiet = arguments.flag("--quiet")
+        let verbose = arguments.flag("--verbose")
+        let dryRun = arguments.flag("--dry-run")
+        #expect(quiet && verbose && dryRun)
+        #expect(try arguments.positionals() == ["a", "-q"])
+    }
+
+    @Test func aShortFlagIsUnknownWhereItsLongOneIs() throws {
+        let error = parseError(["-n"]) {
+            _ = $0.flag("--verbose")
+            _ = try $0.positionals()
+        }
+        #expect(error?.lines == ["unknown option '-n'"])
+    }
+
+    @Test(arguments: [
+        (["--dryrun"], "unknown option '--dryrun'; did you mean '--dry-run'?"),
+        (["--max-byte=9"], "unknown option '--max-byte=9'; did you mean '--max-bytes'?"),
+        (["--jsn"], "unknown option '--jsn'; did you mean '--json'?"),
+        (["--js"], "unknown option '--js'"),
+        (["--frobnicate"], "unknown option '--frobnicate'"),
+    ])
+    func anUnknownOptionNearAKnownOneNamesIt(items: [String], message: String) throws {
+        let error = parseError(items) {
+            _ = $0.flag("--dry-run")
+            _ = $0.flag("--json")
+            _ = try $0.option("--max-bytes")
+            _ = try $0.positionals()
+        }
+        #expect(error?.lines == [message])
+    }
+
     @Test func doubleDashMakesTheRestPositional() throws {
         var arguments = Arguments(["--", "--json", "-o"], usage: "u")
         let json = arguments.flag("--json")
