@@ -9,7 +9,7 @@ public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// One line, whatever the file held: control characters (SPEC §4b: U+0000–U+001F and
+    /// One line, whatever the file held: control characters (FORMAT.md §3.3: U+0000–U+001F and
     /// U+007F–U+009F), which a key or value of an untrusted file may carry into the pointer
     /// or the message, are shown as `\u001B`, so they can neither break the line nor reach
     /// a terminal as an escape sequence.
@@ -42,7 +42,7 @@ public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
 /// Why a file could not be read as a backup. The CLI maps `.newerSchema` to exit 7 and
 /// everything else to exit 3.
 public enum BackupFileError: Error, Equatable, Sendable {
-    /// Refused before parsing (SPEC §2: 256 MiB by default).
+    /// Refused before parsing (FORMAT.md §3: 256 MiB by default).
     case tooLarge(size: Int, limit: Int)
     /// Not well-formed JSON (or not UTF-8); line and column are 1-based, column in bytes.
     case syntax(line: Int, column: Int, message: String)
@@ -84,11 +84,11 @@ public struct ReadOptions: Sendable {
 
 public struct ReadResult: Equatable, Sendable {
     /// Always schema 4: older files are migrated on the way in (3→4 changes nothing but
-    /// the version number, SPEC §2c).
+    /// the version number, FORMAT.md §2.4).
     public var document: BackupDocument
     /// The version the file was written in.
     public var sourceVersion: Int
-    /// Things `validate --verbose` may mention that are not errors (SPEC §2: day logs that do
+    /// Things `validate --verbose` may mention that are not errors (FORMAT.md §1.2: day logs that do
     /// not fit their challenge's winning copy).
     public var notes: [ValidationIssue]
 
