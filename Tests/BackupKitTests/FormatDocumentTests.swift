@@ -36,10 +36,14 @@ import Testing
         #expect(anchors.contains("5.1"))
         var missing: [String] = []
         for (name, text) in try Self.files(under: ["Sources", "Tests", "README.md"]) {
-            for match in text.matches(of: /FORMAT\.md §([0-9]+(?:\.[0-9]+)?)((?:, ?§[0-9]+(?:\.[0-9]+)?)*)/) {
+            for match in text.matches(
+                of: /FORMAT\.md §([0-9]+(?:\.[0-9]+)?)((?:, ?§[0-9]+(?:\.[0-9]+)?)*)/)
+            {
                 let cited =
                     [String(match.output.1)]
-                    + String(match.output.2).matches(of: /§([0-9.]*[0-9])/).map { String($0.output.1) }
+                    + String(match.output.2).matches(of: /§([0-9.]*[0-9])/).map {
+                        String($0.output.1)
+                    }
                 for section in cited where !anchors.contains(section) {
                     missing.append("\(name): §\(section)")
                 }

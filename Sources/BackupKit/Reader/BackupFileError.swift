@@ -2,8 +2,10 @@
 public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
     /// RFC 6901 JSON Pointer; the root is "".
     public var pointer: String
+    /// What is wrong there, in words a user can act on.
     public var message: String
 
+    /// An issue at `pointer` (RFC 6901, "" for the root).
     public init(pointer: String, message: String) {
         self.pointer = pointer
         self.message = message
@@ -55,9 +57,14 @@ public enum BackupFileError: Error, Equatable, Sendable {
     case invalid([ValidationIssue])
 }
 
+/// How a file is read: its limits, and whether notes are collected.
 public struct ReadOptions: Sendable {
+    /// Files larger than this are refused before any parsing (FORMAT.md §3): 256 MiB unless
+    /// the caller sets another limit.
     public var maxBytes: Int
+    /// How many issues are collected before reading stops (FORMAT.md §3: 100).
     public var maxIssues: Int
+    /// The deepest nesting allowed, the top-level value being depth 1 (FORMAT.md §3.1).
     public var maxDepth: Int
     /// Whether to collect `ReadResult.notes`, which look into every day log's values; only a
     /// caller that shows them (`validate --verbose`) should pay for that.
@@ -70,6 +77,7 @@ public struct ReadOptions: Sendable {
     /// tests make the guess wrong on purpose.
     var densitySampleBytes = 1 << 18
 
+    /// A read with the format's limits unless told otherwise (FORMAT.md §3).
     public init(
         maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32,
         collectsNotes: Bool = false, twoCoresFromBytes: Int = 1 << 20
@@ -82,6 +90,7 @@ public struct ReadOptions: Sendable {
     }
 }
 
+/// A file read, checked and migrated, with where it came from.
 public struct ReadResult: Equatable, Sendable {
     /// Always schema 4: older files are migrated on the way in (3→4 changes nothing but
     /// the version number, FORMAT.md §2.4).
@@ -92,6 +101,7 @@ public struct ReadResult: Equatable, Sendable {
     /// not fit their challenge's winning copy).
     public var notes: [ValidationIssue]
 
+    /// Wraps what `BackupReader.read` produced.
     public init(document: BackupDocument, sourceVersion: Int, notes: [ValidationIssue] = []) {
         self.document = document
         self.sourceVersion = sourceVersion
