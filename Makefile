@@ -12,7 +12,7 @@ BIN := .build/release/cloudbackup
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 
-.PHONY: all build test lint sanitize fuzz bench demo soak deps venv clean
+.PHONY: all build test lint lint-docs sanitize fuzz bench demo soak deps venv clean
 
 all: build
 
@@ -65,6 +65,12 @@ test: deps venv
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+
+# Every public declaration of BackupKit documented (AllPublicDeclarationsHaveDocumentation, in
+# a second configuration so the rest of the tree is not held to it). Not yet part of `lint`:
+# it fails until the remaining declarations have their comment.
+lint-docs:
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format-docs Sources/BackupKit
 
 # The suites that share memory across threads (two-core reads, merges and writes, and the
 # thread they run on), under ThreadSanitizer. Not part of `make test`: a second full build

@@ -1,7 +1,7 @@
 import BackupKit
 
 /// The settings a backup carries from one device to another: all but premium and the app
-/// lock, which an import never changes (SPEC §4 rule 6).
+/// lock, which an import never changes (FORMAT.md §5.1 rule 6).
 ///
 /// The profile keeps them as STATE had them when STATE and the backup were last brought
 /// together, by a backup or a restore (`synced-settings.json`). `backup` sends STATE's

@@ -1,6 +1,6 @@
 import BackupKit
 
-/// An append-only buffer of canonical JSON (SPEC §4b): no white space, strings as raw UTF-8
+/// An append-only buffer of canonical JSON (FORMAT.md §4.2): no white space, strings as raw UTF-8
 /// escaping only `"`, `\` and controls below U+0020, integers in plain form, stamps with
 /// exactly three fraction digits.
 ///

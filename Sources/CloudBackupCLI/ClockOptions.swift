@@ -7,7 +7,7 @@ import BackupKit
 #endif
 
 /// `--now T` and `--window DAYS`: the clock the tombstone window and the guards are measured
-/// against (SPEC §6 "Reproducibility"). BackupKit never reads the clock; commands read it
+/// against (FORMAT.md §8.2 "Reproducibility"). BackupKit never reads the clock; commands read it
 /// here, once, unless `--now` fixes it.
 struct ClockOptions: Sendable {
     var now: Timestamp

@@ -1,7 +1,7 @@
 import BackupKit
 import GoogleDrive
 
-/// The sections `status` gains from backup (SPEC §6): the remote file, this profile's last
+/// The sections `status` gains from backup (FORMAT.md §8.2): the remote file, this profile's last
 /// successful backup, and the local file's counts when `--file` is given.
 enum DriveStatus {
     /// Lists the app folder (a network call); a failure becomes the row's text, so the

@@ -1,4 +1,4 @@
-/// The exit codes of SPEC §6, which cron jobs and monitoring scripts rely on.
+/// The exit codes of FORMAT.md §8.1, which cron jobs and monitoring scripts rely on.
 public enum ExitCode: Int32, Sendable {
     case success = 0
     case failure = 1

@@ -96,7 +96,7 @@ extension Context {
     /// For tests only: the retry backoff base in milliseconds (default 1000).
     static let retryBaseVariable = "CLOUDBACKUP_RETRY_BASE_MS"
 
-    /// Google's backoff (SPEC §6b), with the base `CLOUDBACKUP_RETRY_BASE_MS` sets.
+    /// Google's backoff (FORMAT.md §9.2), with the base `CLOUDBACKUP_RETRY_BASE_MS` sets.
     var retryPolicy: RetryPolicy {
         var retry = RetryPolicy()
         if let text = environment[Self.retryBaseVariable], let milliseconds = Double(text),
@@ -114,7 +114,7 @@ extension Context {
     }
 }
 
-/// Opens the login URL the Unix way (SPEC §6): `$BROWSER` when set, else `xdg-open` when
+/// Opens the login URL the Unix way (FORMAT.md §8.3): `$BROWSER` when set, else `xdg-open` when
 /// there is a display, else nothing (the URL is printed either way).
 enum Browser {
     /// The argument vector to run, or nil when no browser should be started. `BROWSER` may

@@ -3,7 +3,7 @@ import Foundation
 import LocalFiles
 import Networking
 
-/// One named profile's settings and files (SPEC §6): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
+/// One named profile's settings and files (FORMAT.md §8.3): `$XDG_CONFIG_HOME/cloudbackup/<name>/`
 /// with `config.json`, the token file, the lock, the last-backup record and the kept copy.
 /// Every setting may come from the environment, which wins over `config.json`.
 struct Profile: Sendable {
@@ -99,7 +99,7 @@ struct Profile: Sendable {
     }
 
     /// Reads the profile; a missing config.json is fine (defaults and environment apply), a
-    /// broken one is an invalid file (exit 3, SPEC §6), not a usage error.
+    /// broken one is an invalid file (exit 3, FORMAT.md §8.1), not a usage error.
     static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
@@ -262,7 +262,7 @@ extension Profile {
         }
     }
 
-    /// One run at a time per profile (SPEC §6): the profile's lock, or exit 6 at once when
+    /// One run at a time per profile (FORMAT.md §8.1): the profile's lock, or exit 6 at once when
     /// another run holds it. Held until the returned lock is released.
     func lock(in context: Context) throws(CLIError) -> FileLock {
         try makeFolder(in: context)

@@ -3,7 +3,7 @@ import Foundation
 import Networking
 import Synchronization
 
-/// The app-folder client (SPEC §6b): list by name, read bytes with their etag, create with a
+/// The app-folder client (FORMAT.md §9.2): list by name, read bytes with their etag, create with a
 /// pre-generated id, conditional update, delete. Every request goes through one retry loop
 /// (backoff with jitter, `Retry-After`, a total deadline, one token refresh on 401) and
 /// every answer's `Date` is recorded so the caller can measure clock skew.

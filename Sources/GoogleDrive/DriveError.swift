@@ -40,7 +40,7 @@ public struct GoogleAPIError: Sendable, Equatable {
             .contains(reason ?? "")
     }
 
-    /// Whether Drive says to try again later (SPEC §6b): 429, 5xx gateways and rate-limit 403s.
+    /// Whether Drive says to try again later (FORMAT.md §9.2): 429, 5xx gateways and rate-limit 403s.
     public var isRetryable: Bool {
         switch status {
         case 429, 500, 502, 503, 504: return true

@@ -1,4 +1,4 @@
-/// The resumable upload protocol (Drive "Upload file data", SPEC §6b) as a pure state
+/// The resumable upload protocol (Drive "Upload file data", FORMAT.md §9.2) as a pure state
 /// machine: the driver in `DriveClient` performs each `Action` and feeds back what came of
 /// it as an `Event`; this type alone decides what to do next, so every transition is tested
 /// without a socket.

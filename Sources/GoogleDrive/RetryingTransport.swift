@@ -3,7 +3,7 @@ import Networking
 
 /// Drive's retry loop (`RetryPolicy`, one `DriveClient.Budget` per request) around a plain
 /// transport, for the requests that do not go through `DriveClient`: login's code exchange
-/// and logout's revocation (SPEC §6: network errors, 429 and 5xx are tried again, honouring
+/// and logout's revocation (FORMAT.md §8.2: network errors, 429 and 5xx are tried again, honouring
 /// `Retry-After`).
 ///
 /// Once the attempts or the deadline run out, the last answer (or transport failure) is

@@ -76,7 +76,7 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// Whether trying again may help: the connection failed, timed out or broke. A TLS
     /// failure, an answer over the size cap or a refused URL fails the same way every time.
-    /// Drive's retries and the token refresh both ask here (SPEC §6b: network errors).
+    /// Drive's retries and the token refresh both ask here (FORMAT.md §9.1: network errors).
     public var isRetryable: Bool {
         kind == .couldNotConnect || kind == .timedOut || kind == .connectionLost
     }
@@ -89,7 +89,7 @@ public protocol AccessTokenSource: Sendable {
 }
 
 extension HTTPResponse {
-    /// Google's retry guidance for a status alone (SPEC §6b): too many requests, or a server
+    /// Google's retry guidance for a status alone (FORMAT.md §9.2): too many requests, or a server
     /// error. Drive adds its rate-limit 403s, which need the body (`GoogleAPIError`).
     public static func isTransient(status: Int) -> Bool {
         status == 429 || (500...599).contains(status)

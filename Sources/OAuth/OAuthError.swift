@@ -46,7 +46,7 @@ public enum OAuthError: Error, Equatable, Sendable {
 }
 
 extension OAuthError: TransientFailure {
-    /// What Google's retry guidance covers (SPEC §6b): 429, 5xx and network errors.
+    /// What Google's retry guidance covers (FORMAT.md §9.2): 429, 5xx and network errors.
     public var isTransient: Bool {
         switch self {
         case .transport(let error): error.isRetryable

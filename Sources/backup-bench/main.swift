@@ -294,7 +294,7 @@ func fullMerge(_ options: Options) throws(BenchError) {
     ])
 }
 
-/// What schema 4's kept day logs cost in bytes (SPEC §2c): the merge of the pair at the later
+/// What schema 4's kept day logs cost in bytes (FORMAT.md §2.4): the merge of the pair at the later
 /// export, written as schema 4, against the same document without its kept day logs, which
 /// is what schema 3's rule 5 would have written. Also how many challenges carry a tombstone
 /// on either device, the share the cost depends on. Nothing is timed.

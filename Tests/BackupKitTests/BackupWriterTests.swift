@@ -10,7 +10,7 @@ struct BackupWriterTests {
         var testDescription: String { written }
     }
 
-    /// SPEC §4b: raw UTF-8, escaping only `"`, `\` and controls below U+0020.
+    /// FORMAT.md §4.2: raw UTF-8, escaping only `"`, `\` and controls below U+0020.
     static let escapes: [EscapeCase] = [
         EscapeCase(text: "plain", written: #""plain""#),
         EscapeCase(text: "say \"hi\"", written: #""say \"hi\"""#),

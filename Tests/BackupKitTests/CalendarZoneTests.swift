@@ -2,7 +2,7 @@ import BackupKit
 import Foundation
 import Testing
 
-// The named zones of SPEC §5, with every expected day worked out by hand from the zone's
+// The named zones of FORMAT.md §7, with every expected day worked out by hand from the zone's
 // rules (the comment on each case is the local wall clock at the instant). None of these
 // depend on the process's TZ; the Makefile runs them again under several TZ values.
 

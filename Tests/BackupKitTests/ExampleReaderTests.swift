@@ -8,14 +8,14 @@ import Testing
 /// refused the way `Examples/invalid/EXPECTED.tsv` says: exit class 3 or 7, and exactly one
 /// issue, at the broken rule's JSON Pointer (a syntax error instead, where the table has `-`).
 @Suite struct ExampleReaderTests {
-    /// What each example holds, counted with another JSON parser (SPEC §1's story for the two
+    /// What each example holds, counted with another JSON parser (FORMAT.md §1.1's story for the two
     /// devices; the older versions' arrays and maps become schema 3's maps on the way in).
     struct Expected: Sendable {
         var version: Int
         var challenges: Int
         var dayLogs: Int
         var tombstones: Int
-        /// Day logs kept under a tombstone (schema 4, SPEC §2c).
+        /// Day logs kept under a tombstone (schema 4, FORMAT.md §2.4).
         var kept = 0
     }
 
@@ -38,7 +38,7 @@ import Testing
         #expect(result.document.tombstones.count == expected.tombstones)
         #expect(result.document.keptDayLogCount == expected.kept)
         // The story files are already in the writer's pretty form, so they round-trip; a
-        // schema-3 file migrates to 4 unchanged but for its version (SPEC §2c).
+        // schema-3 file migrates to 4 unchanged but for its version (FORMAT.md §4.1).
         let text = String(decoding: bytes, as: UTF8.self)
         switch expected.version {
         case 4:

@@ -8,7 +8,7 @@ func fixture(_ name: String) throws -> [UInt8] {
     Array(try Data(contentsOf: Paths.file("Tests/BackupKitTests/Fixtures/" + name)))
 }
 
-/// The SPEC §2 example as text, for tests that edit it.
+/// The FORMAT.md §1.2 example as text, for tests that edit it.
 func exampleText() throws -> String {
     String(decoding: try fixture("v3-example.json"), as: UTF8.self)
 }

@@ -1,7 +1,7 @@
 import BackupKit
 import Testing
 
-/// SPEC §4's properties over thousands of seeded random documents (see `RandomDocuments`:
+/// FORMAT.md §5.4's properties over thousands of seeded random documents (see `RandomDocuments`:
 /// shared ids, equal stamps, tombstones on both sides, edits after deletes). All inputs are
 /// fresh (exported a day ago, every stamp within 20 days) and the clock guard is off, so the
 /// properties hold without exceptions for guards or expiry. A failure names its seed.
@@ -96,7 +96,7 @@ struct MergePropertyTests {
         #expect(expired > Int(Self.pairs) / 4)
     }
 
-    /// Associative for every item, day logs included (SPEC §4 rule 5: a day log merges by key
+    /// Associative for every item, day logs included (FORMAT.md §5.4 rule 5: a day log merges by key
     /// whatever happened to its challenge, kept under a tombstone while it lives, so no
     /// inner merge can lose one that the other order keeps).
     @Test func associative() {
@@ -124,7 +124,7 @@ struct MergePropertyTests {
         #expect(keptOnTheWay > Int(Self.triples))
     }
 
-    /// The story that made version 3's rule 5 order-dependent (SPEC §2c): B deletes X; A, not
+    /// The story that made version 3's rule 5 order-dependent (FORMAT.md §2.4): B deletes X; A, not
     /// having seen the delete, logs a day on X; C, not having seen it either, edits X after
     /// the delete. In every order of the three backups, A's check-in survives with X live,
     /// and merging one more time changes nothing.
@@ -146,7 +146,7 @@ struct MergePropertyTests {
         }
     }
 
-    /// The report counts of the story's steps, against the local side (SPEC §4b: a day log
+    /// The report counts of the story's steps, against the local side (FORMAT.md §6.2: a day log
     /// kept under a tombstone here is "a copy here").
     @Test func theThreeDeviceStoryIsCountedStepByStep() {
         let story = ThreeDevices()
@@ -256,7 +256,7 @@ struct MergePropertyTests {
     }
 }
 
-/// SPEC §2c's three devices. Everything happens within the last 20 days, so nothing expires.
+/// FORMAT.md §2.4's three devices. Everything happens within the last 20 days, so nothing expires.
 struct ThreeDevices {
     let now = RandomDocuments(seed: 0).now
     let x = ChallengeID(unchecked: "x")

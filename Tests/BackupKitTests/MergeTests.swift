@@ -1,7 +1,7 @@
 import BackupKit
 import Testing
 
-/// Small hand-made documents for the named edges of SPEC §4. Every stamp is given relative
+/// Small hand-made documents for the named edges of FORMAT.md §5.1. Every stamp is given relative
 /// to `now`, so each test reads as a story.
 private let now = Timestamp(millisecondsSince1970: 1_796_040_000_000)  // 2026-11-30T12:00:00Z
 private let day = Timestamp.millisecondsPerDay
@@ -57,7 +57,7 @@ struct MergeEdgeTests {
             logs: [log("x", 1, updated: ago(days: 10))])
         let outcome = merged(local, backup)
         #expect(outcome.document.challenges.isEmpty)
-        // Kept under the tombstone (SPEC §2c), in case an edit after the delete revives it.
+        // Kept under the tombstone (FORMAT.md §2.4), in case an edit after the delete revives it.
         #expect(outcome.document.dayLogs == backup.dayLogs)
         #expect(outcome.document.tombstones == local.tombstones)
         #expect(outcome.report.challenges.keptDeleted == 1)
@@ -89,7 +89,7 @@ struct MergeEdgeTests {
             document(device: "laptop", [edited]))
         #expect(outcome.document.challenges == [edited])
         #expect(outcome.document.dayLogs == [keptHere])
-        // A copy here that survives: unchanged (SPEC §4b), and said to return.
+        // A copy here that survives: unchanged (FORMAT.md §6.2), and said to return.
         #expect(outcome.report.dayLogs.unchanged == 1)
         #expect(outcome.report.dayLogs.keptUnderTombstone == 0)
         #expect(
@@ -500,7 +500,7 @@ struct MergeEdgeTests {
     }
 }
 
-/// SPEC §4b's exact readings of the guards, each pinned at its millisecond edge.
+/// FORMAT.md §3.5's exact readings of the guards, each pinned at its millisecond edge.
 struct MergeGuardReadingTests {
     /// Rule 8: future stamps are reported always, even when the item's challenge is held back
     /// for another reason (the stale guard) or the guard holds both back.
@@ -607,7 +607,7 @@ extension MergeGuardReadingTests {
     }
 }
 
-/// SPEC §4/§4b: each challenge id with a live copy on either side gets exactly the one count
+/// FORMAT.md §6.1/§4b: each challenge id with a live copy on either side gets exactly the one count
 /// the definitions give it; tombstones get theirs. One id per case, beside a bystander `a`
 /// that is only here (which counts `unchanged`).
 struct MergeCountTests {
@@ -736,7 +736,7 @@ struct MergeCountTests {
 }
 
 extension MergeEdgeTests {
-    /// SPEC §4's own example, which version 3's rule 5 made order-dependent: a={X, its log},
+    /// FORMAT.md §5.1's own example, which version 3's rule 5 made order-dependent: a={X, its log},
     /// b={tombstone X}, c={X edited after the delete}: both orders keep the log.
     @Test func ruleFiveKeepsTheLogInBothOrders() {
         let a = document(

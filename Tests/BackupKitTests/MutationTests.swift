@@ -62,7 +62,7 @@ import Testing
         }
     }
 
-    /// The SPEC example and every shipped example, each with its own seed.
+    /// The format's example and every shipped example, each with its own seed.
     static var files: [URL] {
         [Paths.file("Tests/BackupKitTests/Fixtures/v3-example.json")]
             + ((try? ExampleFiles.valid()) ?? [])

@@ -7,7 +7,7 @@ import TestSupport
 /// and triples share ids, often carry equal stamps with different content, and have
 /// tombstones on both sides and edits after deletes. Each document is internally consistent
 /// the way a valid file is: an id is live or tombstoned (not both), day logs belong to a live
-/// challenge or are kept under a tombstone (SPEC §2c), collections are sorted.
+/// challenge or are kept under a tombstone (FORMAT.md §2.4), collections are sorted.
 struct RandomDocuments {
     var random: SeededRandom
     /// The clock of the merges; every stamp lies within 20 days before it.

@@ -13,7 +13,7 @@ private func quoted(_ piece: String, times: Int) -> String {
     "\"" + String(repeating: piece, count: times) + "\""
 }
 
-/// SPEC §2/§4b exact readings not pinned elsewhere, each as one edit of the §2 example
+/// FORMAT.md §1.2/§4b exact readings not pinned elsewhere, each as one edit of the §2 example
 /// (a second look at the reader against the spec's words).
 let readingCases: [Edit] = [
     // Timestamps: upper-case `Z` only, no space for `T`, years to 9999 (day keys stop at 2199).
@@ -141,7 +141,7 @@ let readingCases: [Edit] = [
         }
     }
 
-    /// Seeded random spellings of integral and non-integral values (SPEC §4b: any integral
+    /// Seeded random spellings of integral and non-integral values (FORMAT.md §3.4: any integral
     /// value is an integer). Each spelling is built from the decimal digits of the value,
     /// with the point moved and an exponent that undoes the move, so its value is known.
     @Test func randomSpellingsOfIntegersAndFractions() throws {
@@ -230,7 +230,7 @@ let readingCases: [Edit] = [
         var testDescription: String { name }
     }
 
-    /// SPEC §4b: version 2 settings are version 1's plus optional `weekStartsOn`,
+    /// FORMAT.md §3.6: version 2 settings are version 1's plus optional `weekStartsOn`,
     /// `reminderTime`, `premium` and `appLock`; 2→3 keeps them and fills the defaults.
     @Test(arguments: [
         SettingsCase(

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// SPEC §2c: version 4 keeps day logs under a tombstone. They read, write and merge like any
+/// FORMAT.md §2.4: version 4 keeps day logs under a tombstone. They read, write and merge like any
 /// day log, count for no streak, and are what version 3 cannot hold.
 @Suite struct SchemaFourTests {
     static func example(_ name: String) throws -> [UInt8] {

@@ -31,7 +31,7 @@ private let tasksText = """
           }
     """
 
-/// Every SPEC §2 rule at its boundary, on both sides: the example edited once, and the
+/// Every FORMAT.md §1.2 rule at its boundary, on both sides: the example edited once, and the
 /// pointers the reader must report (none for the passing side).
 let boundaryCases: [Edit] = [
     Edit("format exact", #""habit-backup""#, #""habit-backups""#, ["/format"]),

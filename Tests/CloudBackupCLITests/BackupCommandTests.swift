@@ -220,7 +220,7 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B"]])
     }
 
-    /// SPEC §6: the retries cover the token endpoint too, or one 503 there fails the cron job.
+    /// FORMAT.md §9.1: the retries cover the token endpoint too, or one 503 there fails the cron job.
     @Test func aTokenEndpointHiccupIsRetried() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         try emulator.expireAccessTokens()
@@ -371,7 +371,7 @@ import Testing
         #expect(Set([remote["id"] as? String, remote["id2"] as? String]) == [first.id, second.id])
     }
 
-    /// SPEC §6 exit codes hold for status too: the report is printed, then the failure.
+    /// FORMAT.md §8.1 exit codes hold for status too: the report is printed, then the failure.
     @Test func statusRemoteExitsWithTheFailuresCode() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
@@ -461,7 +461,7 @@ import Testing
     }
 
     /// Restore deletes no copy: it holds back a stale copy's items as it would the backup's,
-    /// and --allow-stale lets them in (SPEC §4 rule 7).
+    /// and --allow-stale lets them in (FORMAT.md §5.3 rule 7).
     @Test func restoreHoldsBackAStaleCopyUnlessAllowed() throws {
         try emulator.seedBackup(
             backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
@@ -509,7 +509,7 @@ import Testing
     }
 
     /// A backup with nothing left in it takes an old STATE's challenges without the stale
-    /// guard (SPEC §4 rule 7's empty-local case); the run says what came back.
+    /// guard (FORMAT.md §5.3 rule 7's empty-local case); the run says what came back.
     @Test func anOldStateBackedUpIntoAnEmptyBackupSaysWhatItBroughtBack() throws {
         try emulator.seedBackup(backupJSON(device: "tablet", challenges: [:]))
         try phone.write(
@@ -630,7 +630,7 @@ import Testing
         #expect(leaked.isEmpty, "leaked: \(leaked)")
     }
 
-    /// Under --now too: the window then uses --now, but the clock is still wrong (SPEC §6b).
+    /// Under --now too: the window then uses --now, but the clock is still wrong (FORMAT.md §9.2).
     @Test(arguments: [[], ["--now", BackupMachine.now]])
     func aServerClockAnHourAheadIsWarnedAbout(now: [String]) throws {
         try emulator.setClockOffset(3_600)

@@ -6,7 +6,7 @@ import Testing
 
 /// What `backup` does when the profile's records of a finished backup cannot be saved.
 extension BackupCommandTests {
-    /// SPEC §6: exit 1 is an unexpected failure. Once Drive holds the new content, a profile
+    /// FORMAT.md §8.1: exit 1 is an unexpected failure. Once Drive holds the new content, a profile
     /// record that cannot be saved is a warning, and the run succeeded.
     @Test(arguments: ["kept-copy.json", "last-backup.json", "synced-settings.json"])
     func aBackupThatCannotSaveItsProfileRecordStillSucceeds(record: String) throws {

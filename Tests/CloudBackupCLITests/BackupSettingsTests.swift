@@ -13,7 +13,7 @@ extension BackupCommandTests {
     }
 
     /// The device backing up is the local side for settings: STATE's settings go up, except
-    /// premium, app lock and the device id, which stay as the backup has them (SPEC §4 rule 6:
+    /// premium, app lock and the device id, which stay as the backup has them (FORMAT.md §5.1 rule 6:
     /// import never changes those three).
     @Test func aSettingsOnlyChangeIsUploadedAndSaidSo() throws {
         let original = try Self.phoneExample()

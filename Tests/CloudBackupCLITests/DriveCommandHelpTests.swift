@@ -66,7 +66,7 @@ import Testing
               --yes           do not ask before writing (asked only on a terminal)
               --profile P     the profile to use (default: default)
               --now T         the time for the tombstone window, RFC 3339 (default: now)
-              --json          print the counts as the SPEC §4 report object
+              --json          print the counts as the FORMAT.md §6.1 report object
               --verbose       trace each HTTP exchange (tokens redacted)
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line

@@ -242,7 +242,7 @@ import Testing
                 """)
     }
 
-    /// SPEC §6: migrate is silent on success unless --verbose.
+    /// FORMAT.md §8.2: migrate is silent on success unless --verbose.
     @Test func migrateIsSilentUnlessVerbose() throws {
         let output = folder.appendingPathComponent("out.json").path
         let quiet = try cloudbackup(["migrate", valid, "-o", output])

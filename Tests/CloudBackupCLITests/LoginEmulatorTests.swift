@@ -205,7 +205,7 @@ import Testing
     /// Backoff of 1 ms, so the retries below take no time.
     static let quickRetries = ["CLOUDBACKUP_RETRY_BASE_MS": "1"]
 
-    /// SPEC §6: a 503 at the token endpoint during the code exchange is tried again, so a
+    /// FORMAT.md §8.1: a 503 at the token endpoint during the code exchange is tried again, so a
     /// one-off blip does not cost the user a second consent.
     @Test func aLoginRidesOutA503AtTheTokenEndpoint() throws {
         let session = try Session()

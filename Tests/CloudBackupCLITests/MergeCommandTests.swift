@@ -76,7 +76,7 @@ struct MergeCommandParsingTests {
         #expect(help.stdout.contains("  --allow-stale     let in what the stale guard holds back"))
     }
 
-    /// A warning quoting a file name with a newline or an escape stays one line (SPEC §6).
+    /// A warning quoting a file name with a newline or an escape stays one line (FORMAT.md §8.2).
     @Test func aWarningStaysOneLine() {
         final class Captured: @unchecked Sendable { var text = "" }
         let captured = Captured()

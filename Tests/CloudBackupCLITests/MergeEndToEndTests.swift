@@ -250,7 +250,7 @@ struct MergeEndToEndTests {
                 """)
     }
 
-    /// A replace has no guard (SPEC §4): future stamps are still reported, but never as held
+    /// A replace has no guard (FORMAT.md §6.1): future stamps are still reported, but never as held
     /// back or as something a flag would hold back, and asking for the guard is refused.
     @Test func aReplaceReportsFutureStampsWithoutClaimingAGuard() throws {
         let incoming = Self.fixture("incoming.json")

@@ -222,7 +222,7 @@ import Testing
     }
 
     /// A new machine has no settings of its own to keep: merge takes the backup's as replace
-    /// does, apart from premium and app lock (SPEC §4 rule 6), and the summary says so.
+    /// does, apart from premium and app lock (FORMAT.md §5.1 rule 6), and the summary says so.
     @Test(arguments: ["--merge", "--replace"])
     func aRestoreOntoAMissingStateTakesTheBackupsSettings(mode: String) throws {
         try emulator.reset()

@@ -12,7 +12,7 @@ Design note. One process, one port, standard library only, serving three familie
     /__emulator/...                         a control API for tests (no auth, never logged)
 
 It is an independent second implementation of the protocol the Swift client speaks, written
-from Google's documentation (SPEC §6b), so it is deliberately strict where Google is strict:
+from Google's documentation (FORMAT.md §9.2), so it is deliberately strict where Google is strict:
 `client_secret` required, single-use codes, PKCE S256 checked, a refresh answer without a
 refresh token, no refresh token at all unless the authorization asked for
 `access_type=offline`, app-folder files visible only with `spaces=appDataFolder`, default

@@ -1,5 +1,5 @@
 """Protocol tests for google_emulator.py: the behaviours of Google's services that the Swift
-client relies on (SPEC §6b), pinned so the emulator cannot drift into being lenient.
+client relies on (FORMAT.md §9.2), pinned so the emulator cannot drift into being lenient.
 
 Run: python3 -m unittest discover -s Tests/Emulator  (EmulatorSelfTests.swift does this).
 """

@@ -177,6 +177,6 @@ func aSessionThatMakesNoProgressSpendsTheRetryBudget(_ stuck: StuckSession) thro
     #expect(last.contains(stuck.last))
     #expect(transport.sent.filter { $0.method == "POST" }.count == stuck.posts)
     #expect(transport.sent.filter { $0.method == "PUT" }.count == stuck.puts)
-    // Base 1 s doubling, capped at 32 s (SPEC §6b).
+    // Base 1 s doubling, capped at 32 s (FORMAT.md §9.2).
     #expect(clock.sleeps == [1, 2, 4, 8, 16, 32, 32])
 }

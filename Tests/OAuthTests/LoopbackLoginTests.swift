@@ -132,7 +132,7 @@ import Testing
         #expect(statuses(log) == [200])
     }
 
-    /// SPEC §6: a network error, 429 or 5xx at the token endpoint is tried again (with the
+    /// FORMAT.md §9.1: a network error, 429 or 5xx at the token endpoint is tried again (with the
     /// `Retry-After` asked for) before the login fails, and the browser is told the outcome.
     @Test(arguments: [
         ("503", answer(503), 1.5),

@@ -202,7 +202,7 @@ final class LockedArray: @unchecked Sendable {
 
     static let refused = TransportError(kind: .couldNotConnect, message: "refused")
 
-    /// SPEC §6: network errors, 429 and 5xx are tried again (the policy here allows 3
+    /// FORMAT.md §8.2: network errors, 429 and 5xx are tried again (the policy here allows 3
     /// attempts) before logout gives up; the token file goes whatever happened.
     @Test(arguments: [
         Case(name: "revoked", answers: [answer(200, "{}")], expected: .revoked, attempts: 1),

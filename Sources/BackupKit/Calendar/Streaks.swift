@@ -1,4 +1,4 @@
-// Design note: scoring days and counting streaks (SPEC §5).
+// Design note: scoring days and counting streaks (FORMAT.md §7).
 //
 // Every day of a challenge gets one `DayScore`, decided from that day alone:
 // - the rule in force on a day is the task's rule with the latest `from` ≤ day, so raising a
@@ -55,7 +55,7 @@ extension Challenge {
     }
 
     /// How `day` scores given its log (nil when nothing was logged). Values for tasks this
-    /// copy does not have are ignored (another device may have added them, SPEC §2).
+    /// copy does not have are ignored (another device may have added them, FORMAT.md §1.2).
     public func score(_ day: DayKey, log: DayLog?, skippedDays: Set<DayKey> = []) -> DayScore {
         guard contains(day), !skippedDays.contains(day),
             pausedDays.sortedIndex(of: day, by: { $0 }) == nil
@@ -71,7 +71,7 @@ extension Challenge {
     }
 }
 
-/// A challenge's streaks and completion as of one day (SPEC §5), as `inspect` reports them.
+/// A challenge's streaks and completion as of one day (FORMAT.md §7), as `inspect` reports them.
 public struct StreakReport: Equatable, Sendable {
     public enum Status: String, Sendable {
         /// `today` is before the challenge's first day.

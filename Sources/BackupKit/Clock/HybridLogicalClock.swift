@@ -1,6 +1,6 @@
 // Design note: why stamps come from a clock and not straight from the device's time.
 //
-// Merge keeps the copy with the newer `updatedAt` (SPEC §4), so a stamp must say "after
+// Merge keeps the copy with the newer `updatedAt` (FORMAT.md §5.1), so a stamp must say "after
 // everything this device has seen", not "what the device's clock read". A hybrid logical
 // clock gives exactly that within the document's millisecond stamps: a local edit is stamped
 // with the wall clock when the wall clock is ahead of everything seen, else with one

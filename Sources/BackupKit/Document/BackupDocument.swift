@@ -1,4 +1,4 @@
-/// The typed form of a schema-4 backup (SPEC §2, §2c). Older schemas are migrated into it.
+/// The typed form of a schema-4 backup (FORMAT.md §1.2, §4.1). Older schemas are migrated into it.
 ///
 /// Collections that are JSON objects in the file are sorted arrays here, ordered the way the
 /// canonical writer orders their keys (UTF-8 bytes of the key). Sorted arrays make the
@@ -14,7 +14,7 @@ public struct BackupDocument: Equatable, Sendable {
     /// Sorted by `id`, unique.
     public var challenges: [Challenge]
     /// Sorted by `key` (its UTF-8 bytes), unique. Each names a live challenge or, "kept"
-    /// (SPEC §2c), a tombstone: a kept log waits for an edit that revives its challenge.
+    /// (FORMAT.md §2.4), a tombstone: a kept log waits for an edit that revives its challenge.
     public var dayLogs: [DayLog]
     /// Sorted by `id`, unique.
     public var tombstones: [Tombstone]
@@ -43,7 +43,7 @@ public struct Settings: Equatable, Sendable {
     public var premium: Premium?
     public var appLock: AppLock?
 
-    /// The defaults of SPEC §4b, used by migration and by replace.
+    /// The defaults of FORMAT.md §3.6, used by migration and by replace.
     public init(
         dayStartHour: Int = 0, weekStartsOn: WeekStart = .monday, theme: Theme = .system,
         reminderTime: ReminderTime? = nil, premium: Premium? = nil, appLock: AppLock? = nil

@@ -11,7 +11,7 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Days since 1970-01-01.
     public var dayNumber: Int32
 
-    /// Years a day key in a document may carry (SPEC §2).
+    /// Years a day key in a document may carry (FORMAT.md §1.2).
     public static let documentYears: ClosedRange<Int> = 2000...2199
 
     public init(dayNumber: Int32) {

@@ -1,4 +1,4 @@
-/// A device, challenge or task id: 1…64 characters of `A-Z a-z 0-9 - _` (SPEC §2).
+/// A device, challenge or task id: 1…64 characters of `A-Z a-z 0-9 - _` (FORMAT.md §1.2).
 ///
 /// Ids are ASCII by construction, so comparing them as Swift strings is the same as
 /// comparing their UTF-8 bytes, which is the order the canonical writer sorts keys in.

@@ -1,4 +1,4 @@
-/// Day logs kept under a tombstone (SPEC §2c): valid, written and merged like any day log,
+/// Day logs kept under a tombstone (FORMAT.md §2.4): valid, written and merged like any day log,
 /// but part of no challenge, so they count for no streak and are shown only as a count.
 /// They are what lets a check-in survive a delete that another device's later edit undoes.
 extension BackupDocument {

@@ -1,6 +1,6 @@
 /// An instant in UTC, kept to the millisecond, as every stamp in a backup is.
 ///
-/// Text form (SPEC §4b): `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, upper-case `T` and `Z`, years
+/// Text form (FORMAT.md §3.5): `YYYY-MM-DDTHH:MM:SS[.fraction]Z`, upper-case `T` and `Z`, years
 /// 2000…9999, no leap second, any number of fraction digits truncated to milliseconds,
 /// written back with exactly three.
 ///

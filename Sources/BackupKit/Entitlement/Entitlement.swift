@@ -1,4 +1,4 @@
-// Design note: premium features offline (SPEC §7).
+// Design note: premium features offline (FORMAT.md §10).
 //
 // A successful validation turns paid features on for `grace` (7 days by default); without a
 // newer one they switch off, and a check is due once `revalidationInterval` (a day) has
@@ -13,7 +13,7 @@
 //
 // The state comes from the local document's `settings.premium` (plus `lastSeen`, which the app
 // keeps beside it); import never changes either, since merge and replace keep the local
-// `premium` (SPEC §4 step 6).
+// `premium` (FORMAT.md §5.1 step 6).
 
 /// Whether paid features are on, as a pure value: every question takes `now`.
 public struct Entitlement: Equatable, Sendable {

@@ -1,4 +1,4 @@
-/// The sync (SPEC §4): newest edit wins per challenge and per day log, dated tombstones keep
+/// The sync (FORMAT.md §5.1): newest edit wins per challenge and per day log, dated tombstones keep
 /// deletes until a later edit, guards filter the incoming side first.
 ///
 /// Design: every collection is a sorted array, so the merge is one linear walk per kind.
@@ -30,7 +30,7 @@ public func merge(
 }
 
 extension Settings {
-    /// `incoming`'s settings as an import takes them (SPEC §4 rule 6): import never changes
+    /// `incoming`'s settings as an import takes them (FORMAT.md §5.1 rule 6): import never changes
     /// `premium` or `appLock`, so those stay as they are here. (The third such field,
     /// `deviceId`, belongs to the document, and every merge keeps the local one.)
     public func importing(_ incoming: Settings) -> Settings {

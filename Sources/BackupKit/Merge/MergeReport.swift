@@ -1,4 +1,4 @@
-/// How a merge is run (SPEC §4). `now` is always given: BackupKit never reads the clock.
+/// How a merge is run (FORMAT.md §5.1). `now` is always given: BackupKit never reads the clock.
 public struct MergeOptions: Sendable {
     public enum Mode: String, Sendable {
         /// Newest edit wins per item; settings stay local.
@@ -42,7 +42,7 @@ public struct MergeOptions: Sendable {
     public var futureLimit: Timestamp { now.adding(milliseconds: Self.clockTolerance) }
 }
 
-/// What a merge did, counted against the local side (SPEC §4): each challenge id with a live
+/// What a merge did, counted against the local side (FORMAT.md §6.1): each challenge id with a live
 /// copy on either side has exactly one challenge count, each day-log key likewise.
 ///
 /// Readings where the spec leaves a choice:
@@ -54,7 +54,7 @@ public struct MergeOptions: Sendable {
 /// - Replace has no "deleted" for day logs: a local log the backup lacks counts under
 ///   `droppedOrphans`.
 /// - A day log kept under a tombstone in the result counts `keptUnderTombstone` only; one
-///   kept here that returns live is "a copy here" (SPEC §4b): `updated` when the incoming
+///   kept here that returns live is "a copy here" (FORMAT.md §6.2): `updated` when the incoming
 ///   copy wins with different content, else `unchanged`.
 public struct MergeReport: Equatable, Sendable {
     public struct Challenges: Equatable, Sendable {
@@ -72,7 +72,7 @@ public struct MergeReport: Equatable, Sendable {
         public var added = 0
         public var updated = 0
         public var unchanged = 0
-        /// In the result under a tombstone (SPEC §2c); counted here only.
+        /// In the result under a tombstone (FORMAT.md §2.4); counted here only.
         public var keptUnderTombstone = 0
         /// Dropped: their challenge is neither live nor tombstoned in the result (its
         /// tombstone expired).
@@ -105,7 +105,7 @@ public struct MergeReport: Equatable, Sendable {
 
     public init() {}
 
-    /// Exactly the object of SPEC §4, members in the order shown there, compact.
+    /// Exactly the object of FORMAT.md §5.1, members in the order shown there, compact.
     public var json: String {
         var out = JSONOutput(capacity: 320)
         write(into: &out)

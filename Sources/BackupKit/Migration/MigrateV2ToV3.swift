@@ -1,5 +1,5 @@
 extension Migration {
-    /// 2→3 for settings alone: the optional ones take the defaults of SPEC §4b.
+    /// 2→3 for settings alone: the optional ones take the defaults of FORMAT.md §3.6.
     static func migrate(_ settings: SchemaV2.Settings) -> Settings {
         let defaults = Settings()
         return Settings(
@@ -12,7 +12,7 @@ extension Migration {
 
     /// 2→3: `tasks` becomes a map, each task's goal becomes one rule starting on the
     /// challenge's `startDate`, nothing archived, no paused days; missing settings take the
-    /// defaults of SPEC §4b.
+    /// defaults of FORMAT.md §3.6.
     public static func migrate(_ document: SchemaV2.Document) -> BackupDocument {
         let settings = migrate(document.settings)
         let challenges = document.challenges.map { challenge in

@@ -1,4 +1,4 @@
-/// Schema version 1, the oldest (SPEC §3): arrays instead of maps, one goal per challenge,
+/// Schema version 1, the oldest (FORMAT.md §2.1): arrays instead of maps, one goal per challenge,
 /// no `format`, no `exportedAt`, no mood. Read only to be migrated.
 public enum SchemaV1 {
     public struct Document: Equatable, Sendable {

@@ -1,4 +1,4 @@
-/// Schema version 2 (SPEC §3): maps keyed by id like version 3, but `tasks` is an array of
+/// Schema version 2 (FORMAT.md §2.2): maps keyed by id like version 3, but `tasks` is an array of
 /// single-goal tasks, there are no paused days, no `format`, and settings past
 /// `dayStartHour` and `theme` are optional. Day logs and tombstones already have their
 /// version-3 shape, so they use the version-3 types.

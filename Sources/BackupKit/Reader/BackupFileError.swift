@@ -2,14 +2,16 @@
 public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
     /// RFC 6901 JSON Pointer; the root is "".
     public var pointer: String
+    /// What is wrong there, in words a user can act on.
     public var message: String
 
+    /// An issue at `pointer` (RFC 6901, "" for the root).
     public init(pointer: String, message: String) {
         self.pointer = pointer
         self.message = message
     }
 
-    /// One line, whatever the file held: control characters (SPEC §4b: U+0000–U+001F and
+    /// One line, whatever the file held: control characters (FORMAT.md §3.3: U+0000–U+001F and
     /// U+007F–U+009F), which a key or value of an untrusted file may carry into the pointer
     /// or the message, are shown as `\u001B`, so they can neither break the line nor reach
     /// a terminal as an escape sequence.
@@ -42,7 +44,7 @@ public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
 /// Why a file could not be read as a backup. The CLI maps `.newerSchema` to exit 7 and
 /// everything else to exit 3.
 public enum BackupFileError: Error, Equatable, Sendable {
-    /// Refused before parsing (SPEC §2: 256 MiB by default).
+    /// Refused before parsing (FORMAT.md §3: 256 MiB by default).
     case tooLarge(size: Int, limit: Int)
     /// Not well-formed JSON (or not UTF-8); line and column are 1-based, column in bytes.
     case syntax(line: Int, column: Int, message: String)
@@ -55,9 +57,14 @@ public enum BackupFileError: Error, Equatable, Sendable {
     case invalid([ValidationIssue])
 }
 
+/// How a file is read: its limits, and whether notes are collected.
 public struct ReadOptions: Sendable {
+    /// Files larger than this are refused before any parsing (FORMAT.md §3): 256 MiB unless
+    /// the caller sets another limit.
     public var maxBytes: Int
+    /// How many issues are collected before reading stops (FORMAT.md §3: 100).
     public var maxIssues: Int
+    /// The deepest nesting allowed, the top-level value being depth 1 (FORMAT.md §3.1).
     public var maxDepth: Int
     /// Whether to collect `ReadResult.notes`, which look into every day log's values; only a
     /// caller that shows them (`validate --verbose`) should pay for that.
@@ -70,6 +77,7 @@ public struct ReadOptions: Sendable {
     /// tests make the guess wrong on purpose.
     var densitySampleBytes = 1 << 18
 
+    /// A read with the format's limits unless told otherwise (FORMAT.md §3).
     public init(
         maxBytes: Int = 256 << 20, maxIssues: Int = 100, maxDepth: Int = 32,
         collectsNotes: Bool = false, twoCoresFromBytes: Int = 1 << 20
@@ -82,16 +90,18 @@ public struct ReadOptions: Sendable {
     }
 }
 
+/// A file read, checked and migrated, with where it came from.
 public struct ReadResult: Equatable, Sendable {
     /// Always schema 4: older files are migrated on the way in (3→4 changes nothing but
-    /// the version number, SPEC §2c).
+    /// the version number, FORMAT.md §2.4).
     public var document: BackupDocument
     /// The version the file was written in.
     public var sourceVersion: Int
-    /// Things `validate --verbose` may mention that are not errors (SPEC §2: day logs that do
+    /// Things `validate --verbose` may mention that are not errors (FORMAT.md §1.2: day logs that do
     /// not fit their challenge's winning copy).
     public var notes: [ValidationIssue]
 
+    /// Wraps what `BackupReader.read` produced.
     public init(document: BackupDocument, sourceVersion: Int, notes: [ValidationIssue] = []) {
         self.document = document
         self.sourceVersion = sourceVersion

@@ -9,8 +9,11 @@
 ///
 /// Then, in order: the version's own validator on what decoded, each migration step with
 /// the next version's validator before it, and the notes. Versions 3 and 4 differ in one rule
-/// only (a version-4 day log may name a tombstone, SPEC §2c), so 3→4 is the same document.
+/// only (a version-4 day log may name a tombstone, FORMAT.md §2.4), so 3→4 is the same document.
 public enum BackupReader {
+    /// The document in `bytes`, migrated to schema 4; throws with every problem found (up to
+    /// `options.maxIssues`, each at its JSON Pointer), so a caller never holds an unchecked
+    /// document. `options` sets the size, depth and issue limits (FORMAT.md §3).
     public static func read(
         _ bytes: UnsafeRawBufferPointer, options: ReadOptions = ReadOptions()
     ) throws(BackupFileError) -> ReadResult {
@@ -55,6 +58,7 @@ public enum BackupReader {
         }
     }
 
+    /// `read(_:options:)` over an array, for callers that hold the file's bytes as one.
     public static func read(
         _ bytes: [UInt8], options: ReadOptions = ReadOptions()
     ) throws(BackupFileError) -> ReadResult {
@@ -135,7 +139,7 @@ public enum BackupReader {
             let isLive = { @Sendable (id: ChallengeID) in
                 lookup.find(id) != nil || broken.contains(id)
             }
-            // Version 4 keeps day logs under a tombstone; version 3 has none (SPEC §2c).
+            // Version 4 keeps day logs under a tombstone; version 3 has none (FORMAT.md §2.4).
             let tombstoned = TombstoneLookup(parts.tombstones ?? [], broken: parts.brokenTombstones)
             let exists =
                 version >= 4

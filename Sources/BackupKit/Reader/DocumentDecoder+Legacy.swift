@@ -1,4 +1,4 @@
-/// Decoding of the parts whose shape differs in schema versions 1 and 2 (SPEC §3).
+/// Decoding of the parts whose shape differs in schema versions 1 and 2 (FORMAT.md §4.1).
 extension DocumentDecoder {
     // MARK: Version 2
 

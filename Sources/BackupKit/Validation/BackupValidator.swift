@@ -1,4 +1,4 @@
-/// The value and relation rules of SPEC §2 and §2c on an already-typed schema-4 document.
+/// The value and relation rules of FORMAT.md §1.2 and §2c on an already-typed schema-4 document.
 ///
 /// The reader checks what the typed model cannot even hold (types, formats, unknown and
 /// missing fields, duplicate keys); everything else is here, so a document built in memory
@@ -16,7 +16,7 @@ public enum BackupValidator {
         check(document.challenges, into: &issues)
         let challenges = ChallengeLookup(document.challenges)
         let tombstones = document.tombstones
-        // A kept day log names a tombstone (SPEC §2c).
+        // A kept day log names a tombstone (FORMAT.md §2.4).
         check(
             document.dayLogs,
             challengeExists: {
@@ -231,7 +231,7 @@ public enum BackupValidator {
         }
     }
 
-    /// Day logs that do not fit their challenge (SPEC §2): valid and kept, but what does not
+    /// Day logs that do not fit their challenge (FORMAT.md §1.2): valid and kept, but what does not
     /// fit does not count for streaks. For `validate --verbose`; never errors.
     public static func notes(_ document: BackupDocument) -> [ValidationIssue] {
         walk(
@@ -282,7 +282,7 @@ private struct NoteRun {
                     ))
                 continue
             }
-            // "Counted as done" only where the value counts at all (SPEC §5): a day of the
+            // "Counted as done" only where the value counts at all (FORMAT.md §7): a day of the
             // challenge, not paused, the task not yet archived.
             guard value.value > 1, everCheck[task], !outside,
                 tasks[task].archivedFrom.map({ key.day < $0 }) ?? true,

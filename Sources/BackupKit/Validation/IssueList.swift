@@ -16,7 +16,7 @@ struct IssueList {
     }
 }
 
-/// RFC 6901 pointers to the places of a document (SPEC §4b: a day-log key's `/` is `~1`).
+/// RFC 6901 pointers to the places of a document (FORMAT.md §3.2: a day-log key's `/` is `~1`).
 enum Pointer {
     static func escape(_ component: String) -> String {
         guard component.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") })

@@ -1,4 +1,4 @@
-/// The rules of schema versions 1 and 2 (SPEC §3), checked on their own typed input before
+/// The rules of schema versions 1 and 2 (FORMAT.md §4.1), checked on their own typed input before
 /// each migration step, with pointers into the file as it was written.
 enum LegacyValidator {
     static func check(

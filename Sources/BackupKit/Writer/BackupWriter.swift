@@ -1,4 +1,4 @@
-/// Writes schema 4, deterministically (SPEC §3, §4b canonical bytes); schema 3 on request for
+/// Writes schema 4, deterministically (FORMAT.md §4.2 canonical bytes); schema 3 on request for
 /// an app that cannot read 4 yet (the bytes differ only in the version number).
 ///
 /// Same document → same bytes: every object's keys are emitted in the order of their UTF-8
@@ -22,7 +22,7 @@
 /// functions, so the merge's tie-break compares exactly what the file holds.
 public enum BackupWriter {
     /// The versions the writer can produce. Version 3 is version 4 without day logs kept
-    /// under a tombstone (SPEC §2c): a document written as 3 must hold none
+    /// under a tombstone (FORMAT.md §2.4): a document written as 3 must hold none
     /// (`BackupDocument.droppingKeptDayLogs()` makes it so), or the file will not read.
     public enum WrittenSchema: Int, Sendable {
         case version3 = 3

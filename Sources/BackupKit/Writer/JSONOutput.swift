@@ -326,7 +326,7 @@ private struct RawBytes {
     /// The most `quoted` writes: quotes, and every byte at worst a six-byte `\u00XX`.
     static func quotedBound(_ text: String) -> Int { text.utf8.count * 6 + 2 }
 
-    /// Raw UTF-8, escaping only `"`, `\` and controls below U+0020 (SPEC §4b).
+    /// Raw UTF-8, escaping only `"`, `\` and controls below U+0020 (FORMAT.md §4.2).
     mutating func quoted(_ text: String) {
         byte(UInt8(ascii: "\""))
         var text = text

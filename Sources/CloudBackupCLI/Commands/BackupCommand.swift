@@ -5,7 +5,7 @@ import Foundation
 import GoogleDrive
 import LocalFiles
 
-/// `cloudbackup backup`: the cron job (SPEC §6). Validates STATE, merges it into the app-folder
+/// `cloudbackup backup`: the cron job (FORMAT.md §8.2). Validates STATE, merges it into the app-folder
 /// file and uploads only when the canonical bytes changed. Never writes STATE.
 struct BackupCommand: Command {
     static let name = "backup"
@@ -128,13 +128,13 @@ struct BackupCommand: Command {
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         if outcome.created {
             // A first upload merges with nothing, so the merge's report of items stamped far
-            // ahead (SPEC §4 rule 8: always reported) is made here, against an empty backup.
+            // ahead (FORMAT.md §6.1 rule 8: always reported) is made here, against an empty backup.
             let empty = BackupDocument(exportedAt: local.exportedAt, deviceId: local.deviceId)
             let check = BackupKit.merge(
                 local: empty, incoming: local, options: MergeOptions(now: session.now()))
             if let line = DriveSession.futureStamped(check, in: file) { warn(line) }
         }
-        // Drive holds the backup now, so the run succeeded (cron reads the exit code; SPEC §6
+        // Drive holds the backup now, so the run succeeded (cron reads the exit code; FORMAT.md §8.1
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
         // full disk) costs what its warning says, no more.
         func keep(_ save: () throws(CLIError) -> Void, orElse cost: String) {

@@ -8,7 +8,7 @@ import OAuth
 #endif
 
 /// `cloudbackup login`: OAuth 2.0 authorization code with PKCE through a loopback redirect
-/// (SPEC §6), which may also arrive pasted into the terminal; or the device flow (RFC 8628).
+/// (FORMAT.md §8.2), which may also arrive pasted into the terminal; or the device flow (RFC 8628).
 /// Silent on success apart from what the user must act on (the URL, or the code to type).
 struct LoginCommand: Command {
     static let name = "login"

@@ -2,7 +2,7 @@ import BackupKit
 import Digests
 import LocalFiles
 
-/// `cloudbackup merge LOCAL INCOMING -o OUT`: the sync of SPEC §4 on two local files.
+/// `cloudbackup merge LOCAL INCOMING -o OUT`: the sync of FORMAT.md §5.1 on two local files.
 struct MergeCommand: Command {
     static let name = "merge"
     static let summary = "merge a backup into a local file: newest edit wins per item"
@@ -82,7 +82,7 @@ struct MergeCommand: Command {
                 "--log \(logPath) is also \(named), a backup; give the log a file of its own",
                 Self.usage)
         }
-        // SPEC §4: a replace has no guard, so the flag would hold nothing back.
+        // FORMAT.md §5.2: a replace has no guard, so the flag would hold nothing back.
         if clockGuard, mode == .replace {
             throw .usage(
                 "--clock-guard does not apply to --replace: a replace takes INCOMING as it is",
@@ -214,7 +214,7 @@ struct MergeCommand: Command {
         return lines
     }
 
-    /// The stale guard's line (SPEC §4b): what of `incoming` was held back, why, and how to
+    /// The stale guard's line (FORMAT.md §5.3): what of `incoming` was held back, why, and how to
     /// let it in; nil when nothing was. `restore --json` says it too.
     static func heldBackAsStale(
         _ outcome: MergeOutcome, incoming: BackupDocument, named name: String, now: Timestamp,

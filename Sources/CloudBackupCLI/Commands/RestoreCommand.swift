@@ -3,7 +3,7 @@ import BackupSync
 import Foundation
 import LocalFiles
 
-/// `cloudbackup restore`: the Drive backup into STATE, by merge or replace (SPEC §4, §6).
+/// `cloudbackup restore`: the Drive backup into STATE, by merge or replace (FORMAT.md §5.2, §8.2).
 /// Shows the counts and the stale-window verdict first; `--dry-run` stops there.
 struct RestoreCommand: Command {
     static let name = "restore"
@@ -34,7 +34,7 @@ struct RestoreCommand: Command {
           --yes           do not ask before writing (asked only on a terminal)
           --profile P     the profile to use (default: default)
           --now T         the time for the tombstone window, RFC 3339 (default: now)
-          --json          print the counts as the SPEC §4 report object
+          --json          print the counts as the FORMAT.md §6.1 report object
           --verbose       trace each HTTP exchange (tokens redacted)
         \(BackupFile.maxBytesHelp(column: 18))
         \(RemoteEncryption.Options.help(column: 18))
@@ -302,7 +302,7 @@ struct RestoreCommand: Command {
     }
 
     /// What a new machine starts from: no items, a fresh device id, and the backup's settings
-    /// as replace takes them (SPEC §4 rule 6): a new STATE has no settings of its own for
+    /// as replace takes them (FORMAT.md §5.2 rule 6): a new STATE has no settings of its own for
     /// merge to keep, and premium and app lock never come from a backup.
     static func emptyDocument(at now: Timestamp, settingsFrom backup: BackupDocument)
         -> BackupDocument

@@ -77,7 +77,7 @@ struct StatusCommand: Command {
             let (section, failure) = DriveStatus.remoteSection(session)
             sections.append(section)
             remoteFailure = settled ?? failure
-            // SPEC §6b: a clock off Google's is warned about whenever Drive answered.
+            // FORMAT.md §9.2: a clock off Google's is warned about whenever Drive answered.
             session.clockSkew()
         }
         if let file { sections.append(try DriveStatus.localSection(file, options: readOptions)) }

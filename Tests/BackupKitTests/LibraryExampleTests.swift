@@ -1,0 +1,50 @@
+import BackupKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The README's library example runs and gives what its text promises, and the README shows
+/// exactly the example the tests run.
+@Suite struct LibraryExampleTests {
+    static func lines(of relative: String) throws -> [Substring] {
+        try String(contentsOf: Paths.file(relative), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    @Test func theExampleMergesTheTwoShippedDevices() throws {
+        let phone = Array(try Data(contentsOf: Paths.file("Examples/phone.json")))
+        let laptop = Array(try Data(contentsOf: Paths.file("Examples/laptop.json")))
+        let now = try #require(Timestamp("2026-11-29T22:14:03.120Z"))
+        let today = try #require(DayKey("2026-11-29"))
+        let result = try sync(mine: phone, theirs: laptop, now: now, today: today)
+
+        // What the example returns is what BackupKit's parts give on their own.
+        let expected = merge(
+            local: try BackupReader.read(phone).document,
+            incoming: try BackupReader.read(laptop).document, options: MergeOptions(now: now))
+        #expect(result.report == expected.report)
+        #expect(result.saved == BackupWriter.write(expected.document))
+        #expect(try BackupReader.read(result.saved).document == expected.document)
+        let streaks = Streaks.reports(for: expected.document, today: today)
+        #expect(result.streaks.count == Set(streaks.map(\.title)).count)
+        #expect(!result.streaks.isEmpty)
+        for report in streaks { #expect(result.streaks[report.title] != nil) }
+        // The laptop brings something the phone lacks, so the merge is not a copy of either.
+        #expect(result.saved != phone)
+    }
+
+    @Test func readmeShowsTheTestedExample() throws {
+        let file = try Self.lines(of: "Tests/BackupKitTests/LibraryExample.swift")
+        let begin = try #require(file.firstIndex(of: "// begin README example"))
+        let end = try #require(file.firstIndex(of: "// end README example"))
+        let example = file[(begin + 1)..<end]
+
+        let readme = try Self.lines(of: "README.md")
+        let heading = try #require(readme.firstIndex(of: "## Using BackupKit in your app"))
+        // The section's second Swift block: the first is the Package.swift lines.
+        let first = try #require(readme[heading...].firstIndex(of: "```swift"))
+        let open = try #require(readme[(first + 1)...].firstIndex(of: "```swift"))
+        let close = try #require(readme[(open + 1)...].firstIndex(of: "```"))
+        #expect(Array(readme[(open + 1)..<close]) == Array(example))
+    }
+}
