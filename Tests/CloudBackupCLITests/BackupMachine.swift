@@ -175,3 +175,20 @@ extension Emulator {
         try seedFile(name: "habit-backup.json", content: Data(json.utf8))
     }
 }
+
+extension EmulatorLogEntry {
+    /// What a request was, in the words the backup tests compare.
+    var kind: String {
+        switch (method, path) {
+        case ("GET", "/drive/v3/files"): return "list"
+        case ("GET", let path) where path.hasPrefix("/drive/v2/files/"): return "etag"
+        case ("GET", let path) where path.hasSuffix("/revisions"): return "revisions"
+        case ("PATCH", let path) where path.contains("/revisions/"): return "pin"
+        case ("GET", _) where query["alt"] == "media": return "download"
+        case ("PUT", let path) where path.hasPrefix("/upload/drive/v2/files/"):
+            let answer = status == 412 ? " → 412" : ""
+            return (ifMatch == true ? "conditional upload" : "upload") + answer
+        default: return "\(method) \(path)"
+        }
+    }
+}

@@ -32,21 +32,7 @@ import Testing
         let result = try phone.backup(["--verbose"])
         try #require(result.status == 0, "\(result.stderr)")
         stderr = result.stderr
-        return try emulator.log().dropFirst(start).map(Self.kind)
-    }
-
-    private static func kind(_ entry: EmulatorLogEntry) -> String {
-        switch (entry.method, entry.path) {
-        case ("GET", "/drive/v3/files"): return "list"
-        case ("GET", let path) where path.hasPrefix("/drive/v2/files/"): return "etag"
-        case ("GET", let path) where path.hasSuffix("/revisions"): return "revisions"
-        case ("PATCH", let path) where path.contains("/revisions/"): return "pin"
-        case ("GET", _) where entry.query["alt"] == "media": return "download"
-        case ("PUT", let path) where path.hasPrefix("/upload/drive/v2/files/"):
-            let answer = entry.status == 412 ? " → 412" : ""
-            return (entry.ifMatch == true ? "conditional upload" : "upload") + answer
-        default: return "\(entry.method) \(entry.path)"
-        }
+        return try emulator.log().dropFirst(start).map(\.kind)
     }
 
     private func remoteChallenges() throws -> [[String]] {
