@@ -22,10 +22,13 @@ public struct SyncDriver {
         self.now = now
     }
 
-    /// The files of our name, and the run's clock as of that answer: a caller that decides
-    /// from the listing alone whether to run at all (`cloudbackup backup`'s quiet night),
-    /// then hands it to `run(_:listed:)`, so a run costs no second listing.
-    public func list(named name: String) throws(SyncError) -> (files: [DriveFile], now: Timestamp) {
+    /// The files of our name, and the run's clock as of that answer.
+    public typealias Listing = (files: [DriveFile], now: Timestamp)
+
+    /// The run's first listing, for a caller that decides from it alone whether to run at all
+    /// (`cloudbackup backup`'s quiet night), then hands it to `run(_:listed:)`, so a run
+    /// costs no second listing.
+    public func list(named name: String) throws(SyncError) -> Listing {
         do {
             return (try drive.list(named: name), now())
         } catch {
@@ -35,7 +38,7 @@ public struct SyncDriver {
 
     /// `listed`: the run's first listing, made already by `list(named:)`.
     public func run<Document>(
-        _ machine: BackupRun<Document>, listed: (files: [DriveFile], now: Timestamp)? = nil
+        _ machine: BackupRun<Document>, listed: Listing? = nil
     ) throws(SyncError) -> BackupOutcome<Document> {
         var machine = machine
         var action = listed.map { machine.start(listed: $0.files, now: $0.now) } ?? machine.start()

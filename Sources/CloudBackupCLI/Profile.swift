@@ -42,6 +42,11 @@ struct Profile: Sendable {
     var historyCachePath: String { folder + "/history-cache.json" }
     /// STATE's shared settings when it and the backup were last brought together.
     var syncedSettingsPath: String { folder + "/synced-settings.json" }
+    /// What the last backup that changed nothing proved (see `SteadyState`).
+    var steadyStatePath: String { Self.steadyStatePath(in: folder) }
+    /// The same, for `backup`, which decides from it whether to read STATE before the
+    /// profile is loaded.
+    static func steadyStatePath(in folder: String) -> String { folder + "/steady-state.json" }
 
     /// Environment variable → config.json key → default, for every setting.
     static let settings: [(variable: String, key: String, fallback: String?)] = [

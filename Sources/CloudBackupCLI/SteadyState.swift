@@ -15,8 +15,6 @@ import LocalFiles
 /// of: another STATE (stamp, or content when the stamp cannot tell), another revision on
 /// Drive, other conditions, a pending check or pins still due each make a full run.
 struct SteadyState: ProfileRecord, Equatable {
-    static let fileName = "steady-state.json"
-
     /// STATE when it was read, and whether that stamp alone tells a later write (see
     /// `FileStamp.isSettled`); when it does not, STATE is read and `sha256` compared.
     var stamp: FileStamp

@@ -131,6 +131,21 @@ import Testing
         #expect(try remoteBackups(emulator).map { challengeIDs($0.document) } == [["A", "B"]])
     }
 
+    /// Another size limit is another condition of the outcome: one full run under it, then
+    /// quiet nights again.
+    @Test func anotherSizeLimitMakesOneFullRun() throws {
+        try writeState()
+        _ = try backUp()
+        _ = try backUp()
+        try FileManager.default.removeItem(at: phone.keptCopy)
+        let other = try backUp(["--max-bytes", "1000000"])
+        #expect(!other.result.stderr.contains(Self.quietLine))
+        #expect(other.requests.contains("download"))
+        let again = try backUp(["--max-bytes", "1000000"])
+        #expect(again.result.stderr.contains(Self.quietLine))
+        #expect(again.requests == ["list"])
+    }
+
     /// A challenge stamped days ahead of the clock is warned about every night, so such a
     /// night is never skipped.
     @Test func aNightThatWarnedIsNeverQuiet() throws {

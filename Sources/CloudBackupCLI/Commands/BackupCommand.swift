@@ -78,11 +78,10 @@ struct BackupCommand: Command {
         // valid then and is unchanged since.
         let stamp = FileStamp.of(file)
         let readAt = FileStamp.clock()
-        let steadyPath = (try? Profile.folder(for: profile, environment: context.environment))
-            .map { $0 + "/" + SteadyState.fileName }
-        let steady = steadyPath.flatMap { SteadyState.load(from: $0) }.flatMap {
-            $0.describes(file, stamp: stamp, maxBytes: readOptions.maxBytes) ? $0 : nil
-        }
+        let steady = (try? Profile.folder(for: profile, environment: context.environment))
+            .flatMap { SteadyState.load(from: Profile.steadyStatePath(in: $0)) }.flatMap {
+                $0.describes(file, stamp: stamp, maxBytes: readOptions.maxBytes) ? $0 : nil
+            }
         let read = try steady == nil ? readState() : nil
         let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
@@ -98,7 +97,7 @@ struct BackupCommand: Command {
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        var listed: (files: [DriveFile], now: Timestamp)?
+        var listed: SyncDriver.Listing?
         if let steady, steady.conditions == conditions(session),
             session.pendingVerification == nil, !LocalFile.exists(session.profile.retentionDuePath)
         {
@@ -162,7 +161,7 @@ struct BackupCommand: Command {
             orElse: "a settings change made here before the next backup may not reach Drive")
         // Only a night that changed nothing and said nothing is steady: one that warned warns
         // again tomorrow.
-        if let stamp, let steadyPath, !outcome.uploaded, outcome.deletedDuplicates.isEmpty,
+        if let stamp, !outcome.uploaded, outcome.deletedDuplicates.isEmpty,
             outcome.sideFiles.isEmpty, outcome.mergedRevisions == 0, warnings == 0,
             session.clockSkew() == nil, FileStamp.of(file) == stamp,
             let revision = remoteFile.headRevisionId, let md5 = remoteFile.md5Checksum
@@ -175,9 +174,9 @@ struct BackupCommand: Command {
                 conditions: conditions(session), bytes: outcome.bytes,
                 counts: Summary.Counts(document))
             // Without it the next backup is a full one, as before: nothing to warn about.
-            try? proved.save(to: steadyPath)
-        } else if let steadyPath {
-            try? LocalFile.remove(steadyPath)
+            try? proved.save(to: session.profile.steadyStatePath)
+        } else {
+            try? LocalFile.remove(session.profile.steadyStatePath)
         }
         let pins = retain(
             outcome, revisions: ran.revisions, driver: driver, session: session, warn: warn)
