@@ -86,9 +86,9 @@ enum BackupFile {
 
     /// The `--max-bytes` line of a command's help, its text starting at `column`.
     static func maxBytesHelp(column: Int) -> String {
-        let option = "  --max-bytes N"
-        return option + String(repeating: " ", count: max(2, column - option.count))
-            + "refuse files larger than N bytes (default \(ReadOptions().maxBytes), 256 MiB)"
+        HelpLine.option(
+            "--max-bytes N", column: column,
+            "refuse files larger than N bytes (default \(ReadOptions().maxBytes), 256 MiB)")
     }
 
     /// The read options a command takes: `--max-bytes N`.

@@ -30,17 +30,21 @@ struct DriveSession {
     private let skewSaid = SaidOnce()
     private let resolvedNow = Once<Timestamp>()
 
-    /// Takes the profile's lock when `locking` (exit 6 at once when another run holds it)
-    /// and connects. Without `savingLogin` a refreshed token is not written to the profile.
+    /// Takes the profile's lock when `locking` (exit 6 when another run still holds it after
+    /// `waitingForLock` seconds, `--wait-lock`) and connects. Without `savingLogin` a refreshed token is not written to the profile.
     /// `maxBytes`: the largest backup the run may download (`--max-bytes`), which the
     /// transport's own cap must not undercut. `encryption`: the profile's keys, for a
     /// command that reads or writes the backup's bytes (`RemoteEncryption.load`).
     init(
         profile: Profile, context: Context, now: Timestamp?, verbose: Bool, quiet: Bool,
         locking: Bool = true, savingLogin: Bool = true, maxBytes: Int = ReadOptions().maxBytes,
-        encryption: RemoteEncryption = .plain
+        encryption: RemoteEncryption = .plain, waitingForLock: Double = 0
     ) throws {
-        lock = locking ? try profile.lock(in: context) : nil
+        lock =
+            locking
+            ? try profile.lock(
+                in: context, waiting: waitingForLock,
+                announce: !quiet && (verbose || context.stderrIsTerminal)) : nil
         let progress = quiet || !context.stderrIsTerminal ? nil : ProgressLine(context: context)
         var transport = context.transport(verbose: verbose)
         transport.maxResponseBytes = max(transport.maxResponseBytes, maxBytes)

@@ -33,4 +33,15 @@ public struct CLIError: Error, Sendable {
     public static func usage(_ line: String, _ usage: String) -> CLIError {
         CLIError(line, exitCode: .usage, usage: usage)
     }
+
+    /// A private file that others may read, refused as ssh refuses a key: the token file,
+    /// the identity file, config.json (it may hold the client secret).
+    static func tooOpen(_ path: String, mode: UInt32, for file: String, holding what: String)
+        -> CLIError
+    {
+        let octal = String(mode & 0o7777, radix: 8)
+        return CLIError(
+            "\(path): permissions \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal) are too open for \(file) (it holds \(what)); run `chmod 600 \(path)` and try again",
+            exitCode: .invalidFile)
+    }
 }

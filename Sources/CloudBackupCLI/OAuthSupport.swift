@@ -233,9 +233,7 @@ extension CloudBackup {
         case .transport(let error):
             return describe(error)
         case .insecureTokenFile(let path, let mode):
-            return CLIError(
-                "\(path): permissions \(String(mode, radix: 8).leftPadded(to: 4)) are too open for a token file (it holds your login); run `chmod 600 \(path)` and try again",
-                exitCode: .invalidFile)
+            return .tooOpen(path, mode: mode, for: "a token file", holding: "your login")
         case .corruptTokenFile(let path, let problem):
             return CLIError("\(path): \(problem); delete it and \(login)", exitCode: .invalidFile)
         case .file(let error):
@@ -249,11 +247,5 @@ extension CloudBackup {
 
     static func describe(_ error: TransportError) -> CLIError {
         CLIError("network failure: \(error.message)", exitCode: .network)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
     }
 }

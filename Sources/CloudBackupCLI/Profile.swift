@@ -113,6 +113,11 @@ struct Profile: Sendable {
         let path = folder + "/config.json"
         if LocalFile.exists(path) {
             do {
+                if let mode = try LocalFile.mode(of: path), mode & 0o077 != 0 {
+                    throw CLIError.tooOpen(
+                        path, mode: UInt32(mode), for: "a profile's config.json",
+                        holding: "settings such as the OAuth client secret")
+                }
                 let bytes = try LocalFile.read(path, maxBytes: 1 << 20)
                 guard
                     let object = try JSONSerialization.jsonObject(with: Data(bytes))
@@ -267,20 +272,37 @@ extension Profile {
         }
     }
 
-    /// One run at a time per profile (FORMAT.md §8.1): the profile's lock, or exit 6 at once when
-    /// another run holds it. Held until the returned lock is released.
-    func lock(in context: Context) throws(CLIError) -> FileLock {
+    /// One run at a time per profile (FORMAT.md §8.1): the profile's lock, or exit 6 when
+    /// another run still holds it after `waiting` seconds (`--wait-lock`; 0: at once). Held
+    /// until the returned lock is released. A wait is announced when someone may be watching
+    /// (`--verbose`, or a terminal), never to cron, which mails whatever is printed.
+    func lock(in context: Context, waiting: Double = 0, announce: Bool = false)
+        throws(CLIError) -> FileLock
+    {
         try makeFolder(in: context)
-        let held: FileLock?
+        var held: FileLock?
         do {
             held = try FileLock(path: lockPath)
+            if held == nil, waiting > 0 {
+                if announce {
+                    context.printError(
+                        "cloudbackup: another run holds the lock of profile '\(name)'; "
+                            + "waiting up to \(Int(waiting)) s for it to finish")
+                }
+                held = try FileLock(path: lockPath, waitingUpTo: waiting)
+            }
         } catch {
             throw CLIError(error.description, exitCode: .failure)
         }
         guard let held else {
+            let waited = waiting > 0 ? " after waiting \(Int(waiting)) s" : ""
+            let fix =
+                waiting > 0
+                ? "try again when it has finished, or wait longer with --wait-lock"
+                : "try again when it has finished, or wait for it with --wait-lock DURATION"
             throw CLIError(
-                "another cloudbackup run holds the lock of profile '\(name)' (\(lockPath)); "
-                    + "try again when it has finished", exitCode: .locked)
+                "another cloudbackup run holds the lock of profile '\(name)' (\(lockPath))\(waited); "
+                    + fix, exitCode: .locked)
         }
         return held
     }

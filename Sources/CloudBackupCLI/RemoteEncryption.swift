@@ -48,14 +48,12 @@ struct RemoteEncryption {
 
         /// The options' help lines, descriptions from `column` as the command's others.
         static func help(column: Int) -> String {
-            [
-                (
-                    "  --password-file FILE",
-                    "the backup's passphrase (encrypted backups): FILE's first line"
-                ),
-                ("  --password-command CMD", "the same, printed by the shell command CMD"),
-            ].map { $0 + String(repeating: " ", count: max(2, column - $0.count)) + $1 }
-                .joined(separator: "\n")
+            HelpLine.option(
+                "--password-file FILE", column: column,
+                "the backup's passphrase (encrypted backups): FILE's first line") + "\n"
+                + HelpLine.option(
+                    "--password-command CMD", column: column,
+                    "the same, printed by the shell command CMD")
         }
     }
 
@@ -222,9 +220,8 @@ struct RemoteEncryption {
                     exitCode: .invalidFile)
             }
             guard mode & 0o077 == 0 else {
-                throw CLIError(
-                    "\(path): permissions \(String(format: "%04o", mode)) are too open for an identity file (it holds your key); run `chmod 600 \(path)` and try again",
-                    exitCode: .invalidFile)
+                throw CLIError.tooOpen(
+                    path, mode: UInt32(mode), for: "an identity file", holding: "your key")
             }
             let text = String(decoding: try LocalFile.read(path, maxBytes: 1 << 16), as: UTF8.self)
             return try Identity.parseFile(text)

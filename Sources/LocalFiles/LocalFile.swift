@@ -415,23 +415,36 @@ public enum LocalFile {
     }
 }
 
-/// An advisory, non-blocking lock on a file (`flock(LOCK_EX | LOCK_NB)`): one run at a time
-/// per profile. The lock ends with the process, so a crashed run never leaves it held.
+/// An advisory lock on a file (`flock(LOCK_EX)`): one run at a time per profile. The lock
+/// ends with the process, so a crashed run never leaves it held.
 public final class FileLock {
     private let fd: Int32
     public let path: String
 
     /// nil when another process holds the lock.
-    public init?(path: String) throws(LocalFileError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw LocalFileError(path: path, operation: "open the lock file", errno: errno)
-        }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+    public convenience init?(path: String) throws(LocalFileError) {
+        try self.init(path: path, waitingUpTo: 0)
+    }
+
+    /// nil when another process still holds the lock after `seconds`: polled, not blocked
+    /// on, because `flock` has no timeout and a signal-driven one would reach the whole
+    /// process. The pause grows from 50 ms to 1 s, so a short wait ends soon after the other
+    /// run does, and a long one costs a wake-up a second.
+    public init?(path: String, waitingUpTo seconds: Double) throws(LocalFileError) {
+        let fd = try Self.openLockFile(path)
+        let deadline = Self.monotonicSeconds() + seconds
+        var pause = 0.05
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
-            close(fd)
-            if code == EWOULDBLOCK { return nil }
-            throw LocalFileError(path: path, operation: "lock", errno: code)
+            if code == EINTR { continue }
+            let left = deadline - Self.monotonicSeconds()
+            guard code == EWOULDBLOCK, left > 0 else {
+                close(fd)
+                if code == EWOULDBLOCK { return nil }
+                throw LocalFileError(path: path, operation: "lock", errno: code)
+            }
+            usleep(useconds_t(min(pause, left) * 1_000_000))
+            pause = min(pause * 2, 1)
         }
         self.fd = fd
         self.path = path
@@ -440,10 +453,7 @@ public final class FileLock {
     /// Waits until the lock is free (`flock(LOCK_EX)`): for short critical sections, such as
     /// a token refresh, where a second process should wait for the first, not give up.
     public init(waitingFor path: String) throws(LocalFileError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw LocalFileError(path: path, operation: "open the lock file", errno: errno)
-        }
+        let fd = try Self.openLockFile(path)
         while flock(fd, LOCK_EX) != 0 {
             let code = errno
             if code == EINTR { continue }
@@ -452,6 +462,20 @@ public final class FileLock {
         }
         self.fd = fd
         self.path = path
+    }
+
+    private static func openLockFile(_ path: String) throws(LocalFileError) -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw LocalFileError(path: path, operation: "open the lock file", errno: errno)
+        }
+        return fd
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 
     deinit {

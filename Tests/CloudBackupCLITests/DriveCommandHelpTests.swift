@@ -7,8 +7,9 @@ import Testing
         (
             "backup",
             """
-            usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
-                                      [--max-bytes N] [--password-file FILE | --password-command CMD]
+            usage: cloudbackup backup --file STATE [--dry-run] [--profile P] [--now T] [--quiet | --verbose]
+                                      [--json] [--wait-lock DURATION] [--max-bytes N]
+                                      [--password-file FILE | --password-command CMD]
 
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
             (so another device's items are kept) and upload the result only if it changed. STATE's
@@ -22,12 +23,16 @@ import Testing
 
             options:
               --file STATE   the local state file (required); an invalid file uploads nothing
+              --dry-run      download and merge, print what the upload would bring (the counts of
+                             restore --dry-run); upload, delete and write nothing
               --profile P    the profile to use (default: default)
               --now T        the time for the tombstone window, RFC 3339 (default: now)
               --quiet        no progress line, only failures and warnings
               --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
               --json         print a summary: remote id, bytes, result, counts (day logs kept
                              under a tombstone on their own)
+              --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
+                             profile to finish (default: exit 6 at once)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
@@ -36,7 +41,8 @@ import Testing
             (nothing uploaded), or the profile's config.json, token file or identity file is broken
             or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
             access, 5 network or Drive failure after retries (the remote file is intact), 6 another
-            run holds the profile's lock, 7 STATE or the backup is from a newer version.
+            run holds the profile's lock (still, after --wait-lock's wait), 7 STATE or the backup is
+            from a newer version.
 
             """
         ),
@@ -45,7 +51,8 @@ import Testing
             """
             usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
                                        [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                       [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
+                                       [--verbose] [--wait-lock DURATION] [--max-bytes N]
+                                       [--password-file FILE | --password-command CMD]
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
             it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -68,6 +75,8 @@ import Testing
               --now T         the time for the tombstone window, RFC 3339 (default: now)
               --json          print the counts as the FORMAT.md §6.1 report object
               --verbose       trace each HTTP exchange (tokens redacted)
+              --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
+                              profile to finish (default: exit 6 at once)
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
@@ -75,8 +84,8 @@ import Testing
             exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
             revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
             backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
-            failure, 6 another run holds the profile's lock, or STATE changed while restoring (nothing
-            written; run again), 7 a newer schema.
+            failure, 6 another run holds the profile's lock (still, after --wait-lock's wait), or STATE
+            changed while restoring (nothing written; run again), 7 a newer schema.
 
             """
         ),

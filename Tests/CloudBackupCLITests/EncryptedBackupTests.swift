@@ -1,6 +1,7 @@
 import BackupKit
 import Digests
 import Foundation
+import LocalFiles
 import TestSupport
 import Testing
 
@@ -22,7 +23,9 @@ import Testing
     var profileFolder: URL { phone.folder.appendingPathComponent("config/cloudbackup/default") }
 
     func configure(_ json: String) throws {
-        try Data(json.utf8).write(to: profileFolder.appendingPathComponent("config.json"))
+        try LocalFile.writeAtomically(
+            Array(json.utf8), to: profileFolder.appendingPathComponent("config.json").path,
+            mode: 0o600)
     }
 
     /// An `age-keygen` identity file in the profile's folder, and its public key.

@@ -187,11 +187,12 @@ import Testing
 
     @Test func keepFalsePinsNothingAndABadKeepIsRefused() throws {
         let config = phone.folder.appendingPathComponent("config/cloudbackup/default/config.json")
-        try Data(#"{"keep": false}"#.utf8).write(to: config)
+        try LocalFile.writeAtomically(Array(#"{"keep": false}"#.utf8), to: config.path, mode: 0o600)
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
         #expect(try #require(try emulator.files().first).revisions.allSatisfy { !$0.keepForever })
-        try Data(#"{"keep": {"daily": -1}}"#.utf8).write(to: config)
+        try LocalFile.writeAtomically(
+            Array(#"{"keep": {"daily": -1}}"#.utf8), to: config.path, mode: 0o600)
         let refused = try phone.backup()
         #expect(refused.status == 3)
         #expect(refused.stderr.contains("keep.daily"), "\(refused.stderr)")

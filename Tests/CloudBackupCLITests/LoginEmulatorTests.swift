@@ -86,7 +86,7 @@ import Testing
         defer { session.finish() }
         let result = try session.cloudbackup(["login"])
         #expect(result.status == 0)
-        #expect(result.stdout.isEmpty)
+        #expect(result.stdout == "logged in; the login is saved in \(session.tokenPath)\n")
         // Silent apart from the URL (a hint line and the URL itself).
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 2)
@@ -304,13 +304,28 @@ import Testing
         try loggedIn(session)
         let result = try session.cloudbackup(["logout"])
         #expect(result.status == 0)
-        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        #expect(
+            result.stdout == "logged out: access revoked at Google and the saved login deleted\n")
+        #expect(result.stderr.isEmpty)
         #expect(!LocalFile.exists(session.tokenPath))
         #expect(try session.emulator.log().contains { $0.path == "/revoke" && $0.revoked == true })
-        let verbose = try session.cloudbackup(["logout", "--verbose"])
-        #expect(verbose.status == 0)
-        #expect(verbose.stderr.contains("was not logged in"))
+        let again = try session.cloudbackup(["logout"])
+        #expect(again.status == 0)
+        #expect(again.stdout == "not logged in: profile 'default' has no saved login\n")
         try session.expectNoSecretPrinted()
+    }
+
+    @Test func quietLoginAndLogoutSayNothingOnSuccess() throws {
+        let session = try Session()
+        defer { session.finish() }
+        let login = try session.cloudbackup(["login", "--quiet"])
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.isEmpty)
+        #expect(LocalFile.exists(session.tokenPath))
+        let logout = try session.cloudbackup(["logout", "-q"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(logout.stdout.isEmpty && logout.stderr.isEmpty)
+        #expect(!LocalFile.exists(session.tokenPath))
     }
 
     /// A 503 at the revocation endpoint is tried again: the refresh token must not stay live

@@ -163,7 +163,9 @@ import Testing
         defer { session.finish() }
         let result = try loginOnATerminal(session, ["--paste"], pasting: [.browserHere])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "listener answered 200\n")
+        #expect(
+            result.stdout
+                == "listener answered 200\nlogged in; the login is saved in \(session.tokenPath)\n")
         #expect(try session.store.load() != nil)
         try session.expectNoSecretPrinted()
     }

@@ -15,6 +15,33 @@ import Testing
         #expect(profile.clientID == nil)
     }
 
+    /// config.json may hold the client secret: readable by group or others, it is refused as
+    /// the token file is, with the chmod that fixes it, whatever the command (exit 3).
+    @Test(arguments: [0o640, 0o604, 0o644])
+    func aConfigOthersCanReadIsRefusedWithTheFix(mode: Int) throws {
+        let base = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: base) }
+        let folder = base.appendingPathComponent("cloudbackup/default").path
+        try LocalFile.makeDirectory(folder)
+        let path = folder + "/config.json"
+        try LocalFile.writeAtomically(
+            Array(#"{"clientSecret":"s3cret"}"#.utf8), to: path, mode: mode_t(mode))
+        let octal = "0" + String(mode, radix: 8)
+        for command in [["status"], ["login", "--no-browser"], ["logout"]] {
+            let result = try cloudbackup(command, environment: ["XDG_CONFIG_HOME": base.path])
+            #expect(result.status == 3)
+            #expect(
+                result.stderr
+                    == "cloudbackup: \(path): permissions \(octal) are too open for a profile's config.json (it holds settings such as the OAuth client secret); run `chmod 600 \(path)` and try again\n"
+            )
+            #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"))
+        }
+        #expect(chmod(path, 0o600) == 0)
+        #expect(
+            try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
+                .clientSecret == "s3cret")
+    }
+
     /// The device flow's client and endpoint are settings like the others, and its URL is
     /// held to the same https rule, named by its key.
     @Test func theDeviceClientSettingsComeFromConfigJSON() throws {
@@ -25,7 +52,7 @@ import Testing
         try LocalFile.writeAtomically(
             Array(
                 #"{"deviceClientId":"tv-id","deviceClientSecret":"tv-secret","deviceCodeUrl":"http://127.0.0.1:9/device/code"}"#
-                    .utf8), to: folder + "/config.json")
+                    .utf8), to: folder + "/config.json", mode: 0o600)
         let profile = try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
         let device = try #require(try profile.deviceOAuthClient())
         #expect(device.clientID == "tv-id")
@@ -35,7 +62,7 @@ import Testing
 
         try LocalFile.writeAtomically(
             Array(#"{"deviceCodeUrl":"http://example.com/device/code"}"#.utf8),
-            to: folder + "/config.json")
+            to: folder + "/config.json", mode: 0o600)
         let error = #expect(throws: CLIError.self) {
             try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
         }
@@ -57,7 +84,7 @@ import Testing
         try LocalFile.makeDirectory(folder)
         try LocalFile.writeAtomically(
             Array(#"{"clientId":"from-file","fileName":"file.json"}"#.utf8),
-            to: folder + "/config.json")
+            to: folder + "/config.json", mode: 0o600)
         let profile = try Profile.load(
             name: "default",
             environment: ["XDG_CONFIG_HOME": base.path, "CLOUDBACKUP_CLIENT_ID": "from-env"])
@@ -70,7 +97,8 @@ import Testing
         let base = try Paths.temporaryFolder()
         let folder = base.appendingPathComponent("cloudbackup/default").path
         try LocalFile.makeDirectory(folder)
-        try LocalFile.writeAtomically(Array(#"{"fileName":""}"#.utf8), to: folder + "/config.json")
+        try LocalFile.writeAtomically(
+            Array(#"{"fileName":""}"#.utf8), to: folder + "/config.json", mode: 0o600)
         let profile = try Profile.load(
             name: "default",
             environment: ["XDG_CONFIG_HOME": base.path, "CLOUDBACKUP_FILE_NAME": "x.json"])
@@ -81,7 +109,8 @@ import Testing
         let base = try Paths.temporaryFolder()
         let folder = base.appendingPathComponent("cloudbackup/default").path
         try LocalFile.makeDirectory(folder)
-        try LocalFile.writeAtomically(Array(#"{"clientID":"x"}"#.utf8), to: folder + "/config.json")
+        try LocalFile.writeAtomically(
+            Array(#"{"clientID":"x"}"#.utf8), to: folder + "/config.json", mode: 0o600)
         let error = #expect(throws: CLIError.self) {
             try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
         }
@@ -96,7 +125,7 @@ import Testing
         let base = try Paths.temporaryFolder()
         let folder = base.appendingPathComponent("cloudbackup/default").path
         try LocalFile.makeDirectory(folder)
-        try LocalFile.writeAtomically(Array(text.utf8), to: folder + "/config.json")
+        try LocalFile.writeAtomically(Array(text.utf8), to: folder + "/config.json", mode: 0o600)
         let error = #expect(throws: CLIError.self) {
             try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": base.path])
         }

@@ -16,7 +16,7 @@ import Testing
         let base = try Paths.temporaryFolder()
         let folder = base.appendingPathComponent("cloudbackup/default").path
         try LocalFile.makeDirectory(folder)
-        try LocalFile.writeAtomically(Array(config.utf8), to: folder + "/config.json")
+        try LocalFile.writeAtomically(Array(config.utf8), to: folder + "/config.json", mode: 0o600)
         return try Profile.load(
             name: "default",
             environment: environment.merging(["XDG_CONFIG_HOME": base.path]) { a, _ in a })

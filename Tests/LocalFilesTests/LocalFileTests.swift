@@ -256,6 +256,22 @@ import Testing
         #expect(try FileLock(path: path) != nil)
     }
 
+    @Test func aWaitForAHeldLockEndsWithNilAfterItsTime() throws {
+        let path = folder.appendingPathComponent("lock").path
+        let first = try FileLock(path: path)
+        let start = Date()
+        #expect(try FileLock(path: path, waitingUpTo: 0.3) == nil)
+        #expect(Date().timeIntervalSince(start) >= 0.3)
+        withExtendedLifetime(first) {}
+    }
+
+    @Test func aWaitForAFreeLockTakesItAtOnce() throws {
+        let path = folder.appendingPathComponent("lock").path
+        let lock = try FileLock(path: path, waitingUpTo: 3_600)
+        #expect(lock != nil)
+        #expect(try FileLock(path: path) == nil)
+    }
+
     /// A folder that could not be made (a read-only config home) is not one to make
     /// writable: the advice names the nearest folder that exists.
     @Test func theFixForAFolderThatCouldNotBeMadeNamesTheNearestExistingOne() throws {

@@ -9,9 +9,12 @@ public struct RunResult: Sendable {
 
 /// Runs a program to completion with the given arguments, environment and standard input,
 /// collecting both streams (read concurrently, so a chatty process never blocks).
+/// `whenStderrShows` runs its action once, as soon as its text has appeared on stderr: the
+/// way a test acts at a moment of the run (the run is waiting for a lock) without sleeping.
 public func run(
     _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-    stdin: Data? = nil, workingDirectory: URL? = nil
+    stdin: Data? = nil, workingDirectory: URL? = nil,
+    whenStderrShows: (text: String, action: @Sendable () -> Void)? = nil
 ) throws -> RunResult {
     let process = Process()
     process.executableURL = executable
@@ -34,7 +37,18 @@ public func run(
         outData = out.fileHandleForReading.readDataToEndOfFile()
     }
     DispatchQueue.global().async(group: group) {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        guard let (text, action) = whenStderrShows else {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            return
+        }
+        var waiting = true
+        while case let chunk = err.fileHandleForReading.availableData, !chunk.isEmpty {
+            errData.append(chunk)
+            if waiting, String(decoding: errData, as: UTF8.self).contains(text) {
+                waiting = false
+                action()
+            }
+        }
     }
     group.wait()
     process.waitUntilExit()
@@ -52,11 +66,12 @@ public let testEnvironment = ["PATH": "/usr/bin:/bin", "TZ": "UTC", "HOME": "/no
 /// `extraEnvironment`.
 public func cloudbackup(
     _ arguments: [String], environment extraEnvironment: [String: String] = [:],
-    stdin: Data? = nil, workingDirectory: URL? = nil
+    stdin: Data? = nil, workingDirectory: URL? = nil,
+    whenStderrShows: (text: String, action: @Sendable () -> Void)? = nil
 ) throws -> RunResult {
     var environment = testEnvironment
     environment.merge(extraEnvironment) { _, new in new }
     return try run(
         Paths.binary, arguments, environment: environment, stdin: stdin,
-        workingDirectory: workingDirectory)
+        workingDirectory: workingDirectory, whenStderrShows: whenStderrShows)
 }

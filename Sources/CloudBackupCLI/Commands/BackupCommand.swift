@@ -11,10 +11,11 @@ struct BackupCommand: Command {
     static let name = "backup"
     static let summary = "merge a state file into the Drive backup; upload only if it changed"
     static let usage =
-        "usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup backup --file STATE [--dry-run] [--profile P] [--now T] [--quiet | --verbose] [--json] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
-        usage: cloudbackup backup --file STATE [--profile P] [--now T] [--quiet | --verbose] [--json]
-                                  [--max-bytes N] [--password-file FILE | --password-command CMD]
+        usage: cloudbackup backup --file STATE [--dry-run] [--profile P] [--now T] [--quiet | --verbose]
+                                  [--json] [--wait-lock DURATION] [--max-bytes N]
+                                  [--password-file FILE | --password-command CMD]
 
         Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
         (so another device's items are kept) and upload the result only if it changed. STATE's
@@ -28,12 +29,15 @@ struct BackupCommand: Command {
 
         options:
           --file STATE   the local state file (required); an invalid file uploads nothing
+          --dry-run      download and merge, print what the upload would bring (the counts of
+                         restore --dry-run); upload, delete and write nothing
           --profile P    the profile to use (default: default)
           --now T        the time for the tombstone window, RFC 3339 (default: now)
           --quiet        no progress line, only failures and warnings
           --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
           --json         print a summary: remote id, bytes, result, counts (day logs kept
                          under a tombstone on their own)
+        \(WaitLock.help(column: 17))
         \(BackupFile.maxBytesHelp(column: 17))
         \(RemoteEncryption.Options.help(column: 17))
 
@@ -41,10 +45,12 @@ struct BackupCommand: Command {
         (nothing uploaded), or the profile's config.json, token file or identity file is broken
         or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
         access, 5 network or Drive failure after retries (the remote file is intact), 6 another
-        run holds the profile's lock, 7 STATE or the backup is from a newer version.
+        run holds the profile's lock (still, after --wait-lock's wait), 7 STATE or the backup is
+        from a newer version.
         """
 
     let file: String
+    let dryRun: Bool
     let profile: String
     let now: Timestamp?
     let quiet: Bool
@@ -52,12 +58,14 @@ struct BackupCommand: Command {
     let json: Bool
     let readOptions: ReadOptions
     let keys: RemoteEncryption.Options
+    let waitLock: Double
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
             throw .usage("--file STATE is required", Self.usage)
         }
         self.file = file
+        dryRun = arguments.flag("--dry-run")
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         quiet = arguments.flag("--quiet")
@@ -65,6 +73,7 @@ struct BackupCommand: Command {
         json = arguments.flag("--json")
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
+        waitLock = try WaitLock.seconds(&arguments)
         guard !(quiet && verbose) else {
             throw .usage("--quiet and --verbose exclude each other", Self.usage)
         }
@@ -78,17 +87,21 @@ struct BackupCommand: Command {
         // valid then and is unchanged since.
         let stamp = FileStamp.of(file)
         let readAt = FileStamp.clock()
-        let steady = (try? Profile.folder(for: profile, environment: context.environment))
-            .flatMap { SteadyState.load(from: Profile.steadyStatePath(in: $0)) }.flatMap {
-                $0.describes(file, stamp: stamp, maxBytes: readOptions.maxBytes) ? $0 : nil
-            }
+        let steady =
+            dryRun
+            ? nil
+            : (try? Profile.folder(for: profile, environment: context.environment))
+                .flatMap { SteadyState.load(from: Profile.steadyStatePath(in: $0)) }.flatMap {
+                    $0.describes(file, stamp: stamp, maxBytes: readOptions.maxBytes) ? $0 : nil
+                }
         let read = try steady == nil ? readState() : nil
         let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(
             profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json,
-            maxBytes: readOptions.maxBytes,
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
             encryption: try RemoteEncryption.load(
-                profile: profile, options: keys, environment: context.environment))
+                profile: profile, options: keys, environment: context.environment),
+            waitingForLock: waitLock)
         var warnings = 0
         let warn = { (line: String) in
             warnings += 1
@@ -115,6 +128,11 @@ struct BackupCommand: Command {
         let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         let (codec, journal) = session.codec(
             allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn)
+        if dryRun {
+            return try showDryRun(
+                local, codec: codec, journal: journal, driver: driver, session: session,
+                context: context)
+        }
         var machine = BackupRun(
             name: session.profile.fileName, codec: codec, local: local,
             kept: kept, pending: session.pendingVerification)
@@ -220,6 +238,46 @@ struct BackupCommand: Command {
                 )
             }
         }
+    }
+
+    /// `--dry-run`: the backup downloaded and STATE merged into it as `backup` would, and what
+    /// that brings, in `restore --dry-run`'s words and counts; nothing uploaded, deleted or
+    /// recorded, and no lock taken, as for a restore's dry run.
+    private func showDryRun(
+        _ local: BackupDocument, codec: SyncCodec<BackupDocument>, journal: MergeJournal,
+        driver: SyncDriver, session: DriveSession, context: Context
+    ) throws {
+        let fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec))
+        let now = session.now()
+        // A first backup uploads STATE as it is; its report is a merge into an empty backup.
+        let empty = BackupDocument(exportedAt: local.exportedAt, deviceId: local.deviceId)
+        let merged = fetched.map { codec.merge($0.document, local, now) } ?? local
+        let report =
+            fetched == nil
+            ? BackupKit.merge(local: empty, incoming: local, options: MergeOptions(now: now)).report
+            : journal.lastReport
+        let uploads = fetched.map { codec.encode(merged) != codec.encode($0.document) } ?? true
+        if json {
+            if let report { context.print(report.json) }
+            return
+        }
+        let target =
+            fetched.map { "the backup (exported \($0.document.exportedAt))" }
+            ?? "a new backup (none on Drive yet)"
+        context.print("\(file.onOneLine) → \(target):")
+        for line in report.map({ MergeCommand.plainWords($0, mode: .merge) }) ?? [] {
+            context.print("  " + line)
+        }
+        if fetched == nil {
+            context.print("  settings: \(file.onOneLine)'s, as the backup is new")
+        } else if let settings = journal.lastSettings {
+            context.print("  " + Self.settingsWords(from: settings.before, to: settings.after))
+        }
+        context.print(
+            uploads
+                ? "dry run: \(codec.encode(merged).count) bytes would be uploaded; nothing uploaded or written"
+                : "dry run: the backup already holds everything in \(file.onOneLine); nothing would be uploaded"
+        )
     }
 
     /// The profile's retention policy applied after an upload, or after a backup whose pins

@@ -9,12 +9,12 @@ import OAuth
 
 /// `cloudbackup login`: OAuth 2.0 authorization code with PKCE through a loopback redirect
 /// (FORMAT.md §8.2), which may also arrive pasted into the terminal; or the device flow (RFC 8628).
-/// Silent on success apart from what the user must act on (the URL, or the code to type).
+/// Ends with one line on stdout saying where the login is saved (none under `--quiet`).
 struct LoginCommand: Command {
     static let name = "login"
     static let summary = "log in to Google Drive through the browser and save the login"
     static let usage =
-        "usage: cloudbackup login [--profile NAME] [--no-browser] [--paste | --device] [--port N] [--timeout S] [--verbose]"
+        "usage: cloudbackup login [--profile NAME] [--no-browser] [--paste | --device] [--port N] [--timeout S] [--quiet | --verbose]"
     static let help = """
         \(usage)
 
@@ -37,6 +37,7 @@ struct LoginCommand: Command {
                           (needs the device client settings below)
           --port N        listen on this port instead of any free one
           --timeout S     seconds to wait for the answer (default: 300)
+          --quiet         no line on success (the URL or code is still shown)
           --verbose       print each HTTP exchange (never a token or code)
 
         The client id and secret come from CLOUDBACKUP_CLIENT_ID and
@@ -63,9 +64,11 @@ struct LoginCommand: Command {
     var port: UInt16
     var timeoutSeconds: Int
     var verbose: Bool
+    var quiet: Bool
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
+        quiet = arguments.flag("--quiet")
         openBrowser = !arguments.flag("--no-browser")
         paste = arguments.flag("--paste")
         device = arguments.flag("--device")
@@ -79,6 +82,9 @@ struct LoginCommand: Command {
                 Int($0).flatMap { (1...86_400).contains($0) ? $0 : nil }
             } ?? 300
         _ = try arguments.positionals(exactly: [])
+        if quiet && verbose {
+            throw .usage("--quiet and --verbose exclude each other", Self.usage)
+        }
         if device && (paste || !openBrowser || port != 0) {
             throw CLIError(
                 "--device takes no --paste, --no-browser or --port (it opens no browser and listens on no port)",
@@ -146,9 +152,7 @@ struct LoginCommand: Command {
                 client.revocationRequest(token: saved.refreshToken))
             throw error
         }
-        if verbose {
-            context.printError("cloudbackup: logged in; the login is saved in \(profile.tokenPath)")
-        }
+        if !quiet { context.print("logged in; the login is saved in \(profile.tokenPath)") }
     }
 
     private func printURL(_ url: String, port: UInt16, in context: Context) {

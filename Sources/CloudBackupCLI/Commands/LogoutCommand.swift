@@ -8,7 +8,7 @@ import OAuth
 struct LogoutCommand: Command {
     static let name = "logout"
     static let summary = "revoke the saved login at Google and delete it"
-    static let usage = "usage: cloudbackup logout [--profile NAME] [--verbose]"
+    static let usage = "usage: cloudbackup logout [--profile NAME] [--quiet | --verbose]"
     static let help = """
         \(usage)
 
@@ -16,20 +16,26 @@ struct LogoutCommand: Command {
         file and its kept copy of the backup. Network errors and 429/5xx answers are tried
         again with backoff. When the server still cannot be reached, or the token file is
         damaged, the files are deleted anyway and a warning says how to remove the access
-        by hand.
+        by hand. Ends with one line on stdout saying what was done.
 
         options:
           --profile NAME  which profile to log out (default: default)
+          --quiet         no line on success, only warnings
           --verbose       print each HTTP exchange (never a token)
         """
 
     var profileName: String
     var verbose: Bool
+    var quiet: Bool
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
         verbose = arguments.flag("--verbose")
+        quiet = arguments.flag("--quiet")
         _ = try arguments.positionals(exactly: [])
+        if quiet && verbose {
+            throw .usage("--quiet and --verbose exclude each other", Self.usage)
+        }
     }
 
     func run(in context: Context) throws {
@@ -40,9 +46,10 @@ struct LogoutCommand: Command {
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
             transport: context.retryingTransport(verbose: verbose))
-        // Both describe the backup of the account logged out of, not of the next one.
+        // All three describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
+        try LocalFile.remove(profile.steadyStatePath)
         if LocalFile.exists(profile.pendingVerificationPath) {
             context.printWarning(
                 "the last backup's check against Drive's revision history was not finished; "
@@ -51,12 +58,12 @@ struct LogoutCommand: Command {
         try LocalFile.remove(profile.pendingVerificationPath)
         switch outcome {
         case .wasNotLoggedIn:
-            if verbose {
-                context.printError("cloudbackup: profile '\(profileName)' was not logged in")
+            if !quiet {
+                context.print("not logged in: profile '\(profileName)' has no saved login")
             }
         case .revoked:
-            if verbose {
-                context.printError("cloudbackup: logged out; \(profile.tokenPath) deleted")
+            if !quiet {
+                context.print("logged out: access revoked at Google and the saved login deleted")
             }
         case .deletedWithoutRevoking(let reason):
             context.printError(

@@ -9,11 +9,12 @@ struct RestoreCommand: Command {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
                                    [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                   [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
+                                   [--verbose] [--wait-lock DURATION] [--max-bytes N]
+                                   [--password-file FILE | --password-command CMD]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
@@ -36,19 +37,21 @@ struct RestoreCommand: Command {
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the FORMAT.md §6.1 report object
           --verbose       trace each HTTP exchange (tokens redacted)
+        \(WaitLock.help(column: 18))
         \(BackupFile.maxBytesHelp(column: 18))
         \(RemoteEncryption.Options.help(column: 18))
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
         revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
         backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
-        failure, 6 another run holds the profile's lock, or STATE changed while restoring (nothing
-        written; run again), 7 a newer schema.
+        failure, 6 another run holds the profile's lock (still, after --wait-lock's wait), or STATE
+        changed while restoring (nothing written; run again), 7 a newer schema.
         """
 
     let file: String
     let mode: MergeOptions.Mode
     let dryRun: Bool
+    let waitLock: Double
     let allowStale: Bool
     let yes: Bool
     let profile: String
@@ -89,6 +92,7 @@ struct RestoreCommand: Command {
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
+        waitLock = try WaitLock.seconds(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
@@ -98,7 +102,8 @@ struct RestoreCommand: Command {
             profile: profile, context: context, now: now, verbose: verbose, quiet: json,
             locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
             encryption: try RemoteEncryption.load(
-                profile: profile, options: keys, environment: context.environment))
+                profile: profile, options: keys, environment: context.environment),
+            waitingForLock: waitLock)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one.
