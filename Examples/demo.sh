@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make demo: the whole story of SPEC §1 as a user sees it, against the bundled Google
-# emulator, in a temporary folder. Two devices back up to one Drive app folder, a new
+# make demo: the whole story as a user sees it (README, "Quick start"), against the bundled
+# Google emulator, in a temporary folder. Two devices back up to one Drive app folder, a new
 # machine dry-runs and then merges a restore, and an old backup is checked before merging;
 # a server without a browser logs in by pasting the redirect back, or with a device code.
 # Leaves nothing running and nothing behind.
@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=${BIN:-$ROOT/.build/release/cloudbackup}
 PYTHON=${PYTHON:-python3}
-# A fixed clock for the tombstone window and the guards, so every run tells the same story.
+# A fixed clock for the tombstone window, the guards and every "how long ago", so every run
+# tells the same story: each command that measures time against the clock is given it.
 NOW=2026-11-30T00:30:00Z
 
 WORK=$(mktemp -d)
@@ -20,13 +21,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-say() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
+# Colour only for a person at a terminal, and never under NO_COLOR (no-color.org): the
+# demo's output piped to a file or a pager stays plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    BOLD=$'\033[1m' CYAN=$'\033[36m' YELLOW=$'\033[33m' PLAIN=$'\033[0m'
+else
+    BOLD= CYAN= YELLOW= PLAIN=
+fi
+say() { printf '\n%s# %s%s\n' "$BOLD" "$*" "$PLAIN"; }
 # Shows the command, runs it, and shows a non-zero exit status (some steps exit 7 on purpose).
 step() {
-    printf '\033[36m$ %s\033[0m\n' "$(echo "$*" | sed "s#$BIN#cloudbackup#g; s#$WORK/##g")"
+    printf '%s$ %s%s\n' "$CYAN" "$(echo "$*" | sed "s#$BIN#cloudbackup#g; s#$WORK/##g")" "$PLAIN"
     local status=0
     "$@" || status=$?
-    [ "$status" = 0 ] || printf '\033[33m(exit %s)\033[0m\n' "$status"
+    [ "$status" = 0 ] || printf '%s(exit %s)%s\n' "$YELLOW" "$status" "$PLAIN"
 }
 
 say "Start the local stand-in for Google's sign-in and Drive (never the real Google)"
@@ -52,7 +60,8 @@ machine() { export XDG_CONFIG_HOME=$WORK/$1/config; mkdir -p "$WORK/$1"; }
 
 say "The files: two devices of one user, and two old backups"
 step "$BIN" validate Examples/phone.json Examples/laptop.json Examples/old-v1.json Examples/old-v2.json --verbose
-step "$BIN" inspect Examples/phone.json --today 2026-11-30
+echo "(the demo's clock is $NOW: every age, window and streak below is measured from it)"
+step "$BIN" inspect Examples/phone.json --now "$NOW"
 step "$BIN" validate Examples/invalid/target-10000.json
 
 say "The phone logs in once and backs up (cron would run this line nightly)"
@@ -60,6 +69,8 @@ machine phone
 cp Examples/phone.json "$WORK/phone/state.json"
 step "$BIN" login
 step "$BIN" backup --file "$WORK/phone/state.json" --now "$NOW" --verbose
+echo "(status and history say when things really ran, by this machine's clock: --now moves"
+echo " only the tombstone window and the ages measured from it)"
 step "$BIN" status --remote --file "$WORK/phone/state.json"
 
 say "The laptop backs up too: it merges into the phone's backup before uploading"
@@ -69,12 +80,14 @@ step "$BIN" login
 step "$BIN" backup --file "$WORK/laptop/state.json" --now "$NOW" --json
 
 say "A new machine: first a dry run, which writes nothing, then the real restore"
+echo "(a deleted item is remembered as a tombstone for 90 days, the tombstone window; a file"
+echo " older than that may bring back items deleted since, so merges hold its stale items back)"
 machine new
 step "$BIN" login
 step "$BIN" restore --file "$WORK/new/state.json" --merge --dry-run --now "$NOW"
-test ! -e "$WORK/new/state.json" && echo "(dry run: no file written)"
+test ! -e "$WORK/new/state.json" || { echo "the dry run wrote state.json"; exit 1; }
 step "$BIN" restore --file "$WORK/new/state.json" --merge --yes --now "$NOW"
-step "$BIN" inspect "$WORK/new/state.json" --today 2026-11-30
+step "$BIN" inspect "$WORK/new/state.json" --now "$NOW"
 
 say "An old backup turns up: does it predate the 90-day tombstone window?"
 step "$BIN" verify Examples/old-v1.json --against "$WORK/new/state.json" --now "$NOW"
@@ -89,7 +102,7 @@ step "$BIN" history --contents
 echo "(the bad merge happened after $BEFORE)"
 step "$BIN" restore --file "$WORK/new/state.json" --replace --as-of "$BEFORE" --dry-run --now "$NOW"
 step "$BIN" restore --file "$WORK/new/state.json" --replace --as-of "$BEFORE" --yes --now "$NOW"
-step "$BIN" inspect "$WORK/new/state.json" --today 2026-11-30
+step "$BIN" inspect "$WORK/new/state.json" --now "$NOW"
 
 say "Encrypted: with a passphrase (read from a file, never an argument) the backup is an age file"
 # A file of its own, so the plain backup above stays as it is.
