@@ -1,7 +1,7 @@
 /// The completion scripts of `cloudbackup completion`, built from the commands' `--help`
 /// (`HelpData`), so a new option completes as soon as its help line is written.
 enum ShellCompletion {
-    enum Shell: String, CaseIterable, Sendable {
+    enum Shell: String, Sendable {
         case bash, zsh, fish
     }
 
@@ -47,6 +47,12 @@ enum ShellCompletion {
             "    if ((COMP_CWORD == 1)); then",
             "        mapfile -t COMPREPLY < <(compgen -W \"$commands --help --version\" -- \"$cur\")",
             "        return",
+            "    fi",
+            // bash splits `--file=st` at the `=`: the option is then the word before it.
+            "    if [[ $cur == = ]]; then",
+            "        cur=",
+            "    elif [[ $prev == = ]]; then",
+            "        prev=${COMP_WORDS[COMP_CWORD-2]}",
             "    fi",
             "    case ${COMP_WORDS[1]} in",
             "    help) operands=$commands ;;",

@@ -110,6 +110,9 @@ private func isInstalled(_ path: String) -> Bool {
                 try bashCompletes(["cloudbackup", "merge", "-o", prefix], script: script)
                     == [state])
             #expect(
+                try bashCompletes(["cloudbackup", "backup", "--file", "=", prefix], script: script)
+                    == [state])
+            #expect(
                 try bashCompletes(["cloudbackup", "validate", prefix], script: script) == [state])
             // A profile's name, a size or a time is not a file.
             #expect(
