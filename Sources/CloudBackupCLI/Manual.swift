@@ -17,7 +17,9 @@ enum Manual {
             ".br",
             #"\fBcloudbackup \-\-version\fR"#,
             ".SH DESCRIPTION",
-            #"\fBcloudbackup\fR: "# + escaped(CloudBackup.purpose) + ".",
+            #"\fBcloudbackup\fR checks, inspects, migrates and merges a habit tracker's backup "#
+                + "documents, and keeps one in the hidden app folder of your Google Drive, merged "
+                + "item by item so that no device's edits are lost.",
             "Each command takes the options listed under it below; "
                 + #"\fBcloudbackup help\fR \fIcommand\fR (or \fB\-\-help\fR, \fB\-h\fR after "#
                 + "the command) prints the same.",
