@@ -12,7 +12,8 @@ BIN := .build/release/cloudbackup
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev
 
-.PHONY: all build test lint lint-docs sanitize fuzz bench demo soak deps venv clean
+.PHONY: all build install uninstall test lint lint-docs sanitize fuzz bench demo soak deps venv \
+	clean
 
 all: build
 
@@ -38,6 +39,35 @@ venv: $(VENV)/.ready
 
 build: deps
 	$(RELEASE) --product cloudbackup
+
+# The release binary, its man page and its completions, in the folders man, bash-completion,
+# zsh (site-functions is in its fpath) and fish look in under PREFIX; DESTDIR stages the tree
+# for a package. The page and the scripts come from the built binary (cloudbackup manpage,
+# cloudbackup completion SHELL), so they describe exactly the options it takes.
+PREFIX ?= $(HOME)/.local
+DESTDIR ?=
+ROOT = $(DESTDIR)$(PREFIX)
+MAN_PAGE := share/man/man1/cloudbackup.1
+BASH_COMPLETION := share/bash-completion/completions/cloudbackup
+ZSH_COMPLETION := share/zsh/site-functions/_cloudbackup
+FISH_COMPLETION := share/fish/vendor_completions.d/cloudbackup.fish
+INSTALLED := bin/cloudbackup $(MAN_PAGE) $(BASH_COMPLETION) $(ZSH_COMPLETION) $(FISH_COMPLETION)
+# Written here first, so `install -m 644` sets their mode whatever the umask.
+GENERATED := .build/install
+
+install: build
+	mkdir -p $(GENERATED)
+	$(BIN) manpage > $(GENERATED)/cloudbackup.1
+	for shell in bash zsh fish; do $(BIN) completion $$shell > $(GENERATED)/$$shell || exit 1; done
+	install -D -m 755 $(BIN) "$(ROOT)/bin/cloudbackup"
+	install -D -m 644 $(GENERATED)/cloudbackup.1 "$(ROOT)/$(MAN_PAGE)"
+	install -D -m 644 $(GENERATED)/bash "$(ROOT)/$(BASH_COMPLETION)"
+	install -D -m 644 $(GENERATED)/zsh "$(ROOT)/$(ZSH_COMPLETION)"
+	install -D -m 644 $(GENERATED)/fish "$(ROOT)/$(FISH_COMPLETION)"
+
+# Exactly what install wrote; the folders stay, as other programs' files may share them.
+uninstall:
+	if [ -d "$(ROOT)" ]; then cd "$(ROOT)" && rm -f $(INSTALLED); fi
 
 # The day and streak tests run again under several zones, so a hidden dependence on the
 # machine's zone fails loudly; the whole suite runs last, so its summary closes the output.

@@ -31,6 +31,8 @@ public enum CloudBackup {
             BackupCommand.self,
             RestoreCommand.self,
             HistoryCommand.self,
+            CompletionCommand.self,
+            ManualCommand.self,
         ]
     }
 

@@ -1,0 +1,155 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import CloudBackupCLI
+
+private let man = "/usr/bin/man"
+
+/// `cloudbackup manpage` as man shows it at 80 columns, and the help texts it comes from.
+@Suite struct ManualTests {
+    /// The page rendered by man, and what man said on stderr.
+    private func rendered() throws -> (page: String, said: String) {
+        let result = printed(["manpage"])
+        #expect(result.code == .success)
+        #expect(result.stderr.isEmpty)
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cloudbackup.1")
+        try Data(result.stdout.utf8).write(to: file)
+        let shown = try run(
+            URL(fileURLWithPath: man), ["-l", file.path],
+            environment: [
+                "PATH": "/usr/bin:/bin", "MANWIDTH": "80", "LC_ALL": "C.UTF-8",
+                "HOME": folder.path,
+            ])
+        #expect(shown.status == 0)
+        return (shown.stdout, shown.stderr)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: man), "man is not installed"))
+    func manRendersThePageWithoutWarnings() throws {
+        let (page, said) = try rendered()
+        #expect(page.hasPrefix("CLOUDBACKUP(1)"))
+        // groff's complaints ("troff: …: warning: can't break line") go to stderr; the page's
+        // own text speaks of warnings too, but never as "warning:".
+        #expect(said.isEmpty, "\(said)")
+        #expect(!page.lowercased().contains("warning:"))
+        for heading in [
+            "NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES",
+            "SEE ALSO",
+        ] {
+            #expect(page.contains("\n\(heading)\n"), "\(heading)")
+        }
+        #expect(page.split(separator: "\n").allSatisfy { $0.count <= 80 })
+        for variable in Profile.settings.map(\.variable) + ["CLOUDBACKUP_ENCRYPT", "TZ"] {
+            #expect(page.contains("\n       \(variable)"), "\(variable)")
+        }
+        for code in 0...7 { #expect(page.contains("\n       \(code)  ")) }
+    }
+
+    /// Each command's part of COMMANDS lists, as option tags, exactly the options its
+    /// `--help` lists (with their one-letter forms), whole and copyable.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: man), "man is not installed"))
+    func everyCommandAndEveryOptionIsInThePage() throws {
+        let lines = try rendered().page.split(separator: "\n", omittingEmptySubsequences: false)
+        for command in CloudBackup.commands {
+            let start = try #require(
+                lines.firstIndex(of: "   \(command.name)"), "no section for \(command.name)")
+            let section = lines[(start + 1)...].prefix { $0.isEmpty || $0.hasPrefix("    ") }
+            let synopsis = "       cloudbackup \(command.name)"
+            #expect(section.contains { $0 == synopsis || $0.hasPrefix(synopsis + " ") })
+            let options = section.drop { $0 != "       Options:" }.prefix {
+                !$0.hasPrefix("       Exit status:")
+            }
+            let tags = options.filter { $0.hasPrefix("       -") }.flatMap { line in
+                line.split(separator: " ").prefix { $0.hasPrefix("-") }
+                    .map { $0.trimmingCharacters(in: [","]) }
+            }
+            #expect(Set(tags) == expectedOptions(command), "\(command.name)")
+            #expect(tags.count == Set(tags).count, "\(command.name): an option twice")
+        }
+    }
+
+    /// Every name of every option line of `command.help`, read without `HelpData`.
+    private func expectedOptions(_ command: any Command.Type) -> Set<String> {
+        var names = Set(helpLongOptions(command))
+        for line in command.help.split(separator: "\n") where line.hasPrefix("  -") {
+            if let short = line.split(separator: " ").first, short.count == 3, short.hasSuffix(",")
+            {
+                names.insert(String(short.dropLast()))
+            }
+        }
+        for (long, short) in Arguments.shortFlags where names.contains(long) {
+            names.insert(short)
+        }
+        return names
+    }
+
+    @Test func roffIsEscaped() {
+        #expect(Manual.escaped("--max-bytes N") == #"\-\-max\-bytes N"#)
+        #expect(Manual.escaped(".bak is kept") == #"\&.bak is kept"#)
+        #expect(Manual.escaped("'quoted' first") == #"\&'quoted' first"#)
+        #expect(Manual.escaped("a 'quote' inside") == "a 'quote' inside")
+        #expect(Manual.escaped(#"C:\path"#) == #"C:\epath"#)
+        #expect(Manual.escaped("FORMAT.md §6.1, …") == #"FORMAT.md \[u00A7]6.1, \[u2026]"#)
+        // No text line starts a request by accident: each line starting one is the page's own.
+        let requests: Set = [#".\""#, ".TH", ".nh", ".ad", ".SH", ".SS", ".PP", ".TP", ".br"]
+        for line in Manual.page.split(separator: "\n") where line.hasPrefix(".") {
+            #expect(requests.contains(String(line.prefix { $0 != " " })), "\(line)")
+        }
+    }
+
+    @Test func helpTextsComeApartIntoTheirParts() throws {
+        let help = HelpData(
+            name: "try", summary: "a try",
+            help: """
+                usage: cloudbackup try FILE [--verbose]
+                                       [--log FILE]
+
+                Does one thing.
+                Over two lines.
+
+                options:
+                  -o, --output OUT  where to write
+                  --verbose         say more, and
+                                    more
+                  --log FILE        append a line
+
+                The client id comes from elsewhere.
+
+                exit status: 0 done,
+                3 not done.
+                """)
+        #expect(help.synopsis == "cloudbackup try FILE [--verbose] [--log FILE]")
+        #expect(help.operands == ["FILE"])
+        #expect(
+            help.description == [
+                "Does one thing. Over two lines.", "The client id comes from elsewhere.",
+            ])
+        #expect(
+            help.options == [
+                .init(names: ["-o", "--output"], value: "OUT", text: "where to write"),
+                .init(names: ["-v", "--verbose"], value: nil, text: "say more, and more"),
+                .init(names: ["--log"], value: "FILE", text: "append a line"),
+            ])
+        #expect(help.options.map(\.takesFile) == [true, false, true])
+        #expect(help.exitStatus == "0 done, 3 not done.")
+    }
+
+    /// Every command's help comes apart: a usage, a description, and options for all but
+    /// the two that take none.
+    @Test func everyCommandsHelpHasItsParts() {
+        for help in HelpData.all {
+            #expect(help.synopsis.hasPrefix("cloudbackup \(help.name)"), "\(help.name)")
+            #expect(!help.description.isEmpty, "\(help.name)")
+            #expect(
+                help.options.isEmpty == ["completion", "manpage"].contains(help.name),
+                "\(help.name)")
+            #expect(help.options.allSatisfy { !$0.text.isEmpty }, "\(help.name)")
+        }
+        #expect(CloudBackup.exitCodes.map(\.code) == (0...7).map(String.init))
+        #expect(CloudBackup.exitCodes.last?.meaning.hasSuffix("tombstone window)") == true)
+        #expect(CloudBackup.purpose.hasPrefix("back up a habit tracker"))
+    }
+}
