@@ -63,8 +63,7 @@ let package = Package(
         .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
-        // GoogleDrive: its RetryingTransport is what login and logout run over.
-        .testTarget(name: "OAuthTests", dependencies: ["OAuth", "GoogleDrive", "TestSupport"]),
+        .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),
         // OAuth: a real TokenProvider under DriveClient's token refresh.
         .testTarget(
             name: "GoogleDriveTests", dependencies: ["GoogleDrive", "OAuth", "TestSupport"]),
