@@ -149,10 +149,9 @@ struct DriveSession {
     /// the next backup no longer holds them back; it also brings in what the backup has, so
     /// nothing else is lost on the way.
     static func heldBack(_ outcome: MergeOutcome, from source: String, restore: String) -> String {
-        heldBackItems(outcome)
-            + ": \(source) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired; to keep them, run "
-            + "'\(restore)', then back up again"
+        MergeWarning.heldBack(
+            heldBackItems(outcome), reason: lacking(source),
+            advice: "to keep them, run '\(restore)', then back up again")
     }
 
     /// `cloudbackup restore --file STATE --merge` as the user must type it for this run: with
@@ -178,13 +177,18 @@ struct DriveSession {
     /// before deleting it, and says so on the next line; a restore deletes nothing, and
     /// `--allow-stale` lets the items in.
     static func heldBack(_ outcome: MergeOutcome, inCopy copy: String, backingUp: Bool) -> String {
-        heldBackItems(outcome)
-            + ": \(copy) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired"
-            + (backingUp ? "" : "; to let them in, run again with --allow-stale")
+        MergeWarning.heldBack(
+            heldBackItems(outcome), reason: lacking(copy),
+            advice: backingUp ? nil : MergeWarning.allowStale)
     }
 
-    /// "held back challenges a, b, c and 2 more (with 9 day log(s))".
+    /// Why the stale guard held back items of `source`, as Drive's commands tell it.
+    private static func lacking(_ source: String) -> String {
+        "\(source) was exported before the tombstone window and the backup lacks them, "
+            + "so they may be deletions whose records expired"
+    }
+
+    /// "challenges a, b, c and 2 more (with 9 day log(s))".
     private static func heldBackItems(_ outcome: MergeOutcome) -> String {
         let ids = outcome.decisions.compactMap { decision -> String? in
             guard decision.reason == .stale, case .challenge(let id) = decision.item else {
@@ -193,7 +197,7 @@ struct DriveSession {
             return id.rawValue
         }
         let logs = outcome.report.dayLogs.heldBack
-        return "held back \(challenges(ids))" + (logs > 0 ? " (with \(logs) day log(s))" : "")
+        return challenges(ids) + (logs > 0 ? " (with \(logs) day log(s))" : "")
     }
 
     /// "challenges a, b, c and 2 more": a few ids, then how many others.
@@ -215,8 +219,7 @@ struct DriveSession {
     static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
         guard let first = outcome.futureStamped.first else { return nil }
         let more = outcome.futureStamped.count - 1
-        return
-            "\(first.item) in \(source) is stamped \(first.version.stamp), more than 24 h after now"
+        return MergeWarning.futureStamped(first, in: source)
             + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
     }
 }
