@@ -1,5 +1,5 @@
 import BackupKit
-import TestSupport
+import SeededRandom
 
 /// The two devices of one user.
 public enum Device: String, CaseIterable, Sendable {

@@ -3,7 +3,6 @@ import BackupSync
 import Foundation
 import GoogleDrive
 import LocalFiles
-import Networking
 import Synchronization
 
 /// What `backup`, `restore` and `status` share: the profile, its lock, a Drive client over
@@ -154,10 +153,9 @@ struct DriveSession {
     /// the next backup no longer holds them back; it also brings in what the backup has, so
     /// nothing else is lost on the way.
     static func heldBack(_ outcome: MergeOutcome, from source: String, restore: String) -> String {
-        heldBackItems(outcome)
-            + ": \(source) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired; to keep them, run "
-            + "'\(restore)', then back up again"
+        MergeWarning.heldBack(
+            heldBackItems(outcome), reason: lacking(source),
+            advice: "to keep them, run '\(restore)', then back up again")
     }
 
     /// `cloudbackup restore --file STATE --merge` as the user must type it for this run: with
@@ -183,13 +181,18 @@ struct DriveSession {
     /// before deleting it, and says so on the next line; a restore deletes nothing, and
     /// `--allow-stale` lets the items in.
     static func heldBack(_ outcome: MergeOutcome, inCopy copy: String, backingUp: Bool) -> String {
-        heldBackItems(outcome)
-            + ": \(copy) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired"
-            + (backingUp ? "" : "; to let them in, run again with --allow-stale")
+        MergeWarning.heldBack(
+            heldBackItems(outcome), reason: lacking(copy),
+            advice: backingUp ? nil : MergeWarning.allowStale)
     }
 
-    /// "held back challenges a, b, c and 2 more (with 9 day log(s))".
+    /// Why the stale guard held back items of `source`, as Drive's commands tell it.
+    private static func lacking(_ source: String) -> String {
+        "\(source) was exported before the tombstone window and the backup lacks them, "
+            + "so they may be deletions whose records expired"
+    }
+
+    /// "challenges a, b, c and 2 more (with 9 day log(s))".
     private static func heldBackItems(_ outcome: MergeOutcome) -> String {
         let ids = outcome.decisions.compactMap { decision -> String? in
             guard decision.reason == .stale, case .challenge(let id) = decision.item else {
@@ -198,7 +201,7 @@ struct DriveSession {
             return id.rawValue
         }
         let logs = outcome.report.dayLogs.heldBack
-        return "held back \(challenges(ids))" + (logs > 0 ? " (with \(logs) day log(s))" : "")
+        return challenges(ids) + (logs > 0 ? " (with \(logs) day log(s))" : "")
     }
 
     /// "challenges a, b, c and 2 more": a few ids, then how many others.
@@ -220,8 +223,7 @@ struct DriveSession {
     static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
         guard let first = outcome.futureStamped.first else { return nil }
         let more = outcome.futureStamped.count - 1
-        return
-            "\(first.item) in \(source) is stamped \(first.version.stamp), more than 24 h after now"
+        return MergeWarning.futureStamped(first, in: source)
             + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
     }
 }
@@ -247,38 +249,5 @@ private final class Once<Value: Sendable>: Sendable {
             if stored == nil { stored = made }
             return stored ?? made
         }
-    }
-}
-
-/// A one-line progress display on a terminal, for transfers over 1 MiB (never in cron mail:
-/// only when stderr is a terminal).
-final class ProgressLine: Sendable {
-    static let threshold = 1 << 20
-    private let context: Context
-    private let shown = Mutex<(verb: String, percent: Int)>(("", -1))
-
-    init(context: Context) {
-        self.context = context
-    }
-
-    func download(_ progress: TransferProgress) {
-        show("downloading", progress.downloaded, progress.downloadTotal)
-    }
-
-    func upload(_ sent: Int, _ total: Int) {
-        show("uploading", sent, total)
-    }
-
-    private func show(_ verb: String, _ done: Int, _ total: Int) {
-        guard total > Self.threshold else { return }
-        let percent = min(100, done * 100 / total)
-        let changed = shown.withLock { shown in
-            guard shown.verb != verb || shown.percent != percent else { return false }
-            shown = (verb, percent)
-            return true
-        }
-        guard changed else { return }
-        let mebibytes = String(format: "%.1f", Double(total) / Double(1 << 20))
-        context.writeError("\r\(verb) \(mebibytes) MiB: \(percent)%" + (percent == 100 ? "\n" : ""))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GoogleDrive
 import Networking
 import OAuth
 

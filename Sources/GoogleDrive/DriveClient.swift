@@ -415,7 +415,6 @@ public struct DriveClient: Sendable {
 
     // MARK: - The retry loop
 
-    /// One operation's share of the retry policy: attempts so far and when it began.
     /// Whether `operation` (as `DriveError` carries it) addresses one file by its id, so that
     /// a 404 means that file is gone, not that the endpoint is wrong.
     public static func addressesAFile(_ operation: String) -> Bool {
@@ -426,59 +425,42 @@ public struct DriveClient: Sendable {
         .contains { operation.hasPrefix($0) }
     }
 
+    /// A `RetryBudget` that gives up with Drive's own error, and the one token refresh a 401
+    /// may trigger per operation.
     struct Budget {
-        let operation: String
-        let policy: RetryPolicy
-        let clock: DriveClock
-        /// When the deadline started: the operation's start, or its last progress.
-        var began: Double
-        var retries = 0
+        private var retry: RetryBudget
         /// The one token refresh a 401 may trigger per operation has been spent.
         var refreshed = false
 
         init(operation: String, policy: RetryPolicy, clock: DriveClock) {
-            self.operation = operation
-            self.policy = policy
-            self.clock = clock
-            self.began = clock.monotonic()
+            retry = RetryBudget(operation: operation, policy: policy, clock: clock)
         }
 
-        /// Starts the deadline again after bytes moved (a chunk kept, a body received): the
-        /// deadline bounds waiting for a server that does not answer, not a slow link's
-        /// transfer, or a large file on it could never be retried after five minutes.
+        var operation: String { retry.operation }
+
         mutating func restartDeadline() {
-            began = clock.monotonic()
+            retry.restartDeadline()
         }
 
-        /// Sleeps before the next attempt, or throws `.unavailable` when attempts or time ran out.
-        /// A transport failure: back off when trying again may help, else give up at once.
-        mutating func backOff(after error: TransportError) throws(DriveError) {
-            guard error.isRetryable else {
-                throw .unavailable(operation: operation, attempts: retries + 1, last: error.message)
+        mutating func backOff(after failure: TransportError) throws(DriveError) {
+            do throws(RetryBudget.Exhausted) {
+                try retry.backOff(after: failure)
+            } catch {
+                throw Self.unavailable(error)
             }
-            try backOff(after: error.message, retryAfter: nil)
         }
 
         mutating func backOff(after failure: String, retryAfter: Double?) throws(DriveError) {
-            guard retries + 1 < policy.maxAttempts else {
-                throw .unavailable(operation: operation, attempts: retries + 1, last: failure)
+            do throws(RetryBudget.Exhausted) {
+                try retry.backOff(after: failure, retryAfter: retryAfter)
+            } catch {
+                throw Self.unavailable(error)
             }
-            let wait = policy.delay(
-                beforeRetry: retries, jitter: clock.random(), retryAfter: retryAfter)
-            guard clock.monotonic() - began + wait <= policy.deadline else {
-                // Giving up early on the server's word, not on a failure of ours: say so, when
-                // its wait alone passes what is left of the deadline.
-                let left = policy.deadline - (clock.monotonic() - began)
-                let asked = retryAfter.flatMap {
-                    $0 > left
-                        ? "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(policy.deadline)) s limit"
-                        : nil
-                }
-                throw .unavailable(
-                    operation: operation, attempts: retries + 1, last: failure + (asked ?? ""))
-            }
-            clock.sleep(wait)
-            retries += 1
+        }
+
+        private static func unavailable(_ exhausted: RetryBudget.Exhausted) -> DriveError {
+            .unavailable(
+                operation: exhausted.operation, attempts: exhausted.attempts, last: exhausted.last)
         }
     }
 

@@ -1,5 +1,6 @@
 import BackupKit
 import Foundation
+import SeededRandom
 import TestSupport
 import Testing
 

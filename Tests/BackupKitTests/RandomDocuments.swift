@@ -1,5 +1,5 @@
 import BackupKit
-import TestSupport
+import SeededRandom
 
 /// Seeded random documents for the writer and merge property tests.
 ///

@@ -1,6 +1,6 @@
 import BackupKit
 import Foundation
-import TestSupport
+import SeededRandom
 import Testing
 
 private let challenge = "/challenges/0193a5b2-0001-7000-8000-000000000001"

@@ -1,6 +1,6 @@
 import Envelope
 import Foundation
-import TestSupport
+import SeededRandom
 import Testing
 
 @Suite struct EnvelopeTests {

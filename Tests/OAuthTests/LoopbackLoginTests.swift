@@ -1,5 +1,4 @@
 import Foundation
-import GoogleDrive
 import Networking
 import TestSupport
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import GoogleDrive
 import LocalFiles
 import Networking
 import TestSupport

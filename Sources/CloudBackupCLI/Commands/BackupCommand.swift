@@ -404,59 +404,6 @@ struct BackupCommand: Command {
     }
 }
 
-/// The profile's record of its last successful backup (`last-backup.json`), for `status`.
-struct LastBackup: ProfileRecord, Equatable {
-    var time: String
-    var fileId: String
-    var name: String
-    var bytes: Int
-    var uploaded: Bool
-
-    init(time: String, fileId: String, name: String, bytes: Int, uploaded: Bool) {
-        self.time = time
-        self.fileId = fileId
-        self.name = name
-        self.bytes = bytes
-        self.uploaded = uploaded
-    }
-
-    init(outcome: BackupCommand.Outcome, at time: Timestamp) {
-        self.init(
-            time: time.description, fileId: outcome.file.id, name: outcome.file.name,
-            bytes: outcome.bytes, uploaded: outcome.uploaded)
-    }
-}
-
-/// A small record in the profile's folder: one JSON line, readable only by the user.
-protocol ProfileRecord: Codable {}
-
-extension ProfileRecord {
-    func save(to path: String) throws(CLIError) {
-        do {
-            try LocalFile.writeAtomically(
-                Array((JSONLine.encode(self) + "\n").utf8), to: path, mode: 0o600)
-        } catch {
-            throw CLIError(error.description, exitCode: .failure)
-        }
-    }
-
-    /// nil when there is no record yet (or it is unreadable): every record can be done
-    /// without, at the cost its user says.
-    static func load(from path: String) -> Self? {
-        guard let bytes = try? LocalFile.read(path, maxBytes: 1 << 16) else { return nil }
-        return try? JSONDecoder().decode(Self.self, from: Data(bytes))
-    }
-}
-
-/// One line of sorted-key JSON, for `--json` output and the profile's small records.
-enum JSONLine {
-    static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-}
-
 extension BackupCommand.Summary.Counts {
     init(_ document: BackupDocument) {
         let kept = document.keptDayLogCount

@@ -199,8 +199,7 @@ struct MergeCommand: Command {
         }
         let shown = 10
         for item in outcome.futureStamped.prefix(shown) {
-            let what =
-                "\(item.item) in \(incomingPath) is stamped \(item.version.stamp), more than 24 h after now"
+            let what = MergeWarning.futureStamped(item, in: incomingPath)
             switch (mode, clockGuard) {
             case (.replace, _): lines.append("warning: \(what)")
             case (.merge, true): lines.append("held back \(what)")
@@ -225,12 +224,12 @@ struct MergeCommand: Command {
         let challenges = stale.filter { if case .challenge = $0.item { true } else { false } }
             .count
         let age = now.millisecondsSince1970 - incoming.exportedAt.millisecondsSince1970
-        return
-            "held back \(challenges) challenge(s) and \(stale.count - challenges) day log(s) of "
-            + "\(name): it was exported \(age / Timestamp.millisecondsPerDay) days ago, "
-            + "before the \(windowDays)-day window, and they are missing here and older than "
-            + "the window (they may be deletes whose tombstones expired); "
-            + "to let them in, run again with --allow-stale"
+        return MergeWarning.heldBack(
+            "\(challenges) challenge(s) and \(stale.count - challenges) day log(s) of \(name)",
+            reason: "it was exported \(age / Timestamp.millisecondsPerDay) days ago, "
+                + "before the \(windowDays)-day window, and they are missing here and older than "
+                + "the window (they may be deletes whose tombstones expired)",
+            advice: MergeWarning.allowStale)
     }
 
     /// A decoded input, with what the `--log` line says of its bytes.

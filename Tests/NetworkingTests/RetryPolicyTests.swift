@@ -1,5 +1,5 @@
 import Foundation
-import GoogleDrive
+import Networking
 import Testing
 
 private let now = Date(timeIntervalSince1970: 1_800_000_000)  // Fri, 15 Jan 2027 08:00:00 GMT
@@ -21,23 +21,4 @@ func delayIsExponentialWithJitterCappedAndRetryAfterWins(
 ) {
     #expect(
         RetryPolicy().delay(beforeRetry: retry, jitter: jitter, retryAfter: retryAfter) == expected)
-}
-
-@Test(arguments: [
-    (#"{"id":"a","name":"n","size":"42","version":"7"}"#, Int?.some(42), Int?.some(7)),
-    (#"{"id":"a","name":"n","size":42}"#, 42, nil),
-    (#"{"id":"a","title":"n","fileSize":"5"}"#, 5, nil),
-])
-func driveFileReadsInt64FieldsAsStrings(json: String, size: Int?, version: Int?) throws {
-    let file = try JSONDecoder().decode(DriveFile.self, from: Data(json.utf8))
-    #expect(file.name == "n")
-    #expect(file.size == size)
-    #expect(file.version == version)
-}
-
-@Test func aSizeThatIsNotANumberIsRefused() {
-    #expect(throws: DecodingError.self) {
-        try JSONDecoder().decode(
-            DriveFile.self, from: Data(#"{"id":"a","name":"n","size":"big"}"#.utf8))
-    }
 }

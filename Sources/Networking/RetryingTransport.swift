@@ -1,7 +1,6 @@
 import Foundation
-import Networking
 
-/// Drive's retry loop (`RetryPolicy`, one `DriveClient.Budget` per request) around a plain
+/// `DriveClient`'s retry loop (`RetryPolicy`, one `RetryBudget` per request) around a plain
 /// transport, for the requests that do not go through `DriveClient`: login's code exchange
 /// and logout's revocation (FORMAT.md §8.2: network errors, 429 and 5xx are tried again, honouring
 /// `Retry-After`).
@@ -22,7 +21,7 @@ public struct RetryingTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
-        var budget = DriveClient.Budget(
+        var budget = RetryBudget(
             operation: "\(request.method) \(request.url)", policy: policy, clock: clock)
         while true {
             let response: HTTPResponse
