@@ -43,8 +43,8 @@ public struct BackupDocument: Equatable, Sendable {
     }
 }
 
-/// The user's preferences (FORMAT.md §1.2), device-local: a merge never takes them from the
-/// incoming side.
+/// The user's preferences (FORMAT.md §1.2). They travel in backups but belong to the device:
+/// a merge keeps the local ones (FORMAT.md §5.1 rule 6).
 public struct Settings: Equatable, Sendable {
     /// The day the app's weeks begin on.
     public enum WeekStart: String, Sendable, CaseIterable { case monday, sunday, saturday }
@@ -63,7 +63,7 @@ public struct Settings: Equatable, Sendable {
     /// The last successful premium check, nil if none; `Entitlement` decides from it whether
     /// paid features are on (FORMAT.md §10). Import never changes it.
     public var premium: Premium?
-    /// The app lock, nil when never set; import never changes it.
+    /// The app lock, nil when the file has none; import never changes it.
     public var appLock: AppLock?
 
     /// The defaults of FORMAT.md §3.6, used by migration and by replace.
@@ -94,7 +94,8 @@ public struct ReminderTime: Hashable, Sendable, CustomStringConvertible {
         self.minute = minute
     }
 
-    /// Parses exactly `HH:MM`, two digits each; nil for anything else, such as `7:30`.
+    /// Parses exactly `HH:MM`, two digits each; nil for anything else, such as `7:30` or
+    /// `24:00`.
     public init?(_ text: some StringProtocol) {
         let bytes = Array(text.utf8)
         guard bytes.count == 5, bytes[2] == UInt8(ascii: ":"),
