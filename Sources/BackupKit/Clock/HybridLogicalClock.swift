@@ -25,7 +25,7 @@ public struct HybridLogicalClock: Equatable, Sendable {
     public var maximumDrift: Int64
 
     /// 24 hours in milliseconds: the merge's clock guard (`MergeOptions.clockTolerance`,
-    /// FORMAT.md §5.1 rule 8), so a stamp the merge takes in is one the clock adopts.
+    /// FORMAT.md §5.1 rule 8), so the clock adopts exactly the stamps that guard lets in.
     public static let defaultMaximumDrift: Int64 = MergeOptions.clockTolerance
 
     /// A clock restored from the `latest` it had when last persisted (nil for a new install).
