@@ -107,6 +107,7 @@ extension Timestamp {
         self.init(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded()))
     }
 
+    /// The same instant as a Foundation `Date`, for the calendar and zone APIs.
     public var date: Date {
         Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000)
     }

@@ -22,6 +22,7 @@
 public enum DayScore: String, Equatable, Sendable {
     /// Every task live on the day met the rule in force that day.
     case complete
+    /// A scored day on which some live task fell short of its rule (or was not logged).
     case incomplete
     /// Neither counts nor breaks a run: a paused day, a date the clock skipped, a day no task
     /// is live on, or a day outside the challenge.
@@ -73,6 +74,7 @@ extension Challenge {
 
 /// A challenge's streaks and completion as of one day (FORMAT.md §7), as `inspect` reports them.
 public struct StreakReport: Equatable, Sendable {
+    /// Where `today` falls against the challenge's days.
     public enum Status: String, Sendable {
         /// `today` is before the challenge's first day.
         case upcoming
@@ -82,24 +84,34 @@ public struct StreakReport: Equatable, Sendable {
         case finished
     }
 
+    /// The challenge reported on; `Streaks.reports(for:today:skippedDays:)` is in its order.
     public var challengeID: ChallengeID
+    /// The challenge's title, as `inspect` shows it.
     public var title: String
+    /// The challenge's first day.
     public var startDate: DayKey
     /// The challenge's last day (inclusive).
     public var endDate: DayKey
     /// The day the figures are "as of".
     public var today: DayKey
+    /// Whether the challenge is upcoming, running or finished as of `today`.
     public var status: Status
     /// The run of complete days ending today (or yesterday, while today is unfinished), or
     /// ending on the last day of a finished challenge. Unscored days are stepped over.
     public var currentStreak: Int
+    /// The longest run of complete days up to `today`, unscored days stepped over; never less
+    /// than `currentStreak`.
     public var longestStreak: Int
+    /// Complete days up to `today` (today included once complete); the numerator of
+    /// `completionRate`.
     public var completedDays: Int
     /// Days decided so far: scored days up to yesterday, plus today once it is complete.
     public var scoredDays: Int
     /// How today scores so far; `.notScored` outside the challenge.
     public var todayScore: DayScore
 
+    /// A report with the given figures; `Streaks.report(for:logs:today:skippedDays:)` computes
+    /// them from a challenge and its logs.
     public init(
         challengeID: ChallengeID, title: String, startDate: DayKey, endDate: DayKey,
         today: DayKey, status: Status,
@@ -125,6 +137,8 @@ public struct StreakReport: Equatable, Sendable {
     }
 }
 
+/// Scoring a challenge's days into the streak and completion figures `inspect` reports
+/// (FORMAT.md §7). Pure: the caller passes `today` and the days its zone skipped.
 public enum Streaks {
     /// The report for `challenge` as of `today`, from its day logs (logs of other challenges
     /// and of days outside this one are ignored). `skippedDays` are dates the user's clock

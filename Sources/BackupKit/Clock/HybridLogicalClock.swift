@@ -24,8 +24,12 @@ public struct HybridLogicalClock: Equatable, Sendable {
     /// same 24 hours as the merge's clock guard by default.
     public var maximumDrift: Int64
 
+    /// 24 hours in milliseconds: the merge's clock guard (`MergeOptions.clockTolerance`,
+    /// FORMAT.md §5.1 rule 8), so the clock adopts exactly the stamps that guard lets in.
     public static let defaultMaximumDrift: Int64 = MergeOptions.clockTolerance
 
+    /// A clock restored from the `latest` it had when last persisted (nil for a new install).
+    /// `maximumDrift` is in milliseconds.
     public init(latest: Timestamp? = nil, maximumDrift: Int64 = defaultMaximumDrift) {
         self.latest = latest
         self.maximumDrift = maximumDrift
@@ -54,10 +58,13 @@ public struct HybridLogicalClock: Equatable, Sendable {
     public struct FutureStamp: Equatable, Sendable, CustomStringConvertible {
         /// JSON Pointer of the stamp, e.g. `/challenges/<id>/updatedAt`.
         public var pointer: String
+        /// The stamp as the imported document has it, not adopted as `latest`.
         public var stamp: Timestamp
         /// Milliseconds ahead of the local clock.
         public var ahead: Int64
 
+        /// One line for a warning on stderr: the pointer, the stamp and how many hours (to a tenth)
+        /// it is ahead of this device's clock.
         public var description: String {
             let hours = Double(ahead) / 3_600_000
             let rounded = (hours * 10).rounded() / 10

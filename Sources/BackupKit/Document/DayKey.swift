@@ -14,6 +14,8 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Years a day key in a document may carry (FORMAT.md §1.2).
     public static let documentYears: ClosedRange<Int> = 2000...2199
 
+    /// The day `dayNumber` days after 1970-01-01 (before it when negative), unchecked against
+    /// `documentYears`.
     public init(dayNumber: Int32) {
         self.dayNumber = dayNumber
     }
@@ -55,6 +57,7 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.init(year: digits.0, month: digits.1, day: digits.2)
     }
 
+    /// The Gregorian year, month (1…12) and day of the month (1…31).
     public var parts: (year: Int, month: Int, day: Int) {
         DayKey.civilFromDays(Int(dayNumber))
     }
@@ -67,18 +70,23 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         Int(other.dayNumber) - Int(dayNumber)
     }
 
+    /// The day `days` calendar days later (earlier when negative).
     public func adding(days: Int) -> DayKey {
         DayKey(dayNumber: dayNumber + Int32(days))
     }
 
+    /// The earlier day first.
     public static func < (lhs: DayKey, rhs: DayKey) -> Bool {
         lhs.dayNumber < rhs.dayNumber
     }
 
+    /// Whether `year` is a Gregorian leap year: every fourth, but of the centuries only those
+    /// divisible by 400.
     public static func isLeap(_ year: Int) -> Bool {
         (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
     }
 
+    /// 28…31: the days of `month` (1…12) in `year`.
     public static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return isLeap(year) ? 29 : 28
@@ -87,6 +95,8 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The day number (days since 1970-01-01, negative before) of a Gregorian date; the parts are
+    /// not checked, so callers check them first (`init(year:month:day:)` does).
     public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
@@ -96,6 +106,7 @@ public struct DayKey: Hashable, Comparable, Sendable, CustomStringConvertible {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// The Gregorian date of day number `days`: the inverse of `daysFromCivil(year:month:day:)`.
     public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
         let shifted = days + 719_468
         let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097

@@ -6,19 +6,28 @@
 ///
 ///     Timestamp("2026-11-29T22:14:03.1209Z")!.description == "2026-11-29T22:14:03.120Z"
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z: the whole value, so windows and guards are
+    /// plain arithmetic with no rounding to days (FORMAT.md §5.3).
     public var millisecondsSince1970: Int64
 
+    /// 2000…9999: the years a stamp in a document may carry (FORMAT.md §1.2).
     public static let years: ClosedRange<Int> = 2000...9999
+    /// 86,400,000: a day as a fixed length, for windows and durations; a calendar day is a
+    /// `DayKey`.
     public static let millisecondsPerDay: Int64 = 86_400_000
 
+    /// Any instant, unchecked: `years` bounds only what parsing accepts.
     public init(millisecondsSince1970: Int64) {
         self.millisecondsSince1970 = millisecondsSince1970
     }
 
+    /// Parses the text form above; nil for anything else, such as a lower-case `z`, an offset
+    /// or a year outside `years`.
     public init?(_ text: some StringProtocol) {
         self.init(utf8: text.utf8)
     }
 
+    /// Parses the text form from UTF-8 bytes, the reader's path, with no String made.
     @inlinable
     public init?<Bytes: Collection<UInt8>>(utf8 bytes: Bytes) {
         // Fixed part: YYYY-MM-DDTHH:MM:SS (19 bytes), then optional .digits, then Z.
@@ -74,14 +83,18 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The canonical form, always with three fraction digits.
     public var description: String { JSONOutput.text(of: self) }
 
+    /// The earlier instant first.
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }
 
+    /// The instant `milliseconds` later (earlier when negative).
     public func adding(milliseconds: Int64) -> Timestamp {
         Timestamp(millisecondsSince1970: millisecondsSince1970 + milliseconds)
     }
 
+    /// The instant `days` times 24 hours later: a fixed length, not a calendar day (for those,
+    /// `DayKey.adding(days:)`).
     public func adding(days: Int) -> Timestamp {
         adding(milliseconds: Int64(days) * Timestamp.millisecondsPerDay)
     }

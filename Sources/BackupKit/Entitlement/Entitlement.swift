@@ -13,22 +13,27 @@
 //
 // The state comes from the local document's `settings.premium` (plus `lastSeen`, which the app
 // keeps beside it); import never changes either, since merge and replace keep the local
-// `premium` (FORMAT.md §5.1 step 6).
+// `premium` (FORMAT.md §5.1 rule 6).
 
 /// Whether paid features are on, as a pure value: every question takes `now`.
 public struct Entitlement: Equatable, Sendable {
+    /// The answer of `status(now:)` and `observe(now:)`: on until an instant, or off and why.
     public enum Status: Equatable, Sendable {
         /// On; switches off at `until` unless a check succeeds first.
         case active(until: Timestamp)
+        /// Off until a check succeeds (`recordValidation(at:plan:expiresAt:)`).
         case expired(Reason)
 
+        /// Whether paid features are on, whatever the instant or the reason.
         public var isActive: Bool {
             if case .active = self { return true }
             return false
         }
     }
 
+    /// Why paid features are off, so the app can say what brings them back.
     public enum Reason: Equatable, Sendable {
+        /// No successful check on record (`settings.premium` is absent).
         case neverValidated
         /// The grace after the last successful check ran out at `at`.
         case graceEnded(at: Timestamp)
@@ -38,7 +43,10 @@ public struct Entitlement: Equatable, Sendable {
         case clockSetBack(lastSeen: Timestamp)
     }
 
+    /// Seven days in milliseconds: how long paid features stay on after a successful check
+    /// (FORMAT.md §10).
     public static let defaultGrace: Int64 = 7 * Timestamp.millisecondsPerDay
+    /// One day in milliseconds: checks happen at most daily (FORMAT.md §10).
     public static let defaultRevalidationInterval: Int64 = Timestamp.millisecondsPerDay
     /// Clock corrections smaller than this (NTP nudging a phone's clock) are not "set back".
     public static let defaultClockTolerance: Int64 = 5 * 60_000
@@ -47,10 +55,16 @@ public struct Entitlement: Equatable, Sendable {
     public private(set) var premium: Premium?
     /// The latest `now` this state was shown; it only moves forward.
     public private(set) var lastSeen: Timestamp?
+    /// Milliseconds after `premium.validatedAt` that paid features stay on, unless the plan's
+    /// own `expiresAt` comes first.
     public var grace: Int64
+    /// Milliseconds after `premium.validatedAt` from which `isRevalidationDue(now:)` answers true.
     public var revalidationInterval: Int64
+    /// Milliseconds the clock may read before `lastSeen` without counting as set back.
     public var clockTolerance: Int64
 
+    /// The state from the local document's `settings.premium` and the `lastSeen` the app keeps
+    /// beside it; the durations are in milliseconds.
     public init(
         premium: Premium?, lastSeen: Timestamp? = nil, grace: Int64 = defaultGrace,
         revalidationInterval: Int64 = defaultRevalidationInterval,

@@ -1,4 +1,4 @@
-/// The value and relation rules of FORMAT.md §1.2 and §2c on an already-typed schema-4 document.
+/// The value and relation rules of FORMAT.md §1.2 and §2.4 on an already-typed schema-4 document.
 ///
 /// The reader checks what the typed model cannot even hold (types, formats, unknown and
 /// missing fields, duplicate keys); everything else is here, so a document built in memory

@@ -1,5 +1,5 @@
 /// The value rules of FORMAT.md §1.2 that every schema version shares, in one place, so the
-/// validators of versions 1, 2 and 3 cannot drift apart.
+/// validators of versions 1 and 2 and of the current version cannot drift apart.
 enum Rules {
     static let titleLength = 1...120
     static let durationDays = 1...365
@@ -14,7 +14,7 @@ enum Rules {
     static let planLength = 1...64
     static let lockMethodLength = 1...32
 
-    /// FORMAT.md §3: U+0000–U+001F and U+007F–U+009F.
+    /// FORMAT.md §3.3: U+0000–U+001F and U+007F–U+009F.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }

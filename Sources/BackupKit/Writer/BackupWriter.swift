@@ -25,9 +25,12 @@ public enum BackupWriter {
     /// under a tombstone (FORMAT.md §2.4): a document written as 3 must hold none
     /// (`BackupDocument.droppingKeptDayLogs()` makes it so), or the file will not read.
     public enum WrittenSchema: Int, Sendable {
+        /// FORMAT.md §2.3: for `migrate --schema 3`, after dropping the kept day logs.
         case version3 = 3
+        /// FORMAT.md §2.4, what every write produces unless asked otherwise.
         case version4 = 4
 
+        /// The version `BackupDocument.currentSchemaVersion` names: 4.
         public static let current = WrittenSchema.version4
     }
 

@@ -11,14 +11,19 @@
 ///     out.beginObject(); out.key("a"); out.string("x/\"y\""); out.endObject()
 ///     // out.bytes == Array(#"{"a":"x/\"y\""}"#.utf8)
 public struct JSONOutput: Sendable {
+    /// Everything emitted so far; a complete JSON value once every container is closed (no
+    /// trailing newline).
     public private(set) var bytes: [UInt8]
+    /// Two-space indentation and `": "` after keys; otherwise no white space at all (the
+    /// canonical form, FORMAT.md §4.2).
     public let pretty: Bool
-    /// Open containers; the top bit of each level says whether it already has a member.
+    /// Open containers; bit n of `hasMembers` says whether the one at depth n has a member.
     private var depth = 0
     private var hasMembers: UInt64 = 0
     /// After `key`, the value follows without a separator.
     private var afterKey = false
 
+    /// An empty emitter; `capacity` is the byte count to reserve up front.
     public init(pretty: Bool = false, capacity: Int = 256) {
         self.pretty = pretty
         bytes = []
@@ -62,9 +67,13 @@ public struct JSONOutput: Sendable {
 
     // MARK: Containers
 
+    /// Opens an object as the next value; its members are `key` calls, each followed by a value.
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    /// Closes the innermost open object.
     public mutating func endObject() { close(UInt8(ascii: "}")) }
+    /// Opens an array as the next value.
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    /// Closes the innermost open array.
     public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     private mutating func open(_ bracket: UInt8) {
@@ -122,6 +131,7 @@ public struct JSONOutput: Sendable {
         endKey()
     }
 
+    /// A key only known at run time, escaped like any string value.
     public mutating func key(text name: String) {
         beforeValue()
         appendQuoted(name)
@@ -156,16 +166,19 @@ public struct JSONOutput: Sendable {
 
     // MARK: Scalars
 
+    /// A string, raw UTF-8 with only `"`, `\` and controls below U+0020 escaped (FORMAT.md §4.2).
     public mutating func string(_ value: String) {
         beforeValue()
         appendQuoted(value)
     }
 
+    /// `null`.
     public mutating func null() {
         beforeValue()
         bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])  // null
     }
 
+    /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         beforeValue()
         if value {
@@ -175,6 +188,7 @@ public struct JSONOutput: Sendable {
         }
     }
 
+    /// Plain decimal digits, `-` for a negative value: no exponent, no fraction (FORMAT.md §3.4).
     public mutating func integer(_ value: Int) {
         beforeValue()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -189,6 +203,7 @@ public struct JSONOutput: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// The stamp, or `null` when nil (an optional field such as `expiresAt`).
     public mutating func timestamp(_ value: Timestamp?) {
         if let value { timestamp(value) } else { null() }
     }
@@ -201,6 +216,7 @@ public struct JSONOutput: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// The day, or `null` when nil (an optional field such as `archivedFrom`).
     public mutating func dayKey(_ value: DayKey?) {
         if let value { dayKey(value) } else { null() }
     }
