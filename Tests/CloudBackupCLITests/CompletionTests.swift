@@ -84,7 +84,10 @@ private func isInstalled(_ path: String) -> Bool {
             for option in ["--file", "--max-bytes", "--password-file", "--quiet", "--help"] {
                 #expect(backup.contains(option), "\(option) in \(backup)")
             }
-            #expect(!backup.contains("--dry-run"))
+            #expect(backup.contains("--dry-run"))
+            // Each command's own options only: login has no dry run.
+            let login = try bashCompletes(["cloudbackup", "login", "--"], script: script)
+            #expect(login.contains("--no-browser") && !login.contains("--dry-run"))
             let restore = try bashCompletes(["cloudbackup", "restore", "--d"], script: script)
             #expect(restore == ["--dry-run"])
             for command in CloudBackup.commands {

@@ -13,27 +13,43 @@
 ///   kept here that returns live is "a copy here" (FORMAT.md §6.2): `updated` when the incoming
 ///   copy wins with different content, else `unchanged`.
 public struct MergeReport: Equatable, Sendable {
+    /// What became of each challenge id live on either side: exactly one count per id.
     public struct Challenges: Equatable, Sendable {
+        /// Nothing live here, and the incoming copy is in the result.
         public var added = 0
+        /// A live copy here beaten by a different incoming one.
         public var updated = 0
+        /// A live copy here that is in the result as it was (a local-only one, or equal content).
         public var unchanged = 0
+        /// A live copy here beaten by an incoming tombstone.
         public var deleted = 0
+        /// An incoming copy beaten by a tombstone of either side: it stays deleted.
         public var keptDeleted = 0
+        /// A tombstone here beaten by an incoming edit made after the delete.
         public var revived = 0
+        /// Incoming copies held back by the stale or the clock guard (FORMAT.md §5.1 rules 7, 8).
         public var heldBack = 0
+        /// All counts zero.
         public init() {}
     }
 
+    /// What became of each day-log key on either side: one count per key, a log kept under a
+    /// tombstone counting as "a copy here" (FORMAT.md §6.2).
     public struct DayLogs: Equatable, Sendable {
+        /// No copy here, and the incoming one is in the result, live.
         public var added = 0
+        /// A copy here beaten by an incoming one with different canonical bytes.
         public var updated = 0
+        /// A copy here that survives, or the same content on both sides.
         public var unchanged = 0
         /// In the result under a tombstone (FORMAT.md §2.4); counted here only.
         public var keptUnderTombstone = 0
         /// Dropped: their challenge is neither live nor tombstoned in the result (its
         /// tombstone expired).
         public var droppedOrphans = 0
+        /// Incoming logs held back, by a guard or with their held-back challenge.
         public var heldBack = 0
+        /// All counts zero.
         public init() {}
 
         /// Adds the counts of another part of the same merge.
@@ -47,27 +63,39 @@ public struct MergeReport: Equatable, Sendable {
         }
     }
 
+    /// What became of the tombstones; a local-only tombstone is not counted.
     public struct Tombstones: Equatable, Sendable {
+        /// Incoming tombstones in the result that were not here.
         public var added = 0
+        /// Incoming tombstones in the result that were already here.
         public var unchanged = 0
+        /// Distinct ids whose tombstone (on either side) was older than the window and dropped.
         public var expired = 0
+        /// Incoming tombstones held back by the clock guard.
         public var heldBack = 0
+        /// All counts zero.
         public init() {}
     }
 
+    /// The challenge counts.
     public var challenges = Challenges()
+    /// The day-log counts.
     public var dayLogs = DayLogs()
+    /// The tombstone counts.
     public var tombstones = Tombstones()
 
+    /// An empty report, every count zero: what a merge adds to as it goes.
     public init() {}
 
-    /// Exactly the object of FORMAT.md §5.1, members in the order shown there, compact.
+    /// Exactly the object of FORMAT.md §6.1, members in the order shown there, compact.
     public var json: String {
         var out = JSONOutput(capacity: 320)
         write(into: &out)
         return String(decoding: out.bytes, as: UTF8.self)
     }
 
+    /// Writes `json`'s object into `out`, for a caller that embeds it in a larger line (the
+    /// audit log) without a second buffer.
     public func write(into out: inout JSONOutput) {
         func counts(_ name: StaticString, _ members: KeyValuePairs<StaticString, Int>) {
             out.key(name)
@@ -108,11 +136,14 @@ public struct MergeReport: Equatable, Sendable {
 /// (an item on one side only, or the same bytes on both) are not listed; the counts cover
 /// them.
 public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
+    /// What a decision is about: the unit the merge rules pick a winner for.
     public enum Item: Hashable, Sendable, CustomStringConvertible {
         /// A challenge id: its copies and its tombstones.
         case challenge(ChallengeID)
+        /// A day log, by its `challengeId/YYYY-MM-DD` key.
         case dayLog(DayLogKey)
 
+        /// `challenge ID` or `day log KEY`, as `--explain` prints it.
         public var description: String {
             switch self {
             case .challenge(let id): return "challenge \(id)"
@@ -120,6 +151,7 @@ public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
             }
         }
 
+        /// The bare id or key, as the audit log records it.
         public var key: String {
             switch self {
             case .challenge(let id): return id.rawValue
@@ -133,6 +165,8 @@ public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
         case local, incoming, neither
     }
 
+    /// Why the winner won, one case per merge rule (FORMAT.md §5.1); the raw value is what the
+    /// audit log records, `explanation` what `--explain` says.
     public enum Reason: String, Sendable, CaseIterable {
         case newer
         case equalStampsHigherBytes
@@ -177,25 +211,35 @@ public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
 
     /// A side's version of an item: a copy's `updatedAt` or a tombstone's `deletedAt`.
     public struct Version: Equatable, Sendable, CustomStringConvertible {
+        /// True for a tombstone (then `stamp` is its `deletedAt`), false for a copy.
         public var isTombstone: Bool
+        /// The copy's `updatedAt` or the tombstone's `deletedAt`.
         public var stamp: Timestamp
 
+        /// A version from its kind and its stamp.
         public init(isTombstone: Bool, stamp: Timestamp) {
             self.isTombstone = isTombstone
             self.stamp = stamp
         }
 
+        /// `edited STAMP` or `deleted STAMP`.
         public var description: String {
             (isTombstone ? "deleted " : "edited ") + stamp.description
         }
     }
 
+    /// The challenge or day log decided.
     public var item: Item
+    /// Whose version is in the result.
     public var winner: Winner
+    /// The rule that decided it.
     public var reason: Reason
+    /// The local side's version; nil when the item is only incoming.
     public var local: Version?
+    /// The incoming side's version; nil when the item is only local.
     public var incoming: Version?
 
+    /// A decision as the merge records it.
     public init(item: Item, winner: Winner, reason: Reason, local: Version?, incoming: Version?) {
         self.item = item
         self.winner = winner
@@ -217,21 +261,29 @@ public struct MergeDecision: Equatable, Sendable, CustomStringConvertible {
 /// An incoming item stamped more than 24 h after `now`: always reported, held back only
 /// with the clock guard on.
 public struct FutureStampedItem: Equatable, Sendable {
+    /// The item stamped ahead.
     public var item: MergeDecision.Item
+    /// Its incoming version, with the stamp that is in the future.
     public var version: MergeDecision.Version
 
+    /// A future-stamped item as the merge reports it.
     public init(item: MergeDecision.Item, version: MergeDecision.Version) {
         self.item = item
         self.version = version
     }
 }
 
+/// Everything a merge returns: the merged document, its counts, its non-trivial decisions and
+/// the incoming items stamped in the future.
 public struct MergeOutcome: Sendable {
     /// The result, with the local `deviceId` and `exportedAt` = `now`.
     public var document: BackupDocument
+    /// The counts against the local side (FORMAT.md §6.1).
     public var report: MergeReport
     /// Non-trivial decisions: challenges and tombstones in id order, then day logs in key
     /// order.
     public var decisions: [MergeDecision]
+    /// Incoming items stamped more than 24 h after `now`: reported whether or not the clock
+    /// guard held them back (FORMAT.md §5.1 rule 8).
     public var futureStamped: [FutureStampedItem]
 }
