@@ -125,14 +125,14 @@ struct BackupCommand: Command {
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
         let backingUp = BackupCodec.BackingUp(
             path: file, changedSettings: synced?.changes(to: settings) ?? [])
-        let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         let (codec, journal) = session.codec(
             allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn)
         if dryRun {
             return try showDryRun(
                 local, codec: codec, journal: journal, driver: driver, session: session,
-                context: context)
+                context: context, warn: warn)
         }
+        let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         var machine = BackupRun(
             name: session.profile.fileName, codec: codec, local: local,
             kept: kept, pending: session.pendingVerification)
@@ -143,14 +143,7 @@ struct BackupCommand: Command {
                 "unexpected failure: the backup run ended with no file", exitCode: .failure)
         }
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
-        if outcome.created {
-            // A first upload merges with nothing, so the merge's report of items stamped far
-            // ahead (FORMAT.md §6.1 rule 8: always reported) is made here, against an empty backup.
-            let empty = BackupDocument(exportedAt: local.exportedAt, deviceId: local.deviceId)
-            let check = BackupKit.merge(
-                local: empty, incoming: local, options: MergeOptions(now: session.now()))
-            if let line = DriveSession.futureStamped(check, in: file) { warn(line) }
-        }
+        if outcome.created { _ = firstBackup(of: local, now: session.now(), warn: warn) }
         // Drive holds the backup now, so the run succeeded (cron reads the exit code; FORMAT.md §8.1
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
         // full disk) costs what its warning says, no more.
@@ -245,18 +238,15 @@ struct BackupCommand: Command {
     /// recorded, and no lock taken, as for a restore's dry run.
     private func showDryRun(
         _ local: BackupDocument, codec: SyncCodec<BackupDocument>, journal: MergeJournal,
-        driver: SyncDriver, session: DriveSession, context: Context
+        driver: SyncDriver, session: DriveSession, context: Context, warn: (String) -> Void
     ) throws {
         let fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec))
         let now = session.now()
-        // A first backup uploads STATE as it is; its report is a merge into an empty backup.
-        let empty = BackupDocument(exportedAt: local.exportedAt, deviceId: local.deviceId)
         let merged = fetched.map { codec.merge($0.document, local, now) } ?? local
         let report =
-            fetched == nil
-            ? BackupKit.merge(local: empty, incoming: local, options: MergeOptions(now: now)).report
-            : journal.lastReport
-        let uploads = fetched.map { codec.encode(merged) != codec.encode($0.document) } ?? true
+            fetched == nil ? firstBackup(of: local, now: now, warn: warn) : journal.lastReport
+        let bytes = codec.encode(merged)
+        let uploads = fetched.map { bytes != codec.encode($0.document) } ?? true
         if json {
             if let report { context.print(report.json) }
             return
@@ -275,9 +265,22 @@ struct BackupCommand: Command {
         }
         context.print(
             uploads
-                ? "dry run: \(codec.encode(merged).count) bytes would be uploaded; nothing uploaded or written"
+                ? "dry run: \(bytes.count) bytes would be uploaded; nothing uploaded or written"
                 : "dry run: the backup already holds everything in \(file.onOneLine); nothing would be uploaded"
         )
+    }
+
+    /// What a first backup brings, which uploads STATE as it is: the report of a merge into an
+    /// empty backup, whose items stamped far ahead are warned about here, as every merge's are
+    /// (FORMAT.md §5.1 rule 8: always reported).
+    private func firstBackup(of local: BackupDocument, now: Timestamp, warn: (String) -> Void)
+        -> MergeReport
+    {
+        let empty = BackupDocument(exportedAt: local.exportedAt, deviceId: local.deviceId)
+        let outcome = BackupKit.merge(
+            local: empty, incoming: local, options: MergeOptions(now: now))
+        if let line = DriveSession.futureStamped(outcome, in: file) { warn(line) }
+        return outcome.report
     }
 
     /// The profile's retention policy applied after an upload, or after a backup whose pins
