@@ -54,8 +54,9 @@ struct HelpData: Sendable {
         }
     }
 
-    /// Every command's, in `CloudBackup.commands`' order.
-    static var all: [HelpData] { CloudBackup.commands.map(HelpData.init) }
+    /// Every command's, in `CloudBackup.commands`' order: parsed once, however many times a
+    /// page or script reads it.
+    static let all: [HelpData] = CloudBackup.commands.map(HelpData.init)
 
     /// The words the synopsis puts before any option: `FILE...`, `LOCAL INCOMING`, or a
     /// choice such as `bash|zsh|fish`.
