@@ -148,7 +148,7 @@ struct DriveSession {
         Timestamp(millisecondsSince1970: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    /// The stale guard's line (FORMAT.md §5.3 rule 7): the challenges by id (a few), and a way to
+    /// The stale guard's line (FORMAT.md §5.1 rule 7): the challenges by id (a few), and a way to
     /// let them in that exists. A restore merge writes `source` with a fresh export time, so
     /// the next backup no longer holds them back; it also brings in what the backup has, so
     /// nothing else is lost on the way.
@@ -219,7 +219,7 @@ struct DriveSession {
             + "another device since; if so, delete them again in the app"
     }
 
-    /// One line for items stamped more than 24 h ahead (FORMAT.md §6.1 rule 8 reports them always).
+    /// One line for items stamped more than 24 h ahead (FORMAT.md §5.1 rule 8 reports them always).
     static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
         guard let first = outcome.futureStamped.first else { return nil }
         let more = outcome.futureStamped.count - 1
