@@ -57,6 +57,18 @@ import Testing
         #expect(run.result.stderr.isEmpty)
     }
 
+    /// As the first real backup does, a first dry run warns of items stamped far ahead.
+    @Test func aFirstDryRunWarnsOfItemsStampedInTheFuture() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2027-06-01T00:00:00.000Z"]))
+        let start = try emulator.log().count
+        let result = try phone.backup(["-n"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stderr.contains("is stamped 2027-06-01T00:00:00.000Z, more than 24 h after now"))
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(try emulator.log().dropFirst(start).map(\.kind) == ["list"])
+    }
+
     @Test func aDryRunCountsWhatStateBringsAndLeavesDriveAndTheProfileAlone() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)

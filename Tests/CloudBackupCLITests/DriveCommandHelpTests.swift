@@ -162,6 +162,8 @@ import Testing
             "say --merge or --replace (exactly one)"
         ),
         (["backup", "--file", "s.json", "extra"], "unexpected argument 'extra'"),
+        (["login", "--quiet", "--verbose"], "--quiet and --verbose exclude each other"),
+        (["logout", "-q", "-v"], "--quiet and --verbose exclude each other"),
     ])
     func usageErrorsExit2(arguments: [String], message: String) throws {
         let result = try cloudbackup(arguments)

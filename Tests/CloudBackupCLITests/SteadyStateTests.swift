@@ -67,6 +67,17 @@ import Testing
         #expect(quiet.result.stderr.contains("already holds everything in \(phone.state.path)"))
     }
 
+    /// The record describes the account logged out of: the next account's first night is a
+    /// full one.
+    @Test func aLogoutForgetsTheRecord() throws {
+        try writeState()
+        _ = try backUp()
+        _ = try backUp()
+        #expect(LocalFile.exists(steadyRecord))
+        #expect(try phone.run(["logout", "--quiet"]).status == 0)
+        #expect(!LocalFile.exists(steadyRecord))
+    }
+
     @Test func theQuietNightsJSONLineIsTheFullRunsLine() throws {
         try writeState()
         _ = try backUp()

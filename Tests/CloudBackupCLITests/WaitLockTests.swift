@@ -37,10 +37,10 @@ import Testing
         let result = try cloudbackup(
             [
                 "backup", "--file", phone.state.path, "--now", BackupMachine.now, "--verbose",
-                "--wait-lock", "10m",
+                "--wait-lock", "2m",
             ],
             environment: phone.environment,
-            whenStderrShows: ("waiting up to 600 s for it to finish", { other.release() }))
+            whenStderrShows: ("waiting up to 120 s for it to finish", { other.release() }))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!other.holds)
         #expect(try remoteBackups(emulator).first?.document.challenges.map(\.id.rawValue) == ["A"])
