@@ -55,7 +55,8 @@ import GoogleDrive
 /// record's checksum, the revision check, a 412 that was our own write) compare the sealed
 /// bytes sent, which is what Drive lists; "nothing changed" compares plaintext. Sealed bytes
 /// that do not open stop the run, as do sealed bytes a run that does not seal would replace.
-/// A plain file of ours is uploaded sealed by a run that seals, even with nothing new.
+/// A plain file of ours is uploaded sealed by a run that seals, even with nothing new, and a
+/// sealed one plain by a run that unseals (the user turned sealing off).
 ///
 /// `local` nil makes a settling run (for `restore` and `status`): it only finishes a pending
 /// verification, uploading what it owes, and does nothing else.
@@ -75,9 +76,9 @@ public struct BackupRun<Document> {
         case listRevisions(fileID: String)
         /// One revision's bytes; `.revisionBytes`, or `.gone` when Drive no longer serves it.
         case downloadRevision(fileID: String, DriveRevision)
-        /// Copy the bytes to a new app-folder file of this name, then tell the user why
-        /// (`SyncNotice.keptAside`); `.keptAside`.
-        case keepAside(DriveSnapshot, name: String, reason: SideFileReason)
+        /// Copy the snapshot, as `bytes`, to a new app-folder file of this name, then tell the
+        /// user why (`SyncNotice.keptAside`); `.keptAside`.
+        case keepAside(DriveSnapshot, bytes: [UInt8], name: String, reason: SideFileReason)
         /// `.done`.
         case delete(fileID: String)
         /// Save (or with nil, clear) the profile's pending verification; `.done`.
@@ -143,8 +144,9 @@ public struct BackupRun<Document> {
         var document: Document?
         var revision: String?
         var etag: String?
-        /// The base is plain on Drive while this run seals: upload even with nothing new.
-        var unsealed = false
+        /// The base's envelope on Drive is not the one this run uploads in (`changesEnvelope`):
+        /// upload even with nothing new.
+        var rewrap = false
     }
 
     /// The head of our file as this run last knew it, for the profile's next kept copy.
@@ -215,8 +217,8 @@ public struct BackupRun<Document> {
     /// another device's write replaced it.
     private var uploaded: Document?
     private var head: Head?
-    /// This run uploaded sealed over a plain file of ours, to be said once at the end.
-    private var sealsPlainFile = false
+    /// This run uploaded over our file in another envelope, to be said once at the end.
+    private var rewraps = false
     private var round = 0
     private var fromKeptCopy = false
     private var created = false
@@ -322,7 +324,7 @@ public struct BackupRun<Document> {
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, let plain):
                 base.document = document
-                base.unsealed = codec.seals && !codec.isSealed(snapshot.bytes)
+                base.rewrap = codec.changesEnvelope(ofSealed: codec.isSealed(snapshot.bytes))
                 head = Head(
                     snapshot.file, etag: snapshot.etag, document: document, plain: plain,
                     onDrive: snapshot.bytes)
@@ -436,14 +438,15 @@ public struct BackupRun<Document> {
             unread = []
             return owed.isEmpty ? finishChecks() : download()
         }
-        // A copy of a sealed backup is no base for a run that does not seal: the download
-        // then refuses to replace that backup with plain bytes.
+        // A copy of a sealed backup is no base for a run that neither seals nor unseals: the
+        // download then refuses to replace that backup with plain bytes.
         if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
-            kept.holdsDriveBytes || codec.seals, let document = try? codec.decode(kept.bytes)
+            kept.holdsDriveBytes || codec.seals || codec.unseals,
+            let document = try? codec.decode(kept.bytes)
         {
             base = Base(
                 document: document, revision: target.headRevisionId, etag: kept.etag(for: target),
-                unsealed: kept.holdsDriveBytes && codec.seals)
+                rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes))
             var copied = Head(
                 target, etag: base.etag, document: document, plain: kept.bytes,
                 onDrive: kept.bytes)
@@ -523,7 +526,7 @@ public struct BackupRun<Document> {
             result = result.map { codec.merge($0, local, now) } ?? local
         }
         guard let result else { return finishChecks() }
-        if let document = base.document, duplicates.isEmpty, !base.unsealed,
+        if let document = base.document, duplicates.isEmpty, !base.rewrap,
             codec.encode(result) == codec.encode(document)
         {
             return finishChecks()
@@ -544,7 +547,7 @@ public struct BackupRun<Document> {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
         sending = (document, plain, bytes)
-        if base.unsealed { sealsPlainFile = true }
+        if base.rewrap { rewraps = true }
         if base.etag == nil, let kept, let target {
             // The kept copy's etag is stale (the version moved): read a fresh one first.
             phase = .taggingKept(kept)
@@ -627,8 +630,29 @@ public struct BackupRun<Document> {
     private mutating func keepAside(_ snapshots: [DriveSnapshot]) -> Action {
         guard let snapshot = snapshots.first else { return delete(duplicates.map(\.id)) }
         phase = .keepingAside(snapshots)
+        do {
+            return try keepAside(snapshot, label: "held-back", reason: .heldBack)
+        } catch {
+            return fail(error)
+        }
+    }
+
+    /// The copy of `snapshot` in a side file, sealed when this run seals: a plain duplicate
+    /// or broken file kept aside by a run that seals would otherwise stay readable on Drive
+    /// after the backup itself is sealed. Sealed bytes stay as they are (the key opens them).
+    private func keepAside(_ snapshot: DriveSnapshot, label: String, reason: SideFileReason)
+        throws(SyncError) -> Action
+    {
+        var bytes = snapshot.bytes
+        if codec.seals, !codec.isSealed(bytes) {
+            do {
+                bytes = try codec.seal(bytes)
+            } catch {
+                throw .unsealed(error)
+            }
+        }
         return .keepAside(
-            snapshot, name: sideName(snapshot, label: "held-back"), reason: .heldBack)
+            snapshot, bytes: bytes, name: sideName(snapshot, label: label), reason: reason)
     }
 
     private mutating func delete(_ ids: [String]) -> Action {
@@ -637,12 +661,12 @@ public struct BackupRun<Document> {
         return .delete(fileID: id)
     }
 
-    /// Says that a plain file of ours is sealed now, once the upload that did it is checked.
+    /// Says that our file is in its new envelope, once the upload that did it is checked.
     private mutating func announce() -> Action {
-        guard sealsPlainFile, uploaded != nil, let target else { return finish() }
-        sealsPlainFile = false
+        guard rewraps, uploaded != nil, let target else { return finish() }
+        rewraps = false
         phase = .announcing
-        return .notify(.sealedPlainFile(fileID: target.id))
+        return .notify(.envelopeChanged(fileID: target.id, sealed: codec.seals))
     }
 
     private mutating func finish() -> Action {
@@ -693,9 +717,12 @@ public struct BackupRun<Document> {
             return .document(try codec.decode(plain), plain: plain)
         } catch {
             if codec.isRefusal(error) { return .refused(.refused(snapshot.file, error)) }
-            return .keepAside(
-                .keepAside(
-                    snapshot, name: sideName(snapshot, label: "invalid"), reason: .invalid(error)))
+            do {
+                return .keepAside(
+                    try keepAside(snapshot, label: "invalid", reason: .invalid(error)))
+            } catch {
+                return .refused(error)
+            }
         }
     }
 

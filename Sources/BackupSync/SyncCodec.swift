@@ -32,8 +32,13 @@ public struct SyncCodec<Document> {
     public var seal: ([UInt8]) throws -> [UInt8] = { $0 }
     /// Whether `seal` seals. A backup run then uploads a plain file of ours sealed even when
     /// nothing changed; one that does not never replaces a sealed file with plain bytes
-    /// (`SyncError.unsealing`).
+    /// (`SyncError.unsealing`), unless it `unseals`.
     public var seals = false
+    /// A run that does not seal was told so on purpose (the user turned encryption off): it
+    /// may replace sealed bytes it opened with plain ones, and uploads a sealed file of ours
+    /// plain even when nothing changed. Without it, a profile that merely lacks the setting
+    /// would strip the envelope off a backup another device keeps sealed.
+    public var unseals = false
 
     public init(
         decode: @escaping ([UInt8]) throws -> Document,
@@ -57,6 +62,12 @@ public struct SyncCodec<Document> {
         mergeCopy?(base, copy, now) ?? (merge(base, copy, now), false)
     }
 
+    /// Whether an upload over our file changes its envelope (plain to sealed or back), so
+    /// the run uploads though the merge changed nothing.
+    func changesEnvelope(ofSealed sealed: Bool) -> Bool {
+        sealed ? !seals && unseals : seals
+    }
+
     /// Drive's `bytes` of `file` (at `revision`, for an old revision's) as `decode` reads them.
     /// `replacing`: the run may upload over them, which a run that does not seal may not do
     /// when they are sealed.
@@ -64,7 +75,7 @@ public struct SyncCodec<Document> {
         _ bytes: [UInt8], of file: DriveFile, revision: String? = nil, replacing: Bool
     ) throws(SyncError) -> [UInt8] {
         guard isSealed(bytes) else { return bytes }
-        if replacing, !seals { throw .unsealing(file, revision: revision) }
+        if replacing, !seals, !unseals { throw .unsealing(file, revision: revision) }
         do {
             return try open(bytes)
         } catch {

@@ -89,9 +89,8 @@ public struct SyncDriver {
             return try orGone { () throws(DriveError) in
                 .revisionBytes(try readPinningIfNeeded(id: id, revision: revision))
             }
-        case .keepAside(let snapshot, let sideName, let reason):
-            let side = try drive.create(
-                name: sideName, id: try drive.generateID(), bytes: snapshot.bytes)
+        case .keepAside(let snapshot, let bytes, let sideName, let reason):
+            let side = try drive.create(name: sideName, id: try drive.generateID(), bytes: bytes)
             notify(.keptAside(copyID: snapshot.file.id, side: side, reason: reason))
             return .keptAside(side)
         case .delete(let id):

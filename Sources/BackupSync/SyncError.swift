@@ -45,7 +45,8 @@ public enum SyncNotice {
     /// A revision another device wrote between our base and our upload could not be read
     /// (purged, or refused by Drive), so what it held alone could not be merged.
     case unreadableRevision(fileID: String, revision: String)
-    /// Our file was plain on Drive while this run seals: it was uploaded sealed, though the
-    /// merge may have changed nothing.
-    case sealedPlainFile(fileID: String)
+    /// Our file's envelope on Drive was not this run's (plain while it seals, or sealed
+    /// while it `unseals`): it was uploaded `sealed` or plain, though the merge may have
+    /// changed nothing.
+    case envelopeChanged(fileID: String, sealed: Bool)
 }

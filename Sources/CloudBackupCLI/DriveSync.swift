@@ -55,8 +55,8 @@ extension DriveSession {
             return
                 "the backup on Drive (id \(copyID)) is not a valid backup (\(firstLine(error))); "
                 + "kept its bytes as '\(side.name)' in the app folder and replaced it"
-        case .sealedPlainFile:
-            return RemoteEncryption.encryptedNow
+        case .envelopeChanged(_, let sealed):
+            return sealed ? RemoteEncryption.encryptedNow : RemoteEncryption.decryptedNow
         case .unreadableRevision(let fileID, let revision):
             return "revision \(revision) of \(fileID), which another device wrote between this "
                 + "run's download and its upload, can no longer be read from Drive; what it alone "

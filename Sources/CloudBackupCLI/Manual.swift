@@ -64,8 +64,9 @@ enum Manual {
     private static let environment: [(String, String)] = [
         (
             Profile.encryptSetting.variable,
-            "1 encrypts uploads (age) as \"encrypt\": true in config.json does; 0 turns that off"
-                + " for a run."
+            "1 encrypts uploads (age) as \"encrypt\": true in config.json does; 0, as"
+                + " \"encrypt\": false, uploads plain, decrypting an encrypted backup once with the"
+                + " profile's key."
         ),
         (
             "CLOUDBACKUP_PASSWORD_FILE",

@@ -22,9 +22,10 @@ struct Profile: Sendable {
     var deviceCodeURL: String
     /// An age identity file (`AGE-SECRET-KEY-1…` lines) for the backup's encryption.
     var identityFile: String?
-    /// Whether uploads are encrypted (`"encrypt": true`, `CLOUDBACKUP_ENCRYPT=1`); see
-    /// `RemoteEncryption`.
-    var encrypt = false
+    /// Whether uploads are encrypted (`"encrypt": true`, `CLOUDBACKUP_ENCRYPT=1`), or
+    /// explicitly not (`false`, `0`: an encrypted backup is then rewritten plain once); nil when
+    /// unset, which never replaces an encrypted backup. See `RemoteEncryption`.
+    var encrypt: Bool?
     /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
     var retention: RetentionPolicy? = .standard
 
@@ -108,7 +109,7 @@ struct Profile: Sendable {
     static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
-        var encrypt = false
+        var encrypt: Bool?
         var retention: RetentionPolicy? = .standard
         let path = folder + "/config.json"
         if LocalFile.exists(path) {

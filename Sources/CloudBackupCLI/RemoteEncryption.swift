@@ -19,6 +19,10 @@ struct RemoteEncryption {
     let recipients: [Recipient]?
     /// What opens an encrypted download.
     let identities: [Identity]
+    /// The profile says `"encrypt": false` (not merely nothing) and has a key: an encrypted
+    /// backup that key opens is rewritten plain once (`SyncCodec.unseals`). Without a key it
+    /// is refused, even where a plaintext kept copy would let the run go on: one rule.
+    var decrypts = false
 
     static let plain = RemoteEncryption(recipients: nil, identities: [])
 
@@ -81,8 +85,10 @@ struct RemoteEncryption {
         let keyed = try profile.identityFile.map(identities(inFile:)) ?? []
         var identities = keyed
         if let passphrase { identities.append(.passphrase(passphrase)) }
-        guard profile.encrypt else {
-            return RemoteEncryption(recipients: nil, identities: identities)
+        guard profile.encrypt == true else {
+            return RemoteEncryption(
+                recipients: nil, identities: identities,
+                decrypts: profile.encrypt == false && !identities.isEmpty)
         }
         switch (passphrase, keyed.isEmpty) {
         case (nil, true):
@@ -110,6 +116,7 @@ struct RemoteEncryption {
         codec.open = { try open($0) }
         codec.seal = { try seal($0) }
         codec.seals = encrypts
+        codec.unseals = decrypts
         return codec
     }
 
@@ -150,13 +157,17 @@ struct RemoteEncryption {
     /// A profile that does not encrypt met an encrypted backup it would replace.
     static func describe(unsealing file: String) -> CLIError {
         CLIError(
-            "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1, with its key; nothing was written",
+            "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1 with its key (or \"encrypt\": false with its key to decrypt it for good); nothing was written",
             exitCode: .invalidFile)
     }
 
     /// Said once, after the upload that encrypted a plain backup.
     static let encryptedNow =
         "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
+
+    /// Said once, after the upload that turned an encrypted backup plain.
+    static let decryptedNow =
+        "the backup on Drive was encrypted; this profile sets encrypt to false, so it was uploaded in plain"
 
     private static let maxPassphraseBytes = 4096
 

@@ -493,8 +493,11 @@ private let sealPrefix = "sealed:"
 private func seal(_ text: String) -> String { sealPrefix + text }
 
 /// The line codec inside a toy envelope: sealed bytes are "sealed:" and the plaintext.
-/// `seals`: whether uploads are sealed; `key`: whether sealed bytes open.
-private func sealedLineCodec(seals: Bool = true, key: Bool = true) -> SyncCodec<Lines> {
+/// `seals`: whether uploads are sealed; `key`: whether sealed bytes open; `unseals`: the
+/// user turned sealing off on purpose.
+private func sealedLineCodec(seals: Bool = true, key: Bool = true, unseals: Bool = false)
+    -> SyncCodec<Lines>
+{
     var codec = lineCodec
     let prefix = Array(sealPrefix.utf8)
     codec.isSealed = { $0.starts(with: prefix) }
@@ -504,6 +507,7 @@ private func sealedLineCodec(seals: Bool = true, key: Bool = true) -> SyncCodec<
     }
     codec.seal = { seals ? prefix + $0 : $0 }
     codec.seals = seals
+    codec.unseals = unseals
     return codec
 }
 
@@ -601,11 +605,61 @@ func aPlainBackupIsSealedOnceByASealingRun(fromKeptCopy: Bool) throws {
     #expect(outcome.uploaded && outcome.fromKeptCopy == fromKeptCopy)
     #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == [seal("a\nb")])
     let said = recorded.notices.filter {
-        if case .sealedPlainFile("F1") = $0 { return true }
+        if case .envelopeChanged("F1", sealed: true) = $0 { return true }
         return false
     }
     #expect(said.count == 1 && recorded.notices.count == 1)
     #expect(transport.remaining == 0)
+}
+
+/// The way back: a run told to stop sealing opens a sealed file of ours and uploads it plain
+/// though nothing is new, and says so once; from the kept copy (its plaintext) too.
+@Test(arguments: [false, true])
+func aSealedBackupIsUploadedPlainOnceByARunThatUnseals(fromKeptCopy: Bool) throws {
+    let recorded = Recorded()
+    let read =
+        fromKeptCopy
+        ? [listed("F1", version: 1, holding: seal("a\nb"))]
+        : [listing("F1")] + remote("F1", etag: "e1", seal("a\nb"))
+    let transport = ScriptedTransport(
+        read + [updated("a\nb"), history(("r1", seal("a\nb")), ("r2", "a\nb"))])
+    let outcome = try run(
+        transport, lines("b"),
+        kept: fromKeptCopy ? kept("a\nb", version: 1, etag: "e1", sealed: true) : nil,
+        recorded: recorded, codec: sealedLineCodec(seals: false, unseals: true))
+    #expect(outcome.uploaded && outcome.fromKeptCopy == fromKeptCopy)
+    #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == ["a\nb"])
+    let said = recorded.notices.filter {
+        if case .envelopeChanged("F1", sealed: false) = $0 { return true }
+        return false
+    }
+    #expect(said.count == 1 && recorded.notices.count == 1)
+    #expect(try #require(outcome.kept).holdsDriveBytes)
+    #expect(transport.remaining == 0)
+}
+
+/// Once plain, the next night of a run that unseals with nothing new uploads nothing.
+@Test func aPlainBackupIsLeftAloneByARunThatUnseals() throws {
+    let transport = ScriptedTransport([listed("F1", version: 1, holding: "a\nb")])
+    let outcome = try run(
+        transport, lines("b"), kept: kept("a\nb", version: 1, etag: "e1"),
+        codec: sealedLineCodec(seals: false, unseals: true))
+    #expect(!outcome.uploaded && transport.sent.count == 1)
+}
+
+/// A run that seals keeps a plain broken file aside sealed: once the backup is sealed, no
+/// plain copy of the user's data stays readable on Drive.
+@Test func aSealingRunKeepsAPlainFileAsideSealed() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "!garbage") + [
+            answer(200, #"{"ids":["SIDE1"]}"#), answer(200, #"{"id":"SIDE1","name":"side"}"#),
+            updated(seal("b")), history(("r1", "!garbage"), ("r2", seal("b"))),
+        ])
+    let outcome = try run(transport, lines("b"), codec: sealedLineCodec())
+    #expect(outcome.sideFiles.map(\.id) == ["SIDE1"])
+    let side = try #require(transport.sent.first { $0.method == "POST" })
+    #expect(body(side).contains(seal("!garbage")))
+    #expect(transport.sent.last(where: { $0.method == "PUT" }).map(body) == seal("b"))
 }
 
 @Test func aNightWithNothingNewOnASealedBackupIsOneRequest() throws {

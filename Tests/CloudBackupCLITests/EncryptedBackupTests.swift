@@ -302,6 +302,53 @@ import Testing
         #expect(again.stderr.isEmpty)
     }
 
+    /// The way back: `"encrypt": false` with the key (or `CLOUDBACKUP_ENCRYPT=0`) decrypts the
+    /// encrypted backup for good: the next backup uploads it plain even with nothing new, says
+    /// so once, and the one after is unchanged. Without the key the same setting is refused.
+    @Test(arguments: [false, true])
+    func anEncryptedBackupIsDecryptedOnceByAProfileThatTurnedEncryptionOff(
+        byEnvironment: Bool
+    ) throws {
+        let key = try makeKey()
+        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let sealed = try remoteBytes()
+        #expect(sealed.starts(with: Data("age-encryption.org/v1\n".utf8)))
+
+        try configure(#"{"encrypt": false}"#)
+        let keyless = try phone.backup()
+        #expect(keyless.status == 3)
+        #expect(keyless.stderr.contains(#"or "encrypt": false with its key"#), "\(keyless.stderr)")
+        #expect(try remoteBytes() == sealed)
+
+        let environment = phone.environment.merging(
+            byEnvironment ? ["CLOUDBACKUP_ENCRYPT": "0"] : [:]
+        ) { _, new in new }
+        func backup(_ extra: [String] = []) throws -> RunResult {
+            try cloudbackup(
+                ["backup", "--file", phone.state.path, "--now", BackupMachine.now] + extra,
+                environment: environment)
+        }
+        try configure(
+            byEnvironment
+                ? #"{"encrypt": true, "identityFile": "\#(key.path)"}"#
+                : #"{"encrypt": false, "identityFile": "\#(key.path)"}"#)
+        let switched = try backup()
+        #expect(switched.status == 0, "\(switched.stderr)")
+        #expect(
+            switched.stderr.contains(
+                "the backup on Drive was encrypted; this profile sets encrypt to false, so it was uploaded in plain"
+            ), "\(switched.stderr)")
+        let plain = try remoteBytes()
+        #expect(plain.starts(with: Data("{".utf8)))
+        #expect(String(decoding: plain, as: UTF8.self).contains(#""P""#))
+        let again = try backup(["--json"])
+        #expect(again.stdout.contains(#""result":"unchanged""#), "\(again.stderr)")
+        #expect(again.stderr.isEmpty)
+        #expect(try remoteBytes() == plain)
+    }
+
     /// Another device's write, encrypted by age to the same key, that our upload replaced
     /// (Drive ignoring If-Match) and whose check was cut short: `status --remote` finishes the
     /// check with the identity file, decrypting that revision and merging it, encrypted again.

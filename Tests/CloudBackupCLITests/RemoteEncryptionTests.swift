@@ -23,8 +23,10 @@ import Testing
     }
 
     @Test func encryptComesFromTheFileOrTheEnvironment() throws {
-        #expect(try Self.profile("{}").encrypt == false)
+        // Unset is not "false": only an explicit false rewrites an encrypted backup plain.
+        #expect(try Self.profile("{}").encrypt == nil)
         #expect(try Self.profile(#"{"encrypt": true}"#).encrypt == true)
+        #expect(try Self.profile(#"{"encrypt": false}"#).encrypt == false)
         #expect(
             try Self.profile(#"{"encrypt": true}"#, environment: ["CLOUDBACKUP_ENCRYPT": "0"])
                 .encrypt == false)
