@@ -420,7 +420,7 @@ public struct DriveClient: Sendable {
     public static func addressesAFile(_ operation: String) -> Bool {
         [
             "read the metadata of ", "download ", "read the etag of ", "upload to ", "delete ",
-            "list the revisions of ",
+            "list the revisions of ", "pin revision ",
         ]
         .contains { operation.hasPrefix($0) }
     }

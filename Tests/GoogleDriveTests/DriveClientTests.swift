@@ -434,3 +434,32 @@ func googleErrorBodiesDecode(body: String, message: String, reason: String?) {
     }
     #expect(reports.withLock { $0 } == [[0, 3], [3, 3]])
 }
+
+/// A 404 on any call that names one file by its id means that file (or its revision) went
+/// meanwhile, not a wrong endpoint: the CLI's advice depends on `addressesAFile` telling
+/// them apart, so every such call's operation must count as addressing a file.
+@Test func aNotFoundOnEveryCallThatNamesAFileIsAboutThatFile() throws {
+    let revision = DriveRevision(id: "R1", md5Checksum: nil)
+    let calls: [(String, (DriveClient) throws -> Void)] = [
+        ("metadata", { _ = try $0.metadata(id: "F1") }),
+        ("read", { _ = try $0.read(id: "F1") }),
+        ("tagged", { _ = try $0.tagged(id: "F1") }),
+        ("update", { _ = try $0.update(id: "F1", bytes: [1], ifMatch: "e1") }),
+        ("revisions", { _ = try $0.revisions(of: "F1") }),
+        ("read revision", { _ = try $0.read(id: "F1", revision: revision) }),
+        ("pin", { try $0.pin(id: "F1", revision: "R1") }),
+    ]
+    for (name, call) in calls {
+        let drive = fakeDrive(ScriptedTransport([googleError(404, "notFound")]))
+        do {
+            try call(drive)
+            Issue.record("\(name): expected a 404")
+        } catch DriveError.rejected(let operation, let google) {
+            #expect(google.status == 404)
+            #expect(DriveClient.addressesAFile(operation), "\(name): \(operation)")
+        } catch {
+            Issue.record("\(name): \(error)")
+        }
+    }
+    #expect(!DriveClient.addressesAFile("list the files named habit-backup.json"))
+}
