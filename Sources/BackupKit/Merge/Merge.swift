@@ -726,9 +726,3 @@ struct LogFateCursor {
         return (fate, context)
     }
 }
-
-/// Where the second half of the merged day logs goes: a region of the result's storage that
-/// only that half writes, until `concurrently` has joined it.
-private struct SharedOutput: @unchecked Sendable {
-    let start: UnsafeMutablePointer<DayLog>
-}

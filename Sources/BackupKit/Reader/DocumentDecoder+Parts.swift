@@ -701,12 +701,6 @@ struct SharedInput: @unchecked Sendable {
     let count: Int
 }
 
-/// The part of the storage the second half writes: no other thread touches it until
-/// `concurrently` has joined that half.
-private struct SharedOutput: @unchecked Sendable {
-    let start: UnsafeMutablePointer<DayLog>
-}
-
 /// The second half of the day logs: a decoder of its own, placed where the first half's
 /// would be at `start` (same depth, same path), decoding to the end of the object into
 /// `output`.
