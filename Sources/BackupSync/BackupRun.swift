@@ -56,7 +56,7 @@ import GoogleDrive
 /// bytes sent, which is what Drive lists; "nothing changed" compares plaintext. Sealed bytes
 /// that do not open stop the run, as do sealed bytes a run that does not seal would replace.
 /// A plain file of ours is uploaded sealed by a run that seals, even with nothing new, and a
-/// sealed one plain by a run that unseals (the user turned sealing off).
+/// sealed one plain by a run whose uploads are `.unsealed` (the user turned sealing off).
 ///
 /// `local` nil makes a settling run (for `restore` and `status`): it only finishes a pending
 /// verification, uploading what it owes, and does nothing else.
@@ -438,10 +438,10 @@ public struct BackupRun<Document> {
             unread = []
             return owed.isEmpty ? finishChecks() : download()
         }
-        // A copy of a sealed backup is no base for a run that neither seals nor unseals: the
-        // download then refuses to replace that backup with plain bytes.
+        // A copy of a sealed backup is no base for a run that uploads plain without being told
+        // to: the download then refuses to replace that backup with plain bytes.
         if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
-            kept.holdsDriveBytes || codec.seals || codec.unseals,
+            kept.holdsDriveBytes || codec.uploads != .plain,
             let document = try? codec.decode(kept.bytes)
         {
             base = Base(

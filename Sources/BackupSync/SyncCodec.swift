@@ -30,15 +30,11 @@ public struct SyncCodec<Document> {
     public var isSealed: ([UInt8]) -> Bool = { _ in false }
     public var open: ([UInt8]) throws -> [UInt8] = { $0 }
     public var seal: ([UInt8]) throws -> [UInt8] = { $0 }
-    /// Whether `seal` seals. A backup run then uploads a plain file of ours sealed even when
-    /// nothing changed; one that does not never replaces a sealed file with plain bytes
-    /// (`SyncError.unsealing`), unless it `unseals`.
-    public var seals = false
-    /// A run that does not seal was told so on purpose (the user turned encryption off): it
-    /// may replace sealed bytes it opened with plain ones, and uploads a sealed file of ours
-    /// plain even when nothing changed. Without it, a profile that merely lacks the setting
-    /// would strip the envelope off a backup another device keeps sealed.
-    public var unseals = false
+    /// What uploads are, and so what a run may upload over; plain unless the profile says.
+    public var uploads = Uploads.plain
+
+    /// Whether `seal` seals.
+    public var seals: Bool { uploads == .sealed }
 
     public init(
         decode: @escaping ([UInt8]) throws -> Document,
@@ -65,7 +61,7 @@ public struct SyncCodec<Document> {
     /// Whether an upload over our file changes its envelope (plain to sealed or back), so
     /// the run uploads though the merge changed nothing.
     func changesEnvelope(ofSealed sealed: Bool) -> Bool {
-        sealed ? !seals && unseals : seals
+        sealed ? uploads == .unsealed : seals
     }
 
     /// Drive's `bytes` of `file` (at `revision`, for an old revision's) as `decode` reads them.
@@ -75,7 +71,7 @@ public struct SyncCodec<Document> {
         _ bytes: [UInt8], of file: DriveFile, revision: String? = nil, replacing: Bool
     ) throws(SyncError) -> [UInt8] {
         guard isSealed(bytes) else { return bytes }
-        if replacing, !seals, !unseals { throw .unsealing(file, revision: revision) }
+        if replacing, uploads == .plain { throw .unsealing(file, revision: revision) }
         do {
             return try open(bytes)
         } catch {

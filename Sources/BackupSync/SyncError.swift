@@ -46,7 +46,7 @@ public enum SyncNotice {
     /// (purged, or refused by Drive), so what it held alone could not be merged.
     case unreadableRevision(fileID: String, revision: String)
     /// Our file's envelope on Drive was not this run's (plain while it seals, or sealed
-    /// while it `unseals`): it was uploaded `sealed` or plain, though the merge may have
+    /// while its uploads are `.unsealed`): it was uploaded `sealed` or plain, though the merge may have
     /// changed nothing.
     case envelopeChanged(fileID: String, sealed: Bool)
 }

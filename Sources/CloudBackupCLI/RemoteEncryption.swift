@@ -20,7 +20,7 @@ struct RemoteEncryption {
     /// What opens an encrypted download.
     let identities: [Identity]
     /// The profile says `"encrypt": false` (not merely nothing) and has a key: an encrypted
-    /// backup that key opens is rewritten plain once (`SyncCodec.unseals`). Without a key it
+    /// backup that key opens is rewritten plain once (`SyncCodec.Uploads.unsealed`). Without a key it
     /// is refused, even where a plaintext kept copy would let the run go on: one rule.
     var decrypts = false
 
@@ -115,8 +115,7 @@ struct RemoteEncryption {
         codec.isSealed = Envelope.isEncrypted
         codec.open = { try open($0) }
         codec.seal = { try seal($0) }
-        codec.seals = encrypts
-        codec.unseals = decrypts
+        codec.uploads = encrypts ? .sealed : decrypts ? .unsealed : .plain
         return codec
     }
 

@@ -493,11 +493,8 @@ private let sealPrefix = "sealed:"
 private func seal(_ text: String) -> String { sealPrefix + text }
 
 /// The line codec inside a toy envelope: sealed bytes are "sealed:" and the plaintext.
-/// `seals`: whether uploads are sealed; `key`: whether sealed bytes open; `unseals`: the
-/// user turned sealing off on purpose.
-private func sealedLineCodec(seals: Bool = true, key: Bool = true, unseals: Bool = false)
-    -> SyncCodec<Lines>
-{
+/// `uploads`: what the run's uploads are; `key`: whether sealed bytes open.
+private func sealedLineCodec(uploads: Uploads = .sealed, key: Bool = true) -> SyncCodec<Lines> {
     var codec = lineCodec
     let prefix = Array(sealPrefix.utf8)
     codec.isSealed = { $0.starts(with: prefix) }
@@ -505,9 +502,8 @@ private func sealedLineCodec(seals: Bool = true, key: Bool = true, unseals: Bool
         guard key else { throw NoKey() }
         return Array(bytes.dropFirst(prefix.count))
     }
-    codec.seal = { seals ? prefix + $0 : $0 }
-    codec.seals = seals
-    codec.unseals = unseals
+    codec.seal = { uploads == .sealed ? prefix + $0 : $0 }
+    codec.uploads = uploads
     return codec
 }
 
@@ -568,7 +564,7 @@ private func sealedLineCodec(seals: Bool = true, key: Bool = true, unseals: Bool
 /// does so from the kept copy of a sealed backup too (one that seals has the key).
 @Test(arguments: [false, true])
 func aSealedBackupIsNeverReplacedUnread(fromKeptCopy: Bool) throws {
-    let unsealing = (sealedLineCodec(seals: false), false)
+    let unsealing = (sealedLineCodec(uploads: .plain), false)
     for (codec, unopened) in fromKeptCopy
         ? [unsealing] : [(sealedLineCodec(key: false), true), unsealing]
     {
@@ -626,7 +622,7 @@ func aSealedBackupIsUploadedPlainOnceByARunThatUnseals(fromKeptCopy: Bool) throw
     let outcome = try run(
         transport, lines("b"),
         kept: fromKeptCopy ? kept("a\nb", version: 1, etag: "e1", sealed: true) : nil,
-        recorded: recorded, codec: sealedLineCodec(seals: false, unseals: true))
+        recorded: recorded, codec: sealedLineCodec(uploads: .unsealed))
     #expect(outcome.uploaded && outcome.fromKeptCopy == fromKeptCopy)
     #expect(transport.sent.filter { $0.method == "PUT" }.map(body) == ["a\nb"])
     let said = recorded.notices.filter {
@@ -643,7 +639,7 @@ func aSealedBackupIsUploadedPlainOnceByARunThatUnseals(fromKeptCopy: Bool) throw
     let transport = ScriptedTransport([listed("F1", version: 1, holding: "a\nb")])
     let outcome = try run(
         transport, lines("b"), kept: kept("a\nb", version: 1, etag: "e1"),
-        codec: sealedLineCodec(seals: false, unseals: true))
+        codec: sealedLineCodec(uploads: .unsealed))
     #expect(!outcome.uploaded && transport.sent.count == 1)
 }
 
