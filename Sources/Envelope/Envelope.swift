@@ -1,4 +1,5 @@
 import COpenSSL
+import Dispatch
 
 /// age v1 (`age-encryption.org/v1`, specified at C2SP) over bytes in memory: any age tool
 /// (age, rage, typage, pyrage) reads what `encrypt` writes, and `decrypt` reads theirs.
@@ -15,6 +16,11 @@ import COpenSSL
 /// 16-byte nonce and one final chunk of 2 + 16 bytes.
 public enum Envelope {
     static let chunkSize = 64 * 1024
+    /// From this many chunks (1 MiB) on, a payload is sealed and opened in two halves at
+    /// once: STREAM's chunks are independent (each has its own nonce), and on two cores this
+    /// halves what encryption adds to a large backup; below it a thread costs more than it
+    /// saves.
+    static let chunksForTwoHalves = 16
 
     /// Whether `bytes` are an age file (binary, any version, or ASCII-armored): the test that
     /// tells an encrypted backup from a plain one.
@@ -124,30 +130,33 @@ public enum Envelope {
     private static func seal(_ plaintext: [UInt8], after prefix: [UInt8], key: Secret) -> [UInt8] {
         let chunks = max(1, (plaintext.count + chunkSize - 1) / chunkSize)
         let count = prefix.count + plaintext.count + chunks * ChaChaPoly.tagSize
-        let cipher = ChaChaPoly()
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let output = UnsafeMutableRawBufferPointer(buffer)
             output.copyBytes(from: prefix)
-            plaintext.withUnsafeBytes { input in
-                for chunk in 0..<chunks {
+            let size = plaintext.count
+            plaintext.withUnsafeBytes { plaintext in
+                _ = inHalves(chunks, from: plaintext, into: output) {
+                    cipher, chunk, input, output in
                     let start = chunk * chunkSize
-                    let end = min(start + chunkSize, plaintext.count)
+                    let end = min(start + chunkSize, size)
                     let at = prefix.count + start + chunk * ChaChaPoly.tagSize
                     cipher.seal(
                         key: key, nonce: nonce(UInt64(chunk), last: chunk == chunks - 1),
                         UnsafeRawBufferPointer(rebasing: input[start..<end]),
                         into: UnsafeMutableRawBufferPointer(
                             rebasing: output[at..<(at + end - start + ChaChaPoly.tagSize)]))
+                    return true
                 }
             }
             initialized = count
         }
     }
 
-    /// STREAM decryption of the payload (nonce, then chunks). A chunk shorter than a full one
-    /// must be final; a full one is tried as not final, then as final. After the final chunk
-    /// nothing may follow; it may be empty only as the only chunk. Any failure wipes what was
-    /// decrypted so far.
+    /// The payload (nonce, then chunks) opened as its length lays it out: every chunk full but
+    /// the last, which is shorter or full and is opened as final, in two halves at once. When
+    /// that fails anywhere, `openInOrder` reads it again chunk by chunk, to say exactly what
+    /// is wrong (it accepts nothing this refuses: a chunk that fails under its nonce here
+    /// fails there too).
     private static func open(_ payload: ArraySlice<UInt8>, fileKey: Secret) throws(EnvelopeError)
         -> [UInt8]
     {
@@ -159,8 +168,80 @@ public enum Envelope {
         let key = Crypto.hkdf(ikm: fileKey, salt: Array(payload.prefix(16)), info: "payload")
         let sealed = payload.dropFirst(16)
         let full = chunkSize + ChaChaPoly.tagSize
+        let chunks = (sealed.count + full - 1) / full
+        let last = sealed.count - (chunks - 1) * full
         // Room for the worst case (a malformed file may not add up); trimmed to what is read.
         var plaintext = [UInt8](repeating: 0, count: sealed.count)
+        let laidOut =
+            chunks > 0 && (last > ChaChaPoly.tagSize || (chunks == 1 && last == ChaChaPoly.tagSize))
+        let opened =
+            laidOut
+            && sealed.withUnsafeBytes { input in
+                plaintext.withUnsafeMutableBytes { output in
+                    inHalves(chunks, from: input, into: output) { cipher, chunk, input, output in
+                        let start = chunk * full
+                        let end = min(start + full, input.count)
+                        let at = chunk * chunkSize
+                        return cipher.open(
+                            key: key, nonce: nonce(UInt64(chunk), last: chunk == chunks - 1),
+                            UnsafeRawBufferPointer(rebasing: input[start..<end]),
+                            into: UnsafeMutableRawBufferPointer(
+                                rebasing: output[at..<(at + end - start - ChaChaPoly.tagSize)]))
+                    }
+                }
+            }
+        guard opened else { return try openInOrder(sealed, key: key, into: &plaintext) }
+        plaintext.removeSubrange((sealed.count - chunks * ChaChaPoly.tagSize)...)
+        return plaintext
+    }
+
+    /// `body` for every chunk number below `chunks`, each half of them on a thread with a
+    /// cipher of its own when there are `chunksForTwoHalves` or more; whether every call
+    /// returned true (a half stops at its first false).
+    private static func inHalves(
+        _ chunks: Int, from input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer,
+        _ body:
+            @escaping @Sendable (
+                ChaChaPoly, Int, UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer
+            ) -> Bool
+    ) -> Bool {
+        guard chunks >= chunksForTwoHalves else {
+            let cipher = ChaChaPoly()
+            return (0..<chunks).allSatisfy { body(cipher, $0, input, output) }
+        }
+        let middle = chunks / 2
+        var passed = [false, false]
+        passed.withUnsafeMutableBufferPointer { passed in
+            let shared = Halves(input: input, output: output, passed: passed)
+            DispatchQueue.concurrentPerform(iterations: 2) { half in
+                let cipher = ChaChaPoly()
+                let range = half == 0 ? 0..<middle : middle..<chunks
+                shared.passed[half] = range.allSatisfy {
+                    body(cipher, $0, shared.input, shared.output)
+                }
+            }
+        }
+        return passed[0] && passed[1]
+    }
+
+    /// What the two halves of `inHalves` share: both read the input; each writes only its
+    /// own chunks' bytes of the output and its own element of `passed`, and concurrentPerform
+    /// returns only once both are done. Hence sound to hand across threads.
+    private struct Halves: @unchecked Sendable {
+        let input: UnsafeRawBufferPointer
+        let output: UnsafeMutableRawBufferPointer
+        let passed: UnsafeMutableBufferPointer<Bool>
+    }
+
+    /// STREAM decryption of the chunks after the payload's nonce, one after the other: a
+    /// chunk shorter than a full one must be final; a full one is tried as not final, then as
+    /// final. After the final chunk nothing may follow; it may be empty only as the only
+    /// chunk. Any failure wipes all of `plaintext`.
+    private static func openInOrder(
+        _ sealed: ArraySlice<UInt8>, key: Secret, into plaintext: inout [UInt8]
+    ) throws(EnvelopeError) -> [UInt8] {
+        let full = chunkSize + ChaChaPoly.tagSize
         var written = 0
         let cipher = ChaChaPoly()
         let failure: EnvelopeError? = sealed.withUnsafeBytes { input in

@@ -10,12 +10,19 @@ import Testing
     static let specRecipient = "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj"
 
     /// Sizes around the 64 KiB chunk edges: empty, one byte, one chunk less a byte, exactly one
-    /// (a full final chunk), one more byte (an extra one-byte chunk), and several.
-    static let sizes = [0, 1, 65_535, 65_536, 65_537, 131_072, 200_000]
+    /// (a full final chunk), one more byte (an extra one-byte chunk), and several; then around
+    /// the 16 chunks from which the payload is sealed and opened in two halves at once: 15
+    /// full chunks (one thread), 16 full ones (two halves, a full final chunk) and 34 with a
+    /// short final one (the halves of an even count, the last half's last chunk short).
+    static let sizes = [
+        0, 1, 65_535, 65_536, 65_537, 131_072, 200_000, 15 * 65_536, 16 * 65_536, 33 * 65_536 + 5,
+    ]
 
     static func bytes(_ count: Int, seed: UInt64 = 7) -> [UInt8] {
+        // Eight bytes a draw: the sizes above reach megabytes, in a debug build.
         var random = SeededRandom(seed: seed)
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let words = (0..<(count + 7) / 8).map { _ in random.next() }
+        return words.withUnsafeBytes { Array($0.prefix(count)) }
     }
 
     @Test func specExampleKeyHasSpecExampleRecipient() throws {
@@ -103,6 +110,13 @@ import Testing
             file[payload + 16 + 10] ^= 1
             return file
         },
+        Damage(testDescription: "a flipped bit in the last chunk but one", kind: .payload) {
+            file, payload in
+            var file = file
+            let chunks = (file.count - payload - 16 + chunk - 1) / chunk
+            file[payload + 16 + (chunks - 2) * chunk + 3] ^= 1
+            return file
+        },
         Damage(testDescription: "a flipped bit in the last chunk's tag", kind: .payload) {
             file, _ in
             var file = file
@@ -110,7 +124,8 @@ import Testing
             return file
         },
         Damage(testDescription: "the last chunk cut off", kind: .payload) { file, payload in
-            Array(file.prefix(payload + 16 + 2 * chunk))
+            let chunks = (file.count - payload - 16 + chunk - 1) / chunk
+            return Array(file.prefix(payload + 16 + (chunks - 1) * chunk))
         },
         Damage(testDescription: "truncated inside a chunk", kind: .payload) { file, _ in
             Array(file.dropLast(50))
@@ -153,12 +168,13 @@ import Testing
     ]
 
     /// Each damage is refused with the kind of check that caught it, in one line, and no
-    /// plaintext comes back (a throw is the only outcome).
-    @Test(arguments: damages)
-    func damagedFilesAreRefused(damage: Damage) throws {
+    /// plaintext comes back (a throw is the only outcome): in a file of three chunks, opened
+    /// on one thread, and in one of twenty, opened in two halves at once.
+    @Test(arguments: damages, [2 * 65_536 + 100, 19 * 65_536 + 100])
+    func damagedFilesAreRefused(damage: Damage, size: Int) throws {
         let identity = try Identity.generate()
         let sealed = try Envelope.encrypt(
-            Self.bytes(2 * 65_536 + 100), to: [try #require(identity.recipient)])
+            Self.bytes(size), to: [try #require(identity.recipient)])
         let payload = try #require(sealed.firstRange(of: Array("\n--- ".utf8))).upperBound + 44
         let error = #expect(throws: EnvelopeError.self) {
             try Envelope.decrypt(damage.apply(sealed, payload), with: [identity])

@@ -8,7 +8,8 @@ import Testing
 /// `make test`. Each direction, at sizes across the chunk edges.
 @Suite struct InteropTests {
     static let age = ReferenceTools.age
-    static let sizes = [0, 65_536, 200_000]
+    /// Across the chunk edges, and 17 chunks: sealed and opened in two halves at once.
+    static let sizes = [0, 65_536, 200_000, 16 * 65_536 + 1]
 
     /// A temporary folder with a fresh `age-keygen` key, and its public line.
     struct Keyed {
