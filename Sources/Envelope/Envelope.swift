@@ -170,14 +170,17 @@ public enum Envelope {
         let full = chunkSize + ChaChaPoly.tagSize
         let chunks = (sealed.count + full - 1) / full
         let last = sealed.count - (chunks - 1) * full
-        // Room for the worst case (a malformed file may not add up); trimmed to what is read.
-        var plaintext = [UInt8](repeating: 0, count: sealed.count)
         let laidOut =
             chunks > 0 && (last > ChaChaPoly.tagSize || (chunks == 1 && last == ChaChaPoly.tagSize))
-        let opened =
-            laidOut
-            && sealed.withUnsafeBytes { input in
-                plaintext.withUnsafeMutableBytes { output in
+        let size = laidOut ? sealed.count - chunks * ChaChaPoly.tagSize : 0
+        var opened = false
+        // Not zeroed first: on a large file that alone would fault in every page on one core,
+        // where the two halves fault in their own while they decrypt.
+        let plaintext = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            let output = UnsafeMutableRawBufferPointer(buffer)
+            opened =
+                laidOut
+                && sealed.withUnsafeBytes { input in
                     inHalves(chunks, from: input, into: output) { cipher, chunk, input, output in
                         let start = chunk * full
                         let end = min(start + full, input.count)
@@ -189,9 +192,15 @@ public enum Envelope {
                                 rebasing: output[at..<(at + end - start - ChaChaPoly.tagSize)]))
                     }
                 }
-            }
-        guard opened else { return try openInOrder(sealed, key: key, into: &plaintext) }
-        plaintext.removeSubrange((sealed.count - chunks * ChaChaPoly.tagSize)...)
+            // What the chunks that did verify wrote is wiped with the buffer.
+            if !opened { OPENSSL_cleanse(output.baseAddress, output.count) }
+            initialized = opened ? size : 0
+        }
+        guard opened else {
+            // Room for the worst case (a malformed file may not add up); trimmed to what is read.
+            var room = [UInt8](repeating: 0, count: sealed.count)
+            return try openInOrder(sealed, key: key, into: &room)
+        }
         return plaintext
     }
 
