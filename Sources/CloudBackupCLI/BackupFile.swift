@@ -34,9 +34,9 @@ enum BackupFile {
             guard error.errno != EFBIG else {
                 throw CLIError(
                     "\(path): the file is over the \(options.maxBytes)-byte limit; raise it with --max-bytes if the file is genuine",
-                    exitCode: .invalidFile)
+                    .invalidBackup)
             }
-            throw CLIError(error.description, exitCode: .invalidFile)
+            throw CLIError(error.description, .invalidBackup)
         }
     }
 
@@ -52,35 +52,6 @@ enum BackupFile {
             return try BackupReader.read(bytes, options: reading)
         } catch {
             throw describe(error, file: file, limit: options.maxIssues)
-        }
-    }
-
-    /// `limit`: the most problems shown; a list longer than that (the reader was asked for
-    /// one more) is cut there, and says so.
-    static func describe(
-        _ error: BackupFileError, file: String, limit: Int = ReadOptions().maxIssues
-    ) -> CLIError {
-        switch error {
-        case .tooLarge(let size, let limit):
-            return CLIError(
-                "\(file): \(size) bytes is over the \(limit)-byte limit; raise it with --max-bytes if the file is genuine",
-                exitCode: .invalidFile)
-        case .syntax(let line, let column, let message):
-            return CLIError("\(file):\(line):\(column): \(message)", exitCode: .invalidFile)
-        case .notABackup(let message):
-            return CLIError("\(file): \(message)", exitCode: .invalidFile)
-        case .newerSchema(let version):
-            return CLIError(
-                "\(file): written by a newer version (schema \(ReadInteger.shown(version))); update cloudbackup",
-                exitCode: .refused)
-        case .invalid(let issues):
-            var lines = issues.prefix(limit).map { "\(file): \($0)" }
-            if issues.count > limit {
-                lines.append(
-                    "\(file): stopped after the first \(limit) problems; fix these and run again for the rest"
-                )
-            }
-            return CLIError(lines, exitCode: .invalidFile)
         }
     }
 
@@ -101,14 +72,6 @@ enum BackupFile {
             options.maxBytes = maxBytes
         }
         return options
-    }
-
-    /// A write that failed: the OS's words, what was left as it was, and what to do about it
-    /// when errno says.
-    static func failedWrite(_ error: LocalFileError, leaving what: String) -> CLIError {
-        CLIError(
-            "\(error.description); \(what)" + (error.writeFix.map { "; \($0)" } ?? ""),
-            exitCode: .failure)
     }
 
     /// Writes the canonical bytes of `document` to `path` atomically, streamed: the bytes

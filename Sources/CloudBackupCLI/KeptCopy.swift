@@ -37,7 +37,7 @@ extension KeptCopy {
                 }
             }
         } catch {
-            throw CLIError(error.description, exitCode: .failure)
+            throw CloudBackup.describe(error)
         }
     }
 

@@ -62,7 +62,7 @@ extension Profile {
             throw CLIError(
                 missing.map {
                     "no OAuth \($0.what) for profile '\(name)': set \($0.variable) or \"\($0.key)\" in \(configPath) (from the Google Cloud console's \(kind) client)"
-                }, exitCode: .usage)
+                }, .missingSetup)
         }
     }
 
@@ -166,85 +166,5 @@ enum Browser {
         var pid = pid_t()
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         return result == 0 ? nil : String(cString: strerror(result))
-    }
-}
-
-extension CloudBackup {
-    /// Login, token and network failures: what happened and what to do, never a secret.
-    static func describe(_ error: OAuthError) -> CLIError {
-        let login = "run `cloudbackup login`"
-        switch error {
-        case .notLoggedIn(let file):
-            return CLIError(
-                "not logged in (no token file \(file)); \(login)", exitCode: .notLoggedIn)
-        case .revoked(let file):
-            return CLIError(
-                "the saved login was revoked or expired; \(login) (the token file is \(file)). A likely cause: Google expires refresh tokens after 7 days for OAuth apps whose consent screen is left in Testing mode; publishing the app avoids it",
-                exitCode: .notLoggedIn)
-        case .denied:
-            return CLIError(
-                "access was not granted in the browser, so this profile is not logged in; \(login) to try again",
-                exitCode: .notLoggedIn)
-        case .scopeNotGranted(let missing):
-            return CLIError(
-                "the login did not grant access to Google Drive's app folder (\(missing.joined(separator: " "))), so nothing was saved; run `cloudbackup login` again and tick the box for Google Drive on the consent page",
-                exitCode: .notLoggedIn)
-        case .authorizationFailed(let code):
-            return CLIError(
-                "the authorization server refused the login (error=\(code)); check the OAuth client settings and \(login) again",
-                exitCode: .notLoggedIn)
-        case .timedOut(let seconds):
-            return CLIError(
-                "no answer within \(seconds) s; \(login) again (--timeout S waits longer; on a machine without a browser, --paste or --device)",
-                exitCode: .notLoggedIn)
-        case .pasteRefused(let reason):
-            return CLIError(
-                "\(LoginFlow.pasteTries) pasted lines were refused, so this profile is not logged in (the last: \(reason)); run `cloudbackup login --paste` again",
-                exitCode: .notLoggedIn)
-        case .deviceCodeExpired:
-            return CLIError(
-                "the code was not entered in time and has expired; run `cloudbackup login --device` again for a new one",
-                exitCode: .notLoggedIn)
-        case .deviceScopeRefused:
-            return CLIError(
-                "Google refused access to Drive's app folder for a device-code login (invalid_scope); use `cloudbackup login --paste` instead",
-                exitCode: .notLoggedIn)
-        case .server(let endpoint, let status, let code, let description, _):
-            let shown = Redaction.url(endpoint)
-            let detail = [code, description].compactMap { $0 }.joined(separator: ": ")
-            let said = detail.isEmpty ? "\(status)" : "\(status) (\(detail))"
-            switch code {
-            case "invalid_client", "unauthorized_client":
-                return CLIError(
-                    "\(shown) refused the OAuth client: \(said); check CLOUDBACKUP_CLIENT_ID and CLOUDBACKUP_CLIENT_SECRET (or clientId and clientSecret in config.json)",
-                    exitCode: .usage)
-            case "invalid_grant":
-                return CLIError(
-                    "\(shown) refused the authorization code: \(said); \(login) again",
-                    exitCode: .notLoggedIn)
-            default:
-                return CLIError("\(shown) answered \(said); try again later", exitCode: .network)
-            }
-        case .malformedAnswer(let endpoint, let problem):
-            return CLIError(
-                "\(Redaction.url(endpoint)) gave an unexpected answer: \(problem)",
-                exitCode: .network)
-        case .transport(let error):
-            return describe(error)
-        case .insecureTokenFile(let path, let mode):
-            return .tooOpen(path, mode: mode, for: "a token file", holding: "your login")
-        case .corruptTokenFile(let path, let problem):
-            return CLIError("\(path): \(problem); delete it and \(login)", exitCode: .invalidFile)
-        case .file(let error):
-            return CloudBackup.describe(error)
-        case .listener(let message):
-            return CLIError(message, exitCode: .failure)
-        case .crypto(let message):
-            return CLIError(message, exitCode: .failure)
-        }
-    }
-
-    static func describe(_ error: TransportError) -> CLIError {
-        CLIError("network failure: \(error.message)", exitCode: .network)
     }
 }

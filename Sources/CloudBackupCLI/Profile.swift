@@ -75,7 +75,7 @@ struct Profile: Sendable {
         guard Self.isValidName(name) else {
             throw CLIError(
                 "profile name '\(name)' may use only letters, digits, '-', '_' and '.'",
-                exitCode: .usage)
+                .arguments)
         }
         let base: String
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
@@ -91,7 +91,7 @@ struct Profile: Sendable {
                 (xdg.map { "XDG_CONFIG_HOME \($0) and HOME is not set" }
                     ?? "neither XDG_CONFIG_HOME nor HOME is set")
                     + "; set one to an absolute path to say where the profile lives",
-                exitCode: .usage)
+                .environment)
         }
         return base + "/cloudbackup/" + name
     }
@@ -126,14 +126,14 @@ struct Profile: Sendable {
                 else {
                     throw CLIError(
                         "\(path): expected a JSON object of settings; fix or delete the file",
-                        exitCode: .invalidFile)
+                        .profileFile)
                 }
                 for (key, value) in object {
                     if key == Self.encryptSetting.key {
                         guard let flag = value as? Bool else {
                             throw CLIError(
                                 "\(path): setting 'encrypt' must be true or false",
-                                exitCode: .invalidFile)
+                                .profileFile)
                         }
                         encrypt = flag
                         continue
@@ -147,22 +147,22 @@ struct Profile: Sendable {
                             .joined(separator: ", ")
                         throw CLIError(
                             "\(path): unknown setting '\(key)'; known settings are \(known)",
-                            exitCode: .invalidFile)
+                            .profileFile)
                     }
                     guard let text = value as? String else {
                         throw CLIError(
-                            "\(path): setting '\(key)' must be a string", exitCode: .invalidFile)
+                            "\(path): setting '\(key)' must be a string", .profileFile)
                     }
                     file[key] = text
                 }
             } catch let error as CLIError {
                 throw error
             } catch let error as LocalFileError {
-                throw CLIError(error.description, exitCode: .invalidFile)
+                throw CLIError(error.description, .profileFile)
             } catch {
                 throw CLIError(
                     "\(path): not valid JSON (\(error.localizedDescription)); fix or delete the file",
-                    exitCode: .invalidFile)
+                    .profileFile)
             }
         }
         func fromEnvironment(_ index: Int) -> String? {
@@ -179,7 +179,7 @@ struct Profile: Sendable {
         where file[setting.key] == "" && fromEnvironment(index) == nil {
             throw CLIError(
                 "\(path): setting '\(setting.key)' is empty; give it a value or remove it",
-                exitCode: .invalidFile)
+                .profileFile)
         }
         switch environment[Self.encryptSetting.variable] ?? "" {
         case "": break
@@ -188,7 +188,7 @@ struct Profile: Sendable {
         case let other:
             throw CLIError(
                 "\(Self.encryptSetting.variable) must be 1 (encrypt) or 0 (do not), not '\(other)'",
-                exitCode: .usage)
+                .environment)
         }
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
@@ -196,15 +196,14 @@ struct Profile: Sendable {
             fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
             deviceCodeURL: value(9)!, identityFile: value(10), encrypt: encrypt,
             retention: retention)
-        // Each URL's error names where it came from: the variable (like an option, exit 2)
-        // or the file (an invalid file, exit 3).
+        // Each URL's error names where it came from: the variable or the file.
         for index in [2, 3, 4, 5, 9] {
             let setting = Self.settings[index]
             let origin =
                 fromEnvironment(index) != nil
-                ? (setting.variable, ExitCode.usage)
-                : ("\(path): setting '\(setting.key)'", ExitCode.invalidFile)
-            try checkEndpoint(value(index)!, named: origin.0, exitCode: origin.1)
+                ? (setting.variable, Failure.environment)
+                : ("\(path): setting '\(setting.key)'", Failure.profileFile)
+            try checkEndpoint(value(index)!, named: origin.0, failure: origin.1)
         }
         return profile
     }
@@ -217,7 +216,7 @@ struct Profile: Sendable {
             #"give "keep": false or an object such as {"daily": 7, "weekly": 8, "monthly": 12}"#
         guard let object = value as? [String: Any] else {
             throw CLIError(
-                "\(path): setting 'keep' must be false or an object; \(fix)", exitCode: .invalidFile
+                "\(path): setting 'keep' must be false or an object; \(fix)", .profileFile
             )
         }
         var policy = RetentionPolicy.standard
@@ -227,7 +226,7 @@ struct Profile: Sendable {
             else {
                 throw CLIError(
                     "\(path): 'keep.\(level)' must be a whole number from 0 to \(RetentionPolicy.maxPins); \(fix)",
-                    exitCode: .invalidFile)
+                    .profileFile)
             }
             switch level {
             case "daily": policy.daily = number
@@ -236,7 +235,7 @@ struct Profile: Sendable {
             default:
                 throw CLIError(
                     "\(path): unknown level 'keep.\(level)'; the levels are daily, weekly and monthly",
-                    exitCode: .invalidFile)
+                    .profileFile)
             }
         }
         return policy
@@ -245,13 +244,13 @@ struct Profile: Sendable {
     /// https everywhere; plain http only for loopback hosts (the local emulator).
     /// The transport's own rule, checked when the profile loads so a bad setting is named
     /// before any request.
-    static func checkEndpoint(_ url: String, named setting: String, exitCode: ExitCode)
+    static func checkEndpoint(_ url: String, named setting: String, failure: Failure)
         throws(CLIError)
     {
         do {
             _ = try CurlTransport.allowedScheme(for: url)
         } catch {
-            throw CLIError("\(setting): \(error.message)", exitCode: exitCode)
+            throw CLIError("\(setting): \(error.message)", failure)
         }
     }
 }
@@ -293,7 +292,7 @@ extension Profile {
                 held = try FileLock(path: lockPath, waitingUpTo: waiting)
             }
         } catch {
-            throw CLIError(error.description, exitCode: .failure)
+            throw CloudBackup.describe(error)
         }
         guard let held else {
             let waited = waiting > 0 ? " after waiting \(Int(waiting)) s" : ""
@@ -303,7 +302,7 @@ extension Profile {
                 : "try again when it has finished, or wait for it with --wait-lock DURATION"
             throw CLIError(
                 "another cloudbackup run holds the lock of profile '\(name)' (\(lockPath))\(waited); "
-                    + fix, exitCode: .locked)
+                    + fix, .busy)
         }
         return held
     }

@@ -10,7 +10,7 @@ extension ProfileRecord {
             try LocalFile.writeAtomically(
                 Array((JSONLine.encode(self) + "\n").utf8), to: path, mode: 0o600)
         } catch {
-            throw CLIError(error.description, exitCode: .failure)
+            throw CloudBackup.describe(error)
         }
     }
 

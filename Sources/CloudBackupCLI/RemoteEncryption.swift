@@ -94,7 +94,7 @@ struct RemoteEncryption {
         case (nil, true):
             throw CLIError(
                 "profile '\(profile.name)' encrypts its backup but has no key; give one: \(keySources)",
-                exitCode: .usage)
+                .missingSetup)
         case (let passphrase?, true):
             return RemoteEncryption(
                 recipients: [.scrypt(passphrase: passphrase)], identities: identities)
@@ -104,7 +104,7 @@ struct RemoteEncryption {
         case (.some, false):
             throw CLIError(
                 "profile '\(profile.name)' has both a passphrase and identityFile; age encrypts to a passphrase only alone, so give one of them",
-                exitCode: .usage)
+                .missingSetup)
         }
     }
 
@@ -136,30 +136,6 @@ struct RemoteEncryption {
         return try Envelope.encrypt(bytes, to: recipients)
     }
 
-    /// Why `open` refused the encrypted bytes of `file` (a Drive file, or a revision of one),
-    /// as one line: which case, and what to configure. Exit 3, nothing written.
-    static func describe(unopened error: any Error, file: String) -> CLIError {
-        let line =
-            switch error {
-            case is MissingKey:
-                "\(file) is encrypted (age) and this profile has no key to open it; give one: \(keySources)"
-            case let error as EnvelopeError where error.kind == .noMatch:
-                "\(file): \(error.description) (wrong passphrase or identity file?)"
-            case let error as EnvelopeError:
-                "\(file) is not a readable age file: \(error.description)"
-            default:
-                "\(file) could not be decrypted: \(error)"
-            }
-        return CLIError(line + "; nothing was written", exitCode: .invalidFile)
-    }
-
-    /// A profile that does not encrypt met an encrypted backup it would replace.
-    static func describe(unsealing file: String) -> CLIError {
-        CLIError(
-            "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1 with its key (or \"encrypt\": false with its key to decrypt it for good); nothing was written",
-            exitCode: .invalidFile)
-    }
-
     /// Said once, after the upload that encrypted a plain backup.
     static let encryptedNow =
         "the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted"
@@ -176,7 +152,7 @@ struct RemoteEncryption {
         do {
             bytes = try LocalFile.read(path, maxBytes: maxPassphraseBytes)
         } catch {
-            throw CLIError("--password-file: \(error.description)", exitCode: .usage)
+            throw CLIError("--password-file: \(error.description)", .missingSetup)
         }
         return try firstLine(bytes, from: "\(path) (the password file)")
     }
@@ -193,19 +169,19 @@ struct RemoteEncryption {
         } catch {
             throw CLIError(
                 "--password-command could not start /bin/sh: \(error.localizedDescription)",
-                exitCode: .usage)
+                .missingSetup)
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CLIError(
                 "the password command exited with status \(process.terminationStatus); fix it (run it by hand to see)",
-                exitCode: .usage)
+                .missingSetup)
         }
         guard data.count <= maxPassphraseBytes else {
             throw CLIError(
                 "the password command printed over \(maxPassphraseBytes) bytes; print the passphrase alone",
-                exitCode: .usage)
+                .missingSetup)
         }
         return try firstLine(Array(data), from: "the password command's output")
     }
@@ -216,7 +192,7 @@ struct RemoteEncryption {
         if line.last == 0x0d { line.removeLast() }
         guard !line.isEmpty else {
             throw CLIError(
-                "\(source) holds no passphrase (its first line is empty)", exitCode: .usage)
+                "\(source) holds no passphrase (its first line is empty)", .missingSetup)
         }
         return line
     }
@@ -227,7 +203,7 @@ struct RemoteEncryption {
             guard let mode = try LocalFile.mode(of: path) else {
                 throw CLIError(
                     "\(path) (identityFile): no such file; create it with 'age-keygen -o \(path)' or fix the setting",
-                    exitCode: .invalidFile)
+                    .profileFile)
             }
             guard mode & 0o077 == 0 else {
                 throw CLIError.tooOpen(
@@ -238,11 +214,11 @@ struct RemoteEncryption {
         } catch let error as CLIError {
             throw error
         } catch let error as LocalFileError {
-            throw CLIError(error.description, exitCode: .invalidFile)
+            throw CLIError(error.description, .profileFile)
         } catch let error as EnvelopeError {
-            throw CLIError("\(path) (identityFile): \(error.description)", exitCode: .invalidFile)
+            throw CLIError("\(path) (identityFile): \(error.description)", .profileFile)
         } catch {
-            throw CLIError("\(path): \(error)", exitCode: .invalidFile)
+            throw CLIError("\(path): \(error)", .profileFile)
         }
     }
 }

@@ -142,7 +142,7 @@ import Testing
     ])
     func plainHTTPOnlyForLoopback(url: String, allowed: Bool) {
         let accepted =
-            (try? Profile.checkEndpoint(url, named: "CLOUDBACKUP_DRIVE_URL", exitCode: .usage))
+            (try? Profile.checkEndpoint(url, named: "CLOUDBACKUP_DRIVE_URL", failure: .environment))
             != nil
         #expect(accepted == allowed)
     }

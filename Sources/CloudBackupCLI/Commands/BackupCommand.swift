@@ -140,7 +140,7 @@ struct BackupCommand: Command {
         let ran = try driver.run(machine, listed: listed)
         guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
             throw CLIError(
-                "unexpected failure: the backup run ended with no file", exitCode: .failure)
+                "unexpected failure: the backup run ended with no file", .unexpected)
         }
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         if outcome.created { _ = firstBackup(of: local, now: session.now(), warn: warn) }

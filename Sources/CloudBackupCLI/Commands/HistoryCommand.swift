@@ -95,7 +95,7 @@ struct HistoryCommand: Command {
             throw CLIError(
                 "no backup named '\(profile.fileName)' in this account's Drive app folder; "
                     + "run 'cloudbackup backup' on the device that has the data",
-                exitCode: .invalidFile)
+                .noBackup)
         }
         let revisions = try session.drive.revisions(of: file.id)
         var cache = HistoryCache.load(from: profile.historyCachePath) ?? HistoryCache()

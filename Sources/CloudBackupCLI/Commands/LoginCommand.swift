@@ -88,7 +88,7 @@ struct LoginCommand: Command {
         if device && (paste || !openBrowser || port != 0) {
             throw CLIError(
                 "--device takes no --paste, --no-browser or --port (it opens no browser and listens on no port)",
-                exitCode: .usage)
+                .arguments)
         }
     }
 

@@ -139,7 +139,7 @@ struct MergeCommand: Command {
             } catch {
                 throw CLIError(
                     "\(error.description) (the merge itself \(dryRun ? "was a dry run" : "was written"))",
-                    exitCode: .failure)
+                    .localWrite)
             }
         }
     }

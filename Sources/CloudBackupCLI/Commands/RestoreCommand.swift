@@ -139,7 +139,7 @@ struct RestoreCommand: Command {
             throw CLIError(
                 "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
                     + "run 'cloudbackup backup' on the device that has the data",
-                exitCode: .invalidFile)
+                .noBackup)
         }
         let now = session.now()
         let local = current ?? Self.emptyDocument(at: now, settingsFrom: backup)
@@ -196,7 +196,7 @@ struct RestoreCommand: Command {
             ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
-                throw CLIError("restore cancelled; \(file) is unchanged", exitCode: .failure)
+                throw CLIError("restore cancelled; \(file) is unchanged", .cancelled)
             }
             try write(
                 outcome.document, previous: previous, keepingAs: keepAs, session: session,
@@ -253,7 +253,7 @@ struct RestoreCommand: Command {
         guard try bytesNow() == previous else {
             throw CLIError(
                 "\(file) changed while restoring; nothing was written; run restore again",
-                exitCode: .locked)
+                .busy)
         }
         if let previous, let keepAs {
             do {
@@ -300,7 +300,7 @@ struct RestoreCommand: Command {
             return try LocalFile.read(file)
         } catch {
             guard error.isMissing else {
-                throw CLIError("\(error.description); nothing was written", exitCode: .failure)
+                throw CLIError("\(error.description); nothing was written", .localWrite)
             }
             return nil
         }

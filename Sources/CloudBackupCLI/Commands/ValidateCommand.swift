@@ -42,7 +42,7 @@ struct ValidateCommand: Command {
         // Every file is checked; the failures are thrown together at the end, so the
         // boundary prints them all and exits with the highest code.
         var failures: [String] = []
-        var exitCode = ExitCode.success
+        var worst: Failure?
         // The latest file's document, freed when the next one is read; the last is left for
         // the process's end.
         var latest: ReadResult?
@@ -68,9 +68,10 @@ struct ValidateCommand: Command {
                 for note in result.notes { context.print("\(place): \(note)") }
             } catch {
                 failures += error.lines
-                if error.exitCode.rawValue > exitCode.rawValue { exitCode = error.exitCode }
+                let code = error.exitCode.rawValue
+                if code > (worst?.exitCode.rawValue ?? 0) { worst = error.failure }
             }
         }
-        if !failures.isEmpty { throw CLIError(failures, exitCode: exitCode) }
+        if let worst { throw CLIError(failures, worst) }
     }
 }

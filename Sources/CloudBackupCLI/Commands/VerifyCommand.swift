@@ -171,7 +171,7 @@ struct VerifyCommand: Command {
             throw CLIError(
                 "\(path) predates the \(clock.windowDays)-day tombstone window; "
                     + "merge holds its old, unknown items back unless --allow-stale",
-                exitCode: .refused)
+                .refused)
         }
     }
 

@@ -1,0 +1,391 @@
+import BackupKit
+import BackupSync
+import Envelope
+import GoogleDrive
+import LocalFiles
+import Networking
+import OAuth
+
+/// What went wrong, by what it is about: the one place where each kind of failure gets its
+/// exit code (README "Exit codes", FORMAT.md §8.1). Commands and the mappings of library
+/// errors below say which failure they report, never which code.
+public enum Failure: CaseIterable, Sendable {
+    /// A bad option or argument; the command's usage line follows.
+    case arguments
+    /// The environment is unusable: no home folder, a bad `CLOUDBACKUP_…` value.
+    case environment
+    /// No OAuth client configured, or a profile that encrypts without a usable key source
+    /// (a password file or command that gives no passphrase).
+    case missingSetup
+    /// A revision that the backup's history does not hold.
+    case unknownRevision
+    /// A backup or STATE that is invalid, too large or cannot be decrypted.
+    case invalidBackup
+    /// A local file that cannot be read (missing, a folder, a FIFO, over --max-bytes).
+    case unreadableFile
+    /// No backup in the app folder to restore or list.
+    case noBackup
+    /// A file of the profile (config.json, the token file, the identity file) that is broken
+    /// or readable by others.
+    case profileFile
+    /// No saved login, a revoked one, or one without Drive access.
+    case notLoggedIn
+    /// Drive or the network failed, after the retries.
+    case remote
+    /// Another run of the profile holds its lock, or STATE changed while restore ran.
+    case busy
+    /// A file of a newer schema, or one that predates the tombstone window.
+    case refused
+    /// A local write that failed (a full disk, a read-only folder).
+    case localWrite
+    /// A restore the user answered no to; nothing was written.
+    case cancelled
+    /// Anything else: a bug, reported as "unexpected failure".
+    case unexpected
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .unexpected, .localWrite, .cancelled: .failure
+        case .arguments, .environment, .missingSetup, .unknownRevision: .usage
+        case .invalidBackup, .unreadableFile, .noBackup, .profileFile: .invalidFile
+        case .notLoggedIn: .notLoggedIn
+        case .remote: .network
+        case .busy: .locked
+        case .refused: .refused
+        }
+    }
+}
+
+/// An error that already knows what to say and which failure it is. Commands throw these (or
+/// library errors the boundary knows); only `CloudBackup.run` turns them into output.
+public struct CLIError: Error, Sendable {
+    /// One line per problem, each already naming the file/place and the fix.
+    public var lines: [String]
+    public var failure: Failure
+    /// Usage errors are followed by the command's usage line.
+    public var usage: String?
+
+    public var exitCode: ExitCode { failure.exitCode }
+
+    public init(_ lines: [String], _ failure: Failure, usage: String? = nil) {
+        self.lines = lines
+        self.failure = failure
+        self.usage = usage
+    }
+
+    public init(_ line: String, _ failure: Failure, usage: String? = nil) {
+        self.init([line], failure, usage: usage)
+    }
+
+    public static func usage(_ line: String, _ usage: String) -> CLIError {
+        CLIError(line, .arguments, usage: usage)
+    }
+
+    /// A private file that others may read, refused as ssh refuses a key: the token file,
+    /// the identity file, config.json (it may hold the client secret).
+    static func tooOpen(_ path: String, mode: UInt32, for file: String, holding what: String)
+        -> CLIError
+    {
+        let octal = String(mode & 0o7777, radix: 8)
+        return CLIError(
+            "\(path): permissions \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal) are too open for \(file) (it holds \(what)); run `chmod 600 \(path)` and try again",
+            .profileFile)
+    }
+}
+
+extension CloudBackup {
+    /// Maps any error to its lines on stderr and its exit code.
+    static func report(_ error: any Error, in context: Context) -> ExitCode {
+        let cliError = describe(error)
+        // A line may name a file whose name holds a newline or an escape sequence.
+        for line in cliError.lines {
+            context.printError("cloudbackup: " + ValidationIssue.escapingControls(line))
+        }
+        if let usage = cliError.usage { context.printError(usage) }
+        return cliError.exitCode
+    }
+
+    /// A local file that could not be read is a bad file (exit 3); one that could not be
+    /// written (a token file on a full disk, a profile folder gone read-only) is a failed
+    /// write (exit 1), with what to do about it.
+    static func describe(_ error: LocalFileError) -> CLIError {
+        guard !error.isRead else { return CLIError(error.description, .unreadableFile) }
+        return CLIError(
+            error.description + (error.writeFix.map { "; \($0), then run again" } ?? ""),
+            .localWrite)
+    }
+
+    static func describe(_ error: any Error) -> CLIError {
+        switch error {
+        case let error as CLIError:
+            return error
+        case let error as LocalFileError:
+            return describe(error)
+        case let error as OAuthError:
+            return describe(error)
+        case let error as TransportError:
+            return describe(error)
+        case let error as DriveError:
+            return describe(error)
+        case let error as SyncError:
+            return describe(error)
+        // A command's own `open` of backup bytes (not through a sync run, which names the file).
+        case is RemoteEncryption.MissingKey, is EnvelopeError:
+            return RemoteEncryption.describe(unopened: error, file: "the backup")
+        default:
+            return CLIError("unexpected failure: \(error)", .unexpected)
+        }
+    }
+
+    /// What to do about an answer from Drive that is final but not understood.
+    static let repeatAdvice =
+        "the backup on Drive is as it was; run again, and if it repeats, run with --verbose to see the exchange"
+
+    /// Drive failures: a refused login is exit 4, everything else that reached Drive (or
+    /// tried to, through all the retries) is exit 5, and the remote file is as it was. A login
+    /// without the Drive scope is a refused login too: retrying cannot help, logging in can.
+    static func describe(_ error: DriveError) -> CLIError {
+        switch error {
+        case .token(let inner):
+            return describe(inner)
+        case .unauthorized:
+            return CLIError(error.description, .notLoggedIn)
+        case .rejected(_, let google) where google.status == 403 && google.isMissingScope:
+            return CLIError(
+                "\(error.description); the login does not allow access to Google Drive's app folder: run `cloudbackup login` again and tick the box for Google Drive on the consent page",
+                .notLoggedIn)
+        case .rejected(_, let google)
+        where google.status == 403 && google.reason == "storageQuotaExceeded":
+            return CLIError(
+                "\(error.description); free up space in Google Drive (or get more storage), then back up again",
+                .remote)
+        case .rejected(_, let google) where google.status == 403 && google.reason == "domainPolicy":
+            return CLIError(
+                "\(error.description); the account's administrator has turned off Drive apps for it: ask them, or log in with another account",
+                .remote)
+        case .rejected(let operation, let google) where google.status == 404:
+            let advice =
+                DriveClient.addressesAFile(operation)
+                ? "the file changed on Drive meanwhile (another device may have merged it into its copy): run again"
+                : "check the Drive URL setting (CLOUDBACKUP_DRIVE_URL or driveUrl in config.json)"
+            return CLIError("\(error.description); \(advice)", .remote)
+        case .rejected:
+            return CLIError("\(error.description); \(Self.repeatAdvice)", .remote)
+        case .unavailable:
+            return CLIError(error.description, .remote)
+        case .malformedResponse:
+            return CLIError("\(error.description); \(Self.repeatAdvice)", .remote)
+        }
+    }
+}
+
+extension CloudBackup {
+    static func describe(_ error: SyncError) -> CLIError {
+        switch error {
+        case .drive(let error):
+            return describe(error)
+        case .unverified(let error, _):
+            return CLIError(
+                describe(error).lines.joined(separator: "; ")
+                    + "; the upload went through but could not be checked against Drive's revision "
+                    + "history: the next backup, restore or status --remote of this profile checks it first",
+                .remote)
+        case .keepsChanging(let rounds):
+            return CLIError(
+                "the backup on Drive kept changing while we merged (\(rounds) attempts); another "
+                    + "device keeps writing to it; nothing was lost (what this run found is in its "
+                    + "record of the check, Drive keeps every version for at least 30 days, and the "
+                    + "next run merges again); try again later",
+                .remote)
+        case .tooLarge(let bytes, let limit):
+            return CLIError(
+                "the backup would be \(bytes) bytes, over the \(limit)-byte limit devices read it with; "
+                    + "nothing was uploaded; raise --max-bytes (on every device) if the data is genuine",
+                .invalidBackup)
+        case .unopened(let file, let revision, let error):
+            return RemoteEncryption.describe(unopened: error, file: name(file, revision: revision))
+        case .unsealing(let file, let revision):
+            return RemoteEncryption.describe(unsealing: name(file, revision: revision))
+        case .unsealed(let error):
+            return CLIError(
+                "could not encrypt the backup: \(error); nothing was uploaded", .unexpected)
+        case .refused(let file, let error), .invalidRemote(let file, let error):
+            let name = name(file)
+            guard let error = error as? BackupFileError else {
+                return CLIError("\(name): \(error)", .invalidBackup)
+            }
+            return BackupFile.describe(error, file: name)
+        case .noSuchRevision(let refusal):
+            let oldest = refusal.oldestWords
+            switch refusal {
+            case .unknownID(let id, _):
+                return CLIError(
+                    "the backup has no revision '\(id)'\(oldest); 'cloudbackup history' lists them",
+                    .unknownRevision)
+            case .beforeOldest(let time, _):
+                return CLIError(
+                    "\(time) is before the oldest revision of the backup\(oldest); "
+                        + "'cloudbackup history' lists them", .unknownRevision)
+            }
+        case .cannotRecord(let why):
+            return CLIError(
+                "\(why); nothing was uploaded: the record of the upload's check could not be "
+                    + "saved in the profile; free some space there and run again",
+                .localWrite)
+        case .protocolViolation(let what):
+            return CLIError("unexpected failure: \(what)", .unexpected)
+        }
+    }
+
+    /// "Drive file habit-backup.json (id F1)", or "revision R of" it.
+    private static func name(_ file: DriveFile, revision: String? = nil) -> String {
+        (revision.map { "revision \($0) of " } ?? "") + "Drive file \(file.name) (id \(file.id))"
+    }
+}
+
+extension CloudBackup {
+    /// Login, token and network failures: what happened and what to do, never a secret.
+    static func describe(_ error: OAuthError) -> CLIError {
+        let login = "run `cloudbackup login`"
+        switch error {
+        case .notLoggedIn(let file):
+            return CLIError(
+                "not logged in (no token file \(file)); \(login)", .notLoggedIn)
+        case .revoked(let file):
+            return CLIError(
+                "the saved login was revoked or expired; \(login) (the token file is \(file)). A likely cause: Google expires refresh tokens after 7 days for OAuth apps whose consent screen is left in Testing mode; publishing the app avoids it",
+                .notLoggedIn)
+        case .denied:
+            return CLIError(
+                "access was not granted in the browser, so this profile is not logged in; \(login) to try again",
+                .notLoggedIn)
+        case .scopeNotGranted(let missing):
+            return CLIError(
+                "the login did not grant access to Google Drive's app folder (\(missing.joined(separator: " "))), so nothing was saved; run `cloudbackup login` again and tick the box for Google Drive on the consent page",
+                .notLoggedIn)
+        case .authorizationFailed(let code):
+            return CLIError(
+                "the authorization server refused the login (error=\(code)); check the OAuth client settings and \(login) again",
+                .notLoggedIn)
+        case .timedOut(let seconds):
+            return CLIError(
+                "no answer within \(seconds) s; \(login) again (--timeout S waits longer; on a machine without a browser, --paste or --device)",
+                .notLoggedIn)
+        case .pasteRefused(let reason):
+            return CLIError(
+                "\(LoginFlow.pasteTries) pasted lines were refused, so this profile is not logged in (the last: \(reason)); run `cloudbackup login --paste` again",
+                .notLoggedIn)
+        case .deviceCodeExpired:
+            return CLIError(
+                "the code was not entered in time and has expired; run `cloudbackup login --device` again for a new one",
+                .notLoggedIn)
+        case .deviceScopeRefused:
+            return CLIError(
+                "Google refused access to Drive's app folder for a device-code login (invalid_scope); use `cloudbackup login --paste` instead",
+                .notLoggedIn)
+        case .server(let endpoint, let status, let code, let description, _):
+            let shown = Redaction.url(endpoint)
+            let detail = [code, description].compactMap { $0 }.joined(separator: ": ")
+            let said = detail.isEmpty ? "\(status)" : "\(status) (\(detail))"
+            switch code {
+            case "invalid_client", "unauthorized_client":
+                return CLIError(
+                    "\(shown) refused the OAuth client: \(said); check CLOUDBACKUP_CLIENT_ID and CLOUDBACKUP_CLIENT_SECRET (or clientId and clientSecret in config.json)",
+                    .missingSetup)
+            case "invalid_grant":
+                return CLIError(
+                    "\(shown) refused the authorization code: \(said); \(login) again",
+                    .notLoggedIn)
+            default:
+                return CLIError("\(shown) answered \(said); try again later", .remote)
+            }
+        case .malformedAnswer(let endpoint, let problem):
+            return CLIError(
+                "\(Redaction.url(endpoint)) gave an unexpected answer: \(problem); try again later, and if it repeats, run with --verbose to see the exchange",
+                .remote)
+        case .transport(let error):
+            return describe(error)
+        case .insecureTokenFile(let path, let mode):
+            return .tooOpen(path, mode: mode, for: "a token file", holding: "your login")
+        case .corruptTokenFile(let path, let problem):
+            return CLIError("\(path): \(problem); delete it and \(login)", .profileFile)
+        case .file(let error):
+            return CloudBackup.describe(error)
+        case .listener(let message):
+            return CLIError(message, .unexpected)
+        case .crypto(let message):
+            return CLIError(message, .unexpected)
+        }
+    }
+
+    static func describe(_ error: TransportError) -> CLIError {
+        CLIError(
+            "network failure: \(error.message); check the network connection and try again", .remote
+        )
+    }
+}
+
+extension BackupFile {
+    /// `limit`: the most problems shown; a list longer than that (the reader was asked for
+    /// one more) is cut there, and says so.
+    static func describe(
+        _ error: BackupFileError, file: String, limit: Int = ReadOptions().maxIssues
+    ) -> CLIError {
+        switch error {
+        case .tooLarge(let size, let limit):
+            return CLIError(
+                "\(file): \(size) bytes is over the \(limit)-byte limit; raise it with --max-bytes if the file is genuine",
+                .invalidBackup)
+        case .syntax(let line, let column, let message):
+            return CLIError("\(file):\(line):\(column): \(message)", .invalidBackup)
+        case .notABackup(let message):
+            return CLIError("\(file): \(message)", .invalidBackup)
+        case .newerSchema(let version):
+            return CLIError(
+                "\(file): written by a newer version (schema \(ReadInteger.shown(version))); update cloudbackup",
+                .refused)
+        case .invalid(let issues):
+            var lines = issues.prefix(limit).map { "\(file): \($0)" }
+            if issues.count > limit {
+                lines.append(
+                    "\(file): stopped after the first \(limit) problems; fix these and run again for the rest"
+                )
+            }
+            return CLIError(lines, .invalidBackup)
+        }
+    }
+
+    /// A write that failed: the OS's words, what was left as it was, and what to do about it
+    /// when errno says.
+    static func failedWrite(_ error: LocalFileError, leaving what: String) -> CLIError {
+        CLIError(
+            "\(error.description); \(what)" + (error.writeFix.map { "; \($0)" } ?? ""),
+            .localWrite)
+    }
+}
+
+extension RemoteEncryption {
+    /// Why `open` refused the encrypted bytes of `file` (a Drive file, or a revision of one),
+    /// as one line: which case, and what to configure. Exit 3, nothing written.
+    static func describe(unopened error: any Error, file: String) -> CLIError {
+        let line =
+            switch error {
+            case is MissingKey:
+                "\(file) is encrypted (age) and this profile has no key to open it; give one: \(keySources)"
+            case let error as EnvelopeError where error.kind == .noMatch:
+                "\(file): \(error.description) (wrong passphrase or identity file?)"
+            case let error as EnvelopeError:
+                "\(file) is not a readable age file: \(error.description)"
+            default:
+                "\(file) could not be decrypted: \(error)"
+            }
+        return CLIError(line + "; nothing was written", .invalidBackup)
+    }
+
+    /// A profile that does not encrypt met an encrypted backup it would replace.
+    static func describe(unsealing file: String) -> CLIError {
+        CLIError(
+            "\(file) is encrypted (age) but this profile does not encrypt, and would upload it in plain; set \"encrypt\": true in config.json or CLOUDBACKUP_ENCRYPT=1 with its key (or \"encrypt\": false with its key to decrypt it for good); nothing was written",
+            .invalidBackup)
+    }
+}
