@@ -165,7 +165,7 @@ extension CloudBackup {
                 .remote)
         case .rejected(let operation, let google) where google.status == 404:
             let advice =
-                DriveClient.addressesAFile(operation)
+                operation.fileID != nil
                 ? "the file changed on Drive meanwhile (another device may have merged it into its copy): run again"
                 : "check the Drive URL setting (CLOUDBACKUP_DRIVE_URL or driveUrl in config.json)"
             return CLIError("\(error.description); \(advice)", .remote)

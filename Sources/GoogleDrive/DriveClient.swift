@@ -44,7 +44,7 @@ public struct DriveClient: Sendable {
     /// Every non-trashed app-folder file called `name`, all pages, oldest first (names are
     /// not unique on Drive; duplicates are returned, not hidden).
     public func list(named name: String) throws(DriveError) -> [DriveFile] {
-        let operation = "list the app folder"
+        let operation = DriveOperation.listFolder
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         var files: [DriveFile] = []
         var pageToken: String?
@@ -71,7 +71,7 @@ public struct DriveClient: Sendable {
 
     /// The v3 metadata of one file.
     public func metadata(id: String) throws(DriveError) -> DriveFile {
-        let operation = "read the metadata of \(id)"
+        let operation = DriveOperation.readMetadata(fileID: id)
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         let url = endpoint("/drive/v3/files/\(Self.pathSegment(id))", [("fields", Self.fileFields)])
         let response = try perform(&budget) { HTTPRequest(method: "GET", url: url) }
@@ -81,7 +81,7 @@ public struct DriveClient: Sendable {
     /// The file's etag (v2), then its bytes, checked against the `md5Checksum` that came with
     /// the etag. A mismatch (a truncated transfer, or a write in between) reads again.
     public func read(id: String) throws(DriveError) -> DriveSnapshot {
-        let operation = "download \(id)"
+        let operation = DriveOperation.download(fileID: id)
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         while true {
             let (file, etag) = try tagged(id: id, budget: &budget)
@@ -105,7 +105,7 @@ public struct DriveClient: Sendable {
     /// The file's v2 metadata with its etag, the precondition of `update`: for a caller that
     /// already holds the bytes (and checks them against this `md5Checksum`).
     public func tagged(id: String) throws(DriveError) -> (file: DriveFile, etag: String) {
-        var budget = Budget(operation: "read the etag of \(id)", policy: retry, clock: clock)
+        var budget = Budget(operation: .readETag(fileID: id), policy: retry, clock: clock)
         return try tagged(id: id, budget: &budget)
     }
 
@@ -124,7 +124,7 @@ public struct DriveClient: Sendable {
 
     /// A fresh id to create a file with, so that a retried create cannot make a duplicate.
     public func generateID() throws(DriveError) -> String {
-        let operation = "reserve a file id"
+        let operation = DriveOperation.reserveID
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         let url = endpoint(
             "/drive/v3/files/generateIds", [("space", "appDataFolder"), ("count", "1")])
@@ -142,7 +142,7 @@ public struct DriveClient: Sendable {
     public func create(
         name: String, id: String, bytes: [UInt8], progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws(DriveError) -> DriveFile {
-        let operation = "create \(name)"
+        let operation = DriveOperation.create(name: name)
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         struct Metadata: Encodable {
             var id: String
@@ -202,7 +202,7 @@ public struct DriveClient: Sendable {
         id: String, bytes: [UInt8], ifMatch etag: String,
         progress: (@Sendable (Int, Int) -> Void)? = nil
     ) throws(DriveError) -> ConditionalUpdate {
-        let operation = "upload to \(id)"
+        let operation = DriveOperation.upload(fileID: id)
         var budget = Budget(operation: operation, policy: retry, clock: clock)
         let path = "/upload/drive/v2/files/\(Self.pathSegment(id))"
         let response: HTTPResponse
@@ -230,7 +230,7 @@ public struct DriveClient: Sendable {
     /// proves that nobody wrote between the content it merged from and its own upload.
     public func revisions(of id: String) throws(DriveError) -> [DriveRevision] {
         var budget = Budget(
-            operation: "list the revisions of \(id)", policy: retry, clock: clock)
+            operation: .listRevisions(fileID: id), policy: retry, clock: clock)
         var revisions: [DriveRevision] = []
         var pageToken: String?
         repeat {
@@ -257,7 +257,7 @@ public struct DriveClient: Sendable {
     /// one Drive will not serve 403: both come back as `.rejected`, for the caller to judge.
     public func read(id: String, revision: DriveRevision) throws(DriveError) -> [UInt8] {
         var budget = Budget(
-            operation: "download revision \(revision.id) of \(id)", policy: retry, clock: clock)
+            operation: .downloadRevision(revision.id, fileID: id), policy: retry, clock: clock)
         let url = endpoint(
             "/drive/v3/files/\(Self.pathSegment(id))/revisions/\(Self.pathSegment(revision.id))",
             [("alt", "media")])
@@ -279,7 +279,7 @@ public struct DriveClient: Sendable {
     /// Pins the revision (`keepForever`), so Drive never purges it.
     public func pin(id: String, revision: String) throws(DriveError) {
         var budget = Budget(
-            operation: "pin revision \(revision) of \(id)", policy: retry, clock: clock)
+            operation: .pinRevision(revision, fileID: id), policy: retry, clock: clock)
         let url = endpoint(
             "/drive/v3/files/\(Self.pathSegment(id))/revisions/\(Self.pathSegment(revision))",
             [("fields", Self.revisionFields)])
@@ -294,7 +294,7 @@ public struct DriveClient: Sendable {
     /// as deleted.
     public func delete(id: String, revision: String) throws(DriveError) {
         var budget = Budget(
-            operation: "delete revision \(revision) of \(id)", policy: retry, clock: clock)
+            operation: .deleteRevision(revision, fileID: id), policy: retry, clock: clock)
         let url = endpoint(
             "/drive/v3/files/\(Self.pathSegment(id))/revisions/\(Self.pathSegment(revision))", [])
         _ = try perform(&budget, accepting: [404]) { HTTPRequest(method: "DELETE", url: url) }
@@ -302,7 +302,7 @@ public struct DriveClient: Sendable {
 
     /// Deletes the file; one already gone (a retry after a lost answer) counts as deleted.
     public func delete(id: String) throws(DriveError) {
-        var budget = Budget(operation: "delete \(id)", policy: retry, clock: clock)
+        var budget = Budget(operation: .delete(fileID: id), policy: retry, clock: clock)
         let url = endpoint("/drive/v3/files/\(Self.pathSegment(id))", [])
         _ = try perform(&budget, accepting: [404]) { HTTPRequest(method: "DELETE", url: url) }
     }
@@ -415,16 +415,6 @@ public struct DriveClient: Sendable {
 
     // MARK: - The retry loop
 
-    /// Whether `operation` (as `DriveError` carries it) addresses one file by its id, so that
-    /// a 404 means that file is gone, not that the endpoint is wrong.
-    public static func addressesAFile(_ operation: String) -> Bool {
-        [
-            "read the metadata of ", "download ", "read the etag of ", "upload to ", "delete ",
-            "list the revisions of ", "pin revision ",
-        ]
-        .contains { operation.hasPrefix($0) }
-    }
-
     /// A `RetryBudget` that gives up with Drive's own error, and the one token refresh a 401
     /// may trigger per operation.
     struct Budget {
@@ -432,11 +422,12 @@ public struct DriveClient: Sendable {
         /// The one token refresh a 401 may trigger per operation has been spent.
         var refreshed = false
 
-        init(operation: String, policy: RetryPolicy, clock: DriveClock) {
-            retry = RetryBudget(operation: operation, policy: policy, clock: clock)
-        }
+        let operation: DriveOperation
 
-        var operation: String { retry.operation }
+        init(operation: DriveOperation, policy: RetryPolicy, clock: DriveClock) {
+            self.operation = operation
+            retry = RetryBudget(operation: operation.description, policy: policy, clock: clock)
+        }
 
         mutating func restartDeadline() {
             retry.restartDeadline()
@@ -446,7 +437,7 @@ public struct DriveClient: Sendable {
             do throws(RetryBudget.Exhausted) {
                 try retry.backOff(after: failure)
             } catch {
-                throw Self.unavailable(error)
+                throw unavailable(error)
             }
         }
 
@@ -454,13 +445,12 @@ public struct DriveClient: Sendable {
             do throws(RetryBudget.Exhausted) {
                 try retry.backOff(after: failure, retryAfter: retryAfter)
             } catch {
-                throw Self.unavailable(error)
+                throw unavailable(error)
             }
         }
 
-        private static func unavailable(_ exhausted: RetryBudget.Exhausted) -> DriveError {
-            .unavailable(
-                operation: exhausted.operation, attempts: exhausted.attempts, last: exhausted.last)
+        private func unavailable(_ exhausted: RetryBudget.Exhausted) -> DriveError {
+            .unavailable(operation: operation, attempts: exhausted.attempts, last: exhausted.last)
         }
     }
 
@@ -561,7 +551,9 @@ public struct DriveClient: Sendable {
         ]
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse, _ operation: String)
+    private func decode<T: Decodable>(
+        _ type: T.Type, _ response: HTTPResponse, _ operation: DriveOperation
+    )
         throws(DriveError) -> T
     {
         do {

@@ -74,15 +74,15 @@ enum HTTPStatus {
 /// was being done ("list the app folder", "download 1AbC…") so the CLI can say where.
 public enum DriveError: Error, CustomStringConvertible {
     /// Retries ran out or the deadline passed; `last` is what the final attempt got.
-    case unavailable(operation: String, attempts: Int, last: String)
+    case unavailable(operation: DriveOperation, attempts: Int, last: String)
     /// A final answer: a 4xx other than the retryable ones, or an unexpected status.
-    case rejected(operation: String, GoogleAPIError)
+    case rejected(operation: DriveOperation, GoogleAPIError)
     /// Still 401 after one token refresh: the login is gone or revoked.
-    case unauthorized(operation: String, GoogleAPIError)
+    case unauthorized(operation: DriveOperation, GoogleAPIError)
     /// The token source failed (not logged in, refresh token revoked, token endpoint down).
     case token(any Error)
     /// The answer was 2xx but not what Drive sends (bad JSON, a missing field).
-    case malformedResponse(operation: String, detail: String)
+    case malformedResponse(operation: DriveOperation, detail: String)
 
     public var description: String {
         switch self {

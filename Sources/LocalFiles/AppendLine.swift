@@ -19,7 +19,7 @@ extension LocalFile {
             fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         }
         guard fd >= 0 else {
-            throw LocalFileError(path: path, operation: "open for appending", errno: errno)
+            throw LocalFileError(path: path, operation: .openForAppending, errno: errno)
         }
         defer { close(fd) }
         let whole = line + [UInt8(ascii: "\n")]
@@ -48,6 +48,6 @@ extension LocalFile {
         guard let code else { return }
         var info = stat()
         if created, fstat(fd, &info) == 0, info.st_size == 0 { unlink(path) }
-        throw LocalFileError(path: path, operation: "append", errno: code)
+        throw LocalFileError(path: path, operation: .append, errno: code)
     }
 }

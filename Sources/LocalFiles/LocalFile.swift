@@ -4,15 +4,35 @@
     import Musl
 #endif
 
+/// What was being done to a local file, worded to follow "cannot": reads are told from
+/// writes by it, and a folder's own failures from those of a file in it.
+public enum LocalFileOperation: String, Sendable, Equatable {
+    case open, stat, read
+    case write, chmod, fsync, delete, lock, append
+    /// Replacing a path that is not a regular file.
+    case writeIt = "write it"
+    case rename = "rename into place"
+    case followLinks = "follow its symbolic links"
+    case openLockFile = "open the lock file"
+    case openForAppending = "open for appending"
+    /// The error's path is the folder, which needs room or rights.
+    case createInFolder = "create a file in this folder"
+    /// The error's path is a folder that could not be made; the nearest existing one above
+    /// it is where rights are missing.
+    case createFolder = "create the folder"
+}
+
 /// What went wrong with a local file, with the OS's own words (`strerror`).
 public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: String
-    public var operation: String
+    public var operation: LocalFileOperation
     public var errno: Int32
     /// Our own words where the OS's would mislead (a FIFO given as the output file).
     public var reason: String?
 
-    public init(path: String, operation: String, errno: Int32, reason: String? = nil) {
+    public init(
+        path: String, operation: LocalFileOperation, errno: Int32, reason: String? = nil
+    ) {
         self.path = path
         self.operation = operation
         self.errno = errno
@@ -20,13 +40,18 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     public var description: String {
-        "\(path): cannot \(operation): \(reason ?? String(cString: strerror(errno)))"
+        "\(path): cannot \(operation.rawValue): \(reason ?? String(cString: strerror(errno)))"
     }
 
     public var isMissing: Bool { errno == ENOENT }
 
     /// Reading failed (the file is missing, unreadable or bad); anything else is a write.
-    public var isRead: Bool { ["open", "stat", "read"].contains(operation) }
+    public var isRead: Bool {
+        switch operation {
+        case .open, .stat, .read: true
+        default: false
+        }
+    }
 
     /// What a person can do about a failed write, when errno says (a full disk, a folder they
     /// cannot write to); nil when the OS's own words are all there is to say.
@@ -36,8 +61,8 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
         // making it failed, the nearest folder that exists (not one the user cannot see).
         let folder =
             switch operation {
-            case LocalFile.creatingInFolder: path
-            case LocalFile.creatingFolder: LocalFile.nearestExisting(above: path)
+            case .createInFolder: path
+            case .createFolder: LocalFile.nearestExisting(above: path)
             default: LocalFile.directory(of: path)
             }
         switch errno {
@@ -49,10 +74,6 @@ public struct LocalFileError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 public enum LocalFile {
-    /// The operations of errors about a folder rather than a file in it.
-    static let creatingInFolder = "create a file in this folder"
-    static let creatingFolder = "create the folder"
-
     /// The whole file, refusing (EFBIG) files over `maxBytes` before reading them. Only a
     /// regular file is read: a folder, a FIFO, a socket or a device is refused before any
     /// read, and opened without blocking (O_NONBLOCK), so a FIFO nobody writes to cannot hang
@@ -67,19 +88,19 @@ public enum LocalFile {
             if code == ENXIO, stat(path, &info) == 0, let kind = irregularKind(info.st_mode) {
                 throw notARegularFile(path, kind)
             }
-            throw LocalFileError(path: path, operation: "open", errno: code)
+            throw LocalFileError(path: path, operation: .open, errno: code)
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
-            throw LocalFileError(path: path, operation: "stat", errno: errno)
+            throw LocalFileError(path: path, operation: .stat, errno: errno)
         }
         guard info.st_mode & S_IFMT != S_IFDIR else {
-            throw LocalFileError(path: path, operation: "read", errno: EISDIR)
+            throw LocalFileError(path: path, operation: .read, errno: EISDIR)
         }
         if let kind = irregularKind(info.st_mode) { throw notARegularFile(path, kind) }
         guard Int(info.st_size) <= maxBytes else {
-            throw LocalFileError(path: path, operation: "read", errno: EFBIG)
+            throw LocalFileError(path: path, operation: .read, errno: EFBIG)
         }
         // The size is known: read it into a buffer of exactly that size, left uninitialised
         // (read() fills it). Growing that buffer to look for EOF would copy it whole and
@@ -101,18 +122,18 @@ public enum LocalFile {
                 count += got
             }
         }
-        if let failure { throw LocalFileError(path: path, operation: "read", errno: failure) }
+        if let failure { throw LocalFileError(path: path, operation: .read, errno: failure) }
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if got < 0 {
                 if errno == EINTR { continue }
-                throw LocalFileError(path: path, operation: "read", errno: errno)
+                throw LocalFileError(path: path, operation: .read, errno: errno)
             }
             if got == 0 { break }
             bytes.append(contentsOf: chunk[..<got])
             guard bytes.count <= maxBytes else {
-                throw LocalFileError(path: path, operation: "read", errno: EFBIG)
+                throw LocalFileError(path: path, operation: .read, errno: EFBIG)
             }
         }
         return bytes
@@ -130,7 +151,7 @@ public enum LocalFile {
 
     private static func notARegularFile(_ path: String, _ kind: String) -> LocalFileError {
         LocalFileError(
-            path: path, operation: "read", errno: EINVAL,
+            path: path, operation: .read, errno: EINVAL,
             reason: "it is \(kind), not a regular file; give the path of a file "
                 + "(save a pipe's output to a file first)")
     }
@@ -178,7 +199,7 @@ public enum LocalFile {
         let replacing = stat(target, &replaced) == 0
         if replacing, replaced.st_mode & S_IFMT != S_IFREG {
             throw LocalFileError(
-                path: path, operation: "write it", errno: EINVAL,
+                path: path, operation: .writeIt, errno: EINVAL,
                 reason: "it is \(irregularKind(replaced.st_mode) ?? "a folder"), not a regular "
                     + "file; give the path of a file")
         }
@@ -203,20 +224,20 @@ public enum LocalFile {
             }
             if let wanted {
                 guard fchmod(fd, wanted) == 0 else {
-                    throw LocalFileError(path: path, operation: "chmod", errno: errno)
+                    throw LocalFileError(path: path, operation: .chmod, errno: errno)
                 }
             }
             try produce { chunk throws(LocalFileError) in
                 if let code = writeAll(chunk, to: fd) {
-                    throw LocalFileError(path: path, operation: "write", errno: code)
+                    throw LocalFileError(path: path, operation: .write, errno: code)
                 }
             }
             guard fsync(fd) == 0 else {
-                throw LocalFileError(path: path, operation: "fsync", errno: errno)
+                throw LocalFileError(path: path, operation: .fsync, errno: errno)
             }
         }
         guard rename(temporary, target) == 0 else {
-            throw LocalFileError(path: path, operation: "rename into place", errno: errno)
+            throw LocalFileError(path: path, operation: .rename, errno: errno)
         }
         committed = true
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -242,7 +263,7 @@ public enum LocalFile {
             guard errno == EEXIST || errno == EINTR else {
                 // The folder is what failed (missing, read-only); the temporary file is ours.
                 throw LocalFileError(
-                    path: folder, operation: creatingInFolder, errno: errno)
+                    path: folder, operation: .createInFolder, errno: errno)
             }
         }
     }
@@ -308,7 +329,7 @@ public enum LocalFile {
                 decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
         }
-        throw LocalFileError(path: path, operation: "follow its symbolic links", errno: ELOOP)
+        throw LocalFileError(path: path, operation: .followLinks, errno: ELOOP)
     }
 
     /// Writes every byte to `fd`, going on after short writes and EINTR; returns the errno of
@@ -341,7 +362,7 @@ public enum LocalFile {
         for component in path.split(separator: "/") {
             current += "/" + component
             if mkdir(current, mode) != 0, errno != EEXIST {
-                throw LocalFileError(path: current, operation: creatingFolder, errno: errno)
+                throw LocalFileError(path: current, operation: .createFolder, errno: errno)
             }
         }
     }
@@ -361,7 +382,7 @@ public enum LocalFile {
     {
         guard let bits = try mode(of: path), bits & ~allowed != 0 else { return nil }
         guard chmod(path, bits & allowed) == 0 else {
-            throw LocalFileError(path: path, operation: "chmod", errno: errno)
+            throw LocalFileError(path: path, operation: .chmod, errno: errno)
         }
         return bits
     }
@@ -371,7 +392,7 @@ public enum LocalFile {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return nil }
-            throw LocalFileError(path: path, operation: "stat", errno: errno)
+            throw LocalFileError(path: path, operation: .stat, errno: errno)
         }
         return info.st_mode & 0o7777
     }
@@ -400,7 +421,7 @@ public enum LocalFile {
     /// Removes `path`; a missing file is not an error.
     public static func remove(_ path: String) throws(LocalFileError) {
         guard unlink(path) == 0 || errno == ENOENT else {
-            throw LocalFileError(path: path, operation: "delete", errno: errno)
+            throw LocalFileError(path: path, operation: .delete, errno: errno)
         }
     }
 
@@ -441,7 +462,7 @@ public final class FileLock {
             guard code == EWOULDBLOCK, left > 0 else {
                 close(fd)
                 if code == EWOULDBLOCK { return nil }
-                throw LocalFileError(path: path, operation: "lock", errno: code)
+                throw LocalFileError(path: path, operation: .lock, errno: code)
             }
             usleep(useconds_t(min(pause, left) * 1_000_000))
             pause = min(pause * 2, 1)
@@ -458,7 +479,7 @@ public final class FileLock {
             let code = errno
             if code == EINTR { continue }
             close(fd)
-            throw LocalFileError(path: path, operation: "lock", errno: code)
+            throw LocalFileError(path: path, operation: .lock, errno: code)
         }
         self.fd = fd
         self.path = path
@@ -467,7 +488,7 @@ public final class FileLock {
     private static func openLockFile(_ path: String) throws(LocalFileError) -> Int32 {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw LocalFileError(path: path, operation: "open the lock file", errno: errno)
+            throw LocalFileError(path: path, operation: .openLockFile, errno: errno)
         }
         return fd
     }

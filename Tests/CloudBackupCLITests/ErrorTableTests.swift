@@ -41,7 +41,9 @@ import Testing
     static let file = DriveFile(id: "F1", name: "habit-backup.json")
     static let token = "https://oauth2.googleapis.com/token"
 
-    static func refusal(_ status: Int, _ reason: String?, _ operation: String) -> DriveError {
+    static func refusal(_ status: Int, _ reason: String?, _ operation: DriveOperation)
+        -> DriveError
+    {
         .rejected(
             operation: operation, GoogleAPIError(status: status, message: "m", reason: reason))
     }
@@ -104,7 +106,7 @@ import Testing
             error: OAuthError.corruptTokenFile(path: "/t", problem: "p"), code: 3, fix: "delete it"),
         Row(
             testDescription: "token file unwritable",
-            error: OAuthError.file(LocalFileError(path: "/t", operation: "write", errno: ENOSPC)),
+            error: OAuthError.file(LocalFileError(path: "/t", operation: .write, errno: ENOSPC)),
             code: 1, fix: "free up space"),
         Row(testDescription: "listener", error: OAuthError.listener("m"), code: 1, fix: nil),
         Row(testDescription: "crypto", error: OAuthError.crypto("m"), code: 1, fix: nil),
@@ -112,43 +114,51 @@ import Testing
         Row(
             testDescription: "Drive unavailable",
             error: DriveError.unavailable(
-                operation: "list the app folder", attempts: 3, last: "HTTP 503"), code: 5,
+                operation: .listFolder, attempts: 3, last: "HTTP 503"), code: 5,
             fix: "try again later"),
         Row(
-            testDescription: "Drive quota", error: refusal(403, "storageQuotaExceeded", "upload"),
+            testDescription: "Drive quota",
+            error: refusal(403, "storageQuotaExceeded", .upload(fileID: "F1")),
             code: 5, fix: "free up space"),
         Row(
-            testDescription: "Drive domain policy", error: refusal(403, "domainPolicy", "upload"),
+            testDescription: "Drive domain policy",
+            error: refusal(403, "domainPolicy", .upload(fileID: "F1")),
             code: 5, fix: "administrator"),
         Row(
             testDescription: "Drive scope missing",
-            error: refusal(403, "insufficientScopes", "upload"), code: 4, fix: "tick the box"),
+            error: refusal(403, "insufficientScopes", .upload(fileID: "F1")), code: 4,
+            fix: "tick the box"),
         Row(
-            testDescription: "Drive 404 of a file", error: refusal(404, "notFound", "download F1"),
+            testDescription: "Drive 404 of a file",
+            error: refusal(404, "notFound", .download(fileID: "F1")),
             code: 5, fix: "run again"),
         Row(
             testDescription: "Drive 404 of the folder",
-            error: refusal(404, "notFound", "list the app folder"), code: 5,
+            error: refusal(404, "notFound", .listFolder), code: 5,
             fix: "check the Drive URL"),
         Row(
-            testDescription: "Drive 400", error: refusal(400, "badRequest", "upload"), code: 5,
+            testDescription: "Drive 400", error: refusal(400, "badRequest", .upload(fileID: "F1")),
+            code: 5,
             fix: "run again"),
         Row(
             testDescription: "Drive login refused",
             error: DriveError.unauthorized(
-                operation: "upload", GoogleAPIError(status: 401, message: "m")), code: 4,
+                operation: .upload(fileID: "F1"), GoogleAPIError(status: 401, message: "m")),
+            code: 4,
             fix: "cloudbackup login"),
         Row(
             testDescription: "Drive token", error: DriveError.token(OAuthError.denied), code: 4,
             fix: "cloudbackup login"),
         Row(
             testDescription: "Drive malformed",
-            error: DriveError.malformedResponse(operation: "upload", detail: "d"), code: 5,
+            error: DriveError.malformedResponse(operation: .upload(fileID: "F1"), detail: "d"),
+            code: 5,
             fix: "run again"),
         // SyncError, every case but `unverified` (its record is built by a run: BackupRunDriveTests).
         Row(
             testDescription: "sync over Drive",
-            error: SyncError.drive(.malformedResponse(operation: "o", detail: "d")), code: 5,
+            error: SyncError.drive(.malformedResponse(operation: .listFolder, detail: "d")),
+            code: 5,
             fix: "run again"),
         Row(
             testDescription: "keeps changing", error: SyncError.keepsChanging(rounds: 3), code: 5,
@@ -192,10 +202,10 @@ import Testing
         // The rest the boundary knows.
         Row(
             testDescription: "unreadable local file",
-            error: LocalFileError(path: "/s", operation: "open", errno: ENOENT), code: 3, fix: nil),
+            error: LocalFileError(path: "/s", operation: .open, errno: ENOENT), code: 3, fix: nil),
         Row(
             testDescription: "unwritable local file",
-            error: LocalFileError(path: "/s", operation: "write", errno: EROFS), code: 1,
+            error: LocalFileError(path: "/s", operation: .write, errno: EROFS), code: 1,
             fix: "writable"),
         Row(
             testDescription: "transport", error: TransportError(kind: .timedOut, message: "m"),

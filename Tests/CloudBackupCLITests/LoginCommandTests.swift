@@ -221,28 +221,28 @@ import Testing
     /// refresh on a full disk, is a failed write (1) with its fix.
     @Test func aTokenFileThatCannotBeWrittenIsAFailedWriteNotABadFile() {
         let unreadable = CloudBackup.describe(
-            OAuthError.file(LocalFileError(path: "/p/token.json", operation: "read", errno: EIO)))
+            OAuthError.file(LocalFileError(path: "/p/token.json", operation: .read, errno: EIO)))
         #expect(unreadable.exitCode == .invalidFile)
         let full = CloudBackup.describe(
             OAuthError.file(
-                LocalFileError(path: "/p/token.json", operation: "write", errno: ENOSPC)))
+                LocalFileError(path: "/p/token.json", operation: .write, errno: ENOSPC)))
         #expect(full.exitCode == .failure)
         #expect(full.lines.first?.hasSuffix("; free up space, then run again") == true)
         let locked = CloudBackup.describe(
             OAuthError.file(
                 LocalFileError(
-                    path: "/p/default", operation: "create a file in this folder", errno: EACCES)))
+                    path: "/p/default", operation: .createInFolder, errno: EACCES)))
         #expect(locked.exitCode == .failure)
         #expect(locked.lines.first?.hasSuffix("; make /p/default writable, then run again") == true)
         // The same rule for any local file that reaches the boundary (logout deleting the
         // kept copy), and for an output left as it was.
         let delete = CloudBackup.describe(
-            LocalFileError(path: "/p/kept-copy.json", operation: "delete", errno: EACCES)
+            LocalFileError(path: "/p/kept-copy.json", operation: .delete, errno: EACCES)
                 as any Error)
         #expect(delete.exitCode == .failure)
         #expect(delete.lines.first?.hasSuffix("; make /p writable, then run again") == true)
         let output = BackupFile.failedWrite(
-            LocalFileError(path: "/o/out.json", operation: "write", errno: ENOSPC),
+            LocalFileError(path: "/o/out.json", operation: .write, errno: ENOSPC),
             leaving: "/o/out.json is unchanged")
         #expect(
             output.lines == [

@@ -436,8 +436,8 @@ func googleErrorBodiesDecode(body: String, message: String, reason: String?) {
 }
 
 /// A 404 on any call that names one file by its id means that file (or its revision) went
-/// meanwhile, not a wrong endpoint: the CLI's advice depends on `addressesAFile` telling
-/// them apart, so every such call's operation must count as addressing a file.
+/// meanwhile, not a wrong endpoint: the CLI's advice depends on the operation's `fileID`
+/// telling them apart, so every such call's operation must name its file.
 @Test func aNotFoundOnEveryCallThatNamesAFileIsAboutThatFile() throws {
     let revision = DriveRevision(id: "R1", md5Checksum: nil)
     let calls: [(String, (DriveClient) throws -> Void)] = [
@@ -456,10 +456,12 @@ func googleErrorBodiesDecode(body: String, message: String, reason: String?) {
             Issue.record("\(name): expected a 404")
         } catch DriveError.rejected(let operation, let google) {
             #expect(google.status == 404)
-            #expect(DriveClient.addressesAFile(operation), "\(name): \(operation)")
+            #expect(operation.fileID == "F1", "\(name): \(operation)")
         } catch {
             Issue.record("\(name): \(error)")
         }
     }
-    #expect(!DriveClient.addressesAFile("list the files named habit-backup.json"))
+    for unnamed in [DriveOperation.listFolder, .reserveID, .create(name: "habit-backup.json")] {
+        #expect(unnamed.fileID == nil, "\(unnamed)")
+    }
 }

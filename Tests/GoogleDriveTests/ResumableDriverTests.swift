@@ -172,7 +172,8 @@ func aSessionThatMakesNoProgressSpendsTheRetryBudget(_ stuck: StuckSession) thro
         Issue.record("expected .unavailable, got \(String(describing: error))")
         return
     }
-    #expect(operation == "create n.json")
+    #expect(operation == .create(name: "n.json"))
+    #expect(operation.description == "create n.json")
     #expect(attempts == 8)
     #expect(last.contains(stuck.last))
     #expect(transport.sent.filter { $0.method == "POST" }.count == stuck.posts)

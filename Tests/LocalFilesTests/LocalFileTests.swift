@@ -207,7 +207,7 @@ import Testing
     @Test func chunkedWriteThatFailsLeavesTheOldFileAndNoTemporary() throws {
         let path = folder.appendingPathComponent("state.json").path
         try LocalFile.writeAtomically(Array("old\n".utf8), to: path)
-        let failure = LocalFileError(path: "next chunk", operation: "make", errno: EIO)
+        let failure = LocalFileError(path: "next chunk", operation: .write, errno: EIO)
         let error = #expect(throws: LocalFileError.self) {
             try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
                 try [UInt8](repeating: 0x6E, count: 70_000).withUnsafeBufferPointer {
@@ -277,11 +277,11 @@ import Testing
     @Test func theFixForAFolderThatCouldNotBeMadeNamesTheNearestExistingOne() throws {
         let missing = folder.appendingPathComponent("a/b/c").path
         for code in [EROFS, EACCES] {
-            let error = LocalFileError(path: missing, operation: "create the folder", errno: code)
+            let error = LocalFileError(path: missing, operation: .createFolder, errno: code)
             #expect(error.writeFix == "make \(folder.path) writable")
         }
         let inside = LocalFileError(
-            path: folder.path, operation: "create a file in this folder", errno: EROFS)
+            path: folder.path, operation: .createInFolder, errno: EROFS)
         #expect(inside.writeFix == "make \(folder.path) writable")
     }
 
