@@ -36,6 +36,15 @@ import Testing
         var error: any Error & Sendable
         var code: Int32
         var fix: String?
+
+        init(
+            _ testDescription: String, _ error: any Error & Sendable, _ code: Int32, _ fix: String?
+        ) {
+            self.testDescription = testDescription
+            self.error = error
+            self.code = code
+            self.fix = fix
+        }
     }
 
     static let file = DriveFile(id: "F1", name: "habit-backup.json")
@@ -50,172 +59,120 @@ import Testing
 
     static let rows: [Row] = [
         // OAuthError, every case.
+        Row("not logged in", OAuthError.notLoggedIn(tokenFile: "/t"), 4, "cloudbackup login"),
+        Row("revoked", OAuthError.revoked(tokenFile: "/t"), 4, "cloudbackup login"),
+        Row("denied", OAuthError.denied, 4, "cloudbackup login"),
         Row(
-            testDescription: "not logged in", error: OAuthError.notLoggedIn(tokenFile: "/t"),
-            code: 4, fix: "cloudbackup login"),
+            "authorization failed", OAuthError.authorizationFailed(error: "x"), 4,
+            "check the OAuth client"),
+        Row("scope not granted", OAuthError.scopeNotGranted(missing: ["s"]), 4, "tick the box"),
+        Row("timed out", OAuthError.timedOut(seconds: 5), 4, "--timeout"),
+        Row("paste refused", OAuthError.pasteRefused(reason: "r"), 4, "login --paste"),
+        Row("device code expired", OAuthError.deviceCodeExpired, 4, "login --device"),
+        Row("device scope refused", OAuthError.deviceScopeRefused, 4, "login --paste"),
         Row(
-            testDescription: "revoked", error: OAuthError.revoked(tokenFile: "/t"), code: 4,
-            fix: "cloudbackup login"),
-        Row(testDescription: "denied", error: OAuthError.denied, code: 4, fix: "cloudbackup login"),
+            "client refused",
+            OAuthError.server(
+                endpoint: token, status: 401, error: "invalid_client", description: nil), 2,
+            "CLOUDBACKUP_CLIENT_ID"),
         Row(
-            testDescription: "authorization failed",
-            error: OAuthError.authorizationFailed(error: "x"), code: 4,
-            fix: "check the OAuth client"),
+            "grant refused",
+            OAuthError.server(
+                endpoint: token, status: 400, error: "invalid_grant", description: nil), 4,
+            "cloudbackup login"),
         Row(
-            testDescription: "scope not granted", error: OAuthError.scopeNotGranted(missing: ["s"]),
-            code: 4, fix: "tick the box"),
+            "token server down",
+            OAuthError.server(endpoint: token, status: 500, error: nil, description: nil), 5,
+            "try again later"),
         Row(
-            testDescription: "timed out", error: OAuthError.timedOut(seconds: 5), code: 4,
-            fix: "--timeout"),
+            "malformed answer", OAuthError.malformedAnswer(endpoint: token, problem: "p"), 5,
+            "try again later"),
         Row(
-            testDescription: "paste refused", error: OAuthError.pasteRefused(reason: "r"), code: 4,
-            fix: "login --paste"),
+            "no connection",
+            OAuthError.transport(TransportError(kind: .couldNotConnect, message: "m")), 5,
+            "check the network"),
         Row(
-            testDescription: "device code expired", error: OAuthError.deviceCodeExpired, code: 4,
-            fix: "login --device"),
+            "token file too open", OAuthError.insecureTokenFile(path: "/t", mode: 0o644), 3,
+            "chmod 600"),
         Row(
-            testDescription: "device scope refused", error: OAuthError.deviceScopeRefused, code: 4,
-            fix: "login --paste"),
+            "corrupt token file", OAuthError.corruptTokenFile(path: "/t", problem: "p"), 3,
+            "delete it"),
         Row(
-            testDescription: "client refused",
-            error: OAuthError.server(
-                endpoint: token, status: 401, error: "invalid_client", description: nil), code: 2,
-            fix: "CLOUDBACKUP_CLIENT_ID"),
-        Row(
-            testDescription: "grant refused",
-            error: OAuthError.server(
-                endpoint: token, status: 400, error: "invalid_grant", description: nil), code: 4,
-            fix: "cloudbackup login"),
-        Row(
-            testDescription: "token server down",
-            error: OAuthError.server(endpoint: token, status: 500, error: nil, description: nil),
-            code: 5, fix: "try again later"),
-        Row(
-            testDescription: "malformed answer",
-            error: OAuthError.malformedAnswer(endpoint: token, problem: "p"), code: 5,
-            fix: "try again later"),
-        Row(
-            testDescription: "no connection",
-            error: OAuthError.transport(TransportError(kind: .couldNotConnect, message: "m")),
-            code: 5, fix: "check the network"),
-        Row(
-            testDescription: "token file too open",
-            error: OAuthError.insecureTokenFile(path: "/t", mode: 0o644), code: 3, fix: "chmod 600"),
-        Row(
-            testDescription: "corrupt token file",
-            error: OAuthError.corruptTokenFile(path: "/t", problem: "p"), code: 3, fix: "delete it"),
-        Row(
-            testDescription: "token file unwritable",
-            error: OAuthError.file(LocalFileError(path: "/t", operation: .write, errno: ENOSPC)),
-            code: 1, fix: "free up space"),
-        Row(testDescription: "listener", error: OAuthError.listener("m"), code: 1, fix: nil),
-        Row(testDescription: "crypto", error: OAuthError.crypto("m"), code: 1, fix: nil),
+            "token file unwritable",
+            OAuthError.file(LocalFileError(path: "/t", operation: .write, errno: ENOSPC)), 1,
+            "free up space"),
+        Row("listener", OAuthError.listener("m"), 1, nil),
+        Row("crypto", OAuthError.crypto("m"), 1, nil),
         // DriveError, every case and every refusal the table tells apart.
         Row(
-            testDescription: "Drive unavailable",
-            error: DriveError.unavailable(
-                operation: .listFolder, attempts: 3, last: "HTTP 503"), code: 5,
-            fix: "try again later"),
+            "Drive unavailable",
+            DriveError.unavailable(operation: .listFolder, attempts: 3, last: "HTTP 503"), 5,
+            "try again later"),
         Row(
-            testDescription: "Drive quota",
-            error: refusal(403, "storageQuotaExceeded", .upload(fileID: "F1")),
-            code: 5, fix: "free up space"),
+            "Drive quota", refusal(403, "storageQuotaExceeded", .upload(fileID: "F1")), 5,
+            "free up space"),
         Row(
-            testDescription: "Drive domain policy",
-            error: refusal(403, "domainPolicy", .upload(fileID: "F1")),
-            code: 5, fix: "administrator"),
+            "Drive domain policy", refusal(403, "domainPolicy", .upload(fileID: "F1")), 5,
+            "administrator"),
         Row(
-            testDescription: "Drive scope missing",
-            error: refusal(403, "insufficientScopes", .upload(fileID: "F1")), code: 4,
-            fix: "tick the box"),
+            "Drive scope missing", refusal(403, "insufficientScopes", .upload(fileID: "F1")), 4,
+            "tick the box"),
         Row(
-            testDescription: "Drive 404 of a file",
-            error: refusal(404, "notFound", .download(fileID: "F1")),
-            code: 5, fix: "run again"),
+            "Drive 404 of a file", refusal(404, "notFound", .download(fileID: "F1")), 5, "run again"
+        ),
         Row(
-            testDescription: "Drive 404 of the folder",
-            error: refusal(404, "notFound", .listFolder), code: 5,
-            fix: "check the Drive URL"),
+            "Drive 404 of the folder", refusal(404, "notFound", .listFolder), 5,
+            "check the Drive URL"),
+        Row("Drive 400", refusal(400, "badRequest", .upload(fileID: "F1")), 5, "run again"),
         Row(
-            testDescription: "Drive 400", error: refusal(400, "badRequest", .upload(fileID: "F1")),
-            code: 5,
-            fix: "run again"),
+            "Drive login refused",
+            DriveError.unauthorized(
+                operation: .upload(fileID: "F1"), GoogleAPIError(status: 401, message: "m")), 4,
+            "cloudbackup login"),
+        Row("Drive token", DriveError.token(OAuthError.denied), 4, "cloudbackup login"),
         Row(
-            testDescription: "Drive login refused",
-            error: DriveError.unauthorized(
-                operation: .upload(fileID: "F1"), GoogleAPIError(status: 401, message: "m")),
-            code: 4,
-            fix: "cloudbackup login"),
-        Row(
-            testDescription: "Drive token", error: DriveError.token(OAuthError.denied), code: 4,
-            fix: "cloudbackup login"),
-        Row(
-            testDescription: "Drive malformed",
-            error: DriveError.malformedResponse(operation: .upload(fileID: "F1"), detail: "d"),
-            code: 5,
-            fix: "run again"),
+            "Drive malformed",
+            DriveError.malformedResponse(operation: .upload(fileID: "F1"), detail: "d"), 5,
+            "run again"),
         // SyncError, every case but `unverified` (its record is built by a run: BackupRunDriveTests).
         Row(
-            testDescription: "sync over Drive",
-            error: SyncError.drive(.malformedResponse(operation: .listFolder, detail: "d")),
-            code: 5,
-            fix: "run again"),
+            "sync over Drive",
+            SyncError.drive(.malformedResponse(operation: .listFolder, detail: "d")), 5, "run again"
+        ),
+        Row("keeps changing", SyncError.keepsChanging(rounds: 3), 5, "try again later"),
+        Row("too large", SyncError.tooLarge(bytes: 9, limit: 8), 3, "raise --max-bytes"),
         Row(
-            testDescription: "keeps changing", error: SyncError.keepsChanging(rounds: 3), code: 5,
-            fix: "try again later"),
+            "newer remote", SyncError.refused(file, BackupFileError.newerSchema(9)), 7,
+            "update cloudbackup"),
         Row(
-            testDescription: "too large", error: SyncError.tooLarge(bytes: 9, limit: 8), code: 3,
-            fix: "raise --max-bytes"),
+            "no key for it", SyncError.unopened(file, revision: nil, RemoteEncryption.MissingKey()),
+            3, "give one"),
+        Row("would unseal", SyncError.unsealing(file, revision: "R"), 3, "\"encrypt\": true"),
+        Row("could not seal", SyncError.unsealed(CocoaError(.featureUnsupported)), 1, nil),
         Row(
-            testDescription: "newer remote",
-            error: SyncError.refused(file, BackupFileError.newerSchema(9)), code: 7,
-            fix: "update cloudbackup"),
+            "invalid remote",
+            SyncError.invalidRemote(file, BackupFileError.tooLarge(size: 9, limit: 8)), 3,
+            "--max-bytes"),
         Row(
-            testDescription: "no key for it",
-            error: SyncError.unopened(file, revision: nil, RemoteEncryption.MissingKey()), code: 3,
-            fix: "give one"),
+            "no such revision", SyncError.noSuchRevision(.unknownID("R", oldest: nil)), 2,
+            "cloudbackup history"),
         Row(
-            testDescription: "would unseal", error: SyncError.unsealing(file, revision: "R"),
-            code: 3, fix: "\"encrypt\": true"),
-        Row(
-            testDescription: "could not seal",
-            error: SyncError.unsealed(CocoaError(.featureUnsupported)), code: 1, fix: nil),
-        Row(
-            testDescription: "invalid remote",
-            error: SyncError.invalidRemote(file, BackupFileError.tooLarge(size: 9, limit: 8)),
-            code: 3, fix: "--max-bytes"),
-        Row(
-            testDescription: "no such revision",
-            error: SyncError.noSuchRevision(.unknownID("R", oldest: nil)), code: 2,
-            fix: "cloudbackup history"),
-        Row(
-            testDescription: "before the oldest",
-            error: SyncError.noSuchRevision(
-                .beforeOldest(Timestamp(millisecondsSince1970: 0), oldest: nil)), code: 2,
-            fix: "cloudbackup history"),
-        Row(
-            testDescription: "cannot record", error: SyncError.cannotRecord("w"), code: 1,
-            fix: "free some space"),
-        Row(
-            testDescription: "protocol violation", error: SyncError.protocolViolation("x"), code: 1,
-            fix: nil),
+            "before the oldest",
+            SyncError.noSuchRevision(
+                .beforeOldest(Timestamp(millisecondsSince1970: 0), oldest: nil)), 2,
+            "cloudbackup history"),
+        Row("cannot record", SyncError.cannotRecord("w"), 1, "free some space"),
+        Row("protocol violation", SyncError.protocolViolation("x"), 1, nil),
         // The rest the boundary knows.
         Row(
-            testDescription: "unreadable local file",
-            error: LocalFileError(path: "/s", operation: .open, errno: ENOENT), code: 3, fix: nil),
+            "unreadable local file", LocalFileError(path: "/s", operation: .open, errno: ENOENT), 3,
+            nil),
         Row(
-            testDescription: "unwritable local file",
-            error: LocalFileError(path: "/s", operation: .write, errno: EROFS), code: 1,
-            fix: "writable"),
-        Row(
-            testDescription: "transport", error: TransportError(kind: .timedOut, message: "m"),
-            code: 5, fix: "try again"),
-        Row(
-            testDescription: "missing key", error: RemoteEncryption.MissingKey(), code: 3,
-            fix: "give one"),
-        Row(
-            testDescription: "anything else", error: CocoaError(.featureUnsupported), code: 1,
-            fix: nil),
+            "unwritable local file", LocalFileError(path: "/s", operation: .write, errno: EROFS), 1,
+            "writable"),
+        Row("transport", TransportError(kind: .timedOut, message: "m"), 5, "try again"),
+        Row("missing key", RemoteEncryption.MissingKey(), 3, "give one"),
+        Row("anything else", CocoaError(.featureUnsupported), 1, nil),
     ]
 
     @Test(arguments: rows)
