@@ -49,6 +49,18 @@ struct SteadyState: ProfileRecord, Equatable {
         return Digest.hex(Digest.sha256(bytes)) == sha256
     }
 
+    /// This record trusted by its stamp alone from now on, when the content check it passed
+    /// (`describes`) read STATE at `readAt`, past the stamp's tick: a write since would have
+    /// moved the stamp. nil when it is settled already or still within the tick. So only the
+    /// first quiet night after a write made just before a backup reads STATE, as git refreshes
+    /// a racily clean index entry.
+    func settled(at readAt: Int64) -> SteadyState? {
+        guard !settled, stamp.isSettled(at: readAt) else { return nil }
+        var record = self
+        record.settled = true
+        return record
+    }
+
     /// Drive's file, when the listing shows this record's revision alone and `now` is
     /// within the horizon: nothing to do then.
     func unchangedFile(in listing: [DriveFile], now: Timestamp) -> DriveFile? {

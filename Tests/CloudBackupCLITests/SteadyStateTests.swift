@@ -67,6 +67,20 @@ import Testing
         #expect(quiet.result.stderr.contains("already holds everything in \(phone.state.path)"))
     }
 
+    /// A quiet night right after STATE was written checks STATE by content, and leaves the
+    /// record unsettled: the stamp cannot tell a write in the same tick yet.
+    @Test func aQuietNightWithinTheTickLeavesTheRecordUnsettled() throws {
+        try writeState()
+        _ = try backUp()
+        _ = try backUp()
+        let readAt = FileStamp.clock()
+        let quiet = try backUp()
+        #expect(quiet.result.stderr.contains(Self.quietLine))
+        let record = try #require(SteadyState.load(from: steadyRecord))
+        // Only meaningful while the runs fell within the tick of STATE's write.
+        if !record.stamp.isSettled(at: readAt) { #expect(!record.settled) }
+    }
+
     /// The record describes the account logged out of: the next account's first night is a
     /// full one.
     @Test func aLogoutForgetsTheRecord() throws {
@@ -208,6 +222,18 @@ import Testing
         #expect(
             !Self.record(stamp: stamp, settled: true, sha256: newHash)
                 .describes(path, stamp: nil, maxBytes: 100))
+    }
+
+    /// An unsettled record that passed its content check is settled from then on, once the
+    /// check read STATE past the stamp's tick, and not before.
+    @Test func aContentCheckPastTheTickSettlesTheRecord() throws {
+        let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 10, changed: 5_000_000_000)
+        let unsettled = Self.record(stamp: stamp, settled: false, sha256: "h")
+        #expect(unsettled.settled(at: 6_999_999_999) == nil)
+        var settled = unsettled
+        settled.settled = true
+        #expect(unsettled.settled(at: 7_000_000_000) == settled)
+        #expect(settled.settled(at: 9_000_000_000) == nil)
     }
 
     @Test func aStampWithinTheClocksTickOfTheReadIsNotSettled() {

@@ -116,7 +116,8 @@ struct BackupCommand: Command {
         {
             let listing = try driver.list(named: session.profile.fileName)
             if let remote = steady.unchangedFile(in: listing.files, now: listing.now) {
-                return quietNight(remote, steady: steady, session: session, context: context)
+                return quietNight(
+                    remote, steady: steady, readAt: readAt, session: session, context: context)
             }
             listed = listing
         }
@@ -384,8 +385,11 @@ struct BackupCommand: Command {
     /// A steady STATE and Drive still holding the revision that proved it: nothing to merge
     /// or upload, and nothing read but the listing.
     private func quietNight(
-        _ remote: DriveFile, steady: SteadyState, session: DriveSession, context: Context
+        _ remote: DriveFile, steady: SteadyState, readAt: Int64, session: DriveSession,
+        context: Context
     ) {
+        // A record that cannot be saved only costs the next night one more read of STATE.
+        try? steady.settled(at: readAt)?.save(to: session.profile.steadyStatePath)
         let bytes = remote.size ?? steady.bytes
         try? LastBackup(
             time: ClockOptions.systemNow().description, fileId: remote.id, name: remote.name,
