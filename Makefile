@@ -150,15 +150,16 @@ fuzz: $(FUZZ)/backupkit-fuzz
 # warm process beside its peers (Python json, orjson, jq, Foundation); the files are cached in
 # .build/bench-data; jq and GNU time (for peak memory) come from apt-get when missing.
 # BENCH_SIZES=20000,200000 skips the slow top size. Then what a backup costs (requests and
-# bytes from the emulator's log, the process's CPU and wall time) for Examples/phone.json and
-# the 20,000 file.
+# bytes from the emulator's log, the process's CPU and wall time) for Examples/phone.json, the
+# 20,000 file and (when BENCH_SIZES made it) the 1,000,000 one, plain and encrypted.
 bench: deps venv
 	@$(call apt_install,jq time)
 	$(RELEASE) --product backup-bench
 	$(RELEASE) --product cloudbackup
 	$(PYTHON) Tests/Bench/bench.py --bin .build/release/backup-bench --cli $(BIN)
 	$(PYTHON) Tests/Bench/requests.py --bin $(BIN) Examples/phone.json \
-		.build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json
+		.build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json \
+		.build/bench-data/seed$${BENCH_SEED:-42}-1000000/phone.json
 
 # Devices editing and backing up at once through faults, under every reading of Drive's
 # If-Match, checked after every round (Tests/Soak/soak.py); `make test` runs 12 rounds of it.
