@@ -36,7 +36,7 @@ enum BackupFile {
                     "\(path): the file is over the \(options.maxBytes)-byte limit; raise it with --max-bytes if the file is genuine",
                     .invalidBackup)
             }
-            throw CLIError(error.description, .invalidBackup)
+            throw CLIError(error.description, .unreadableFile)
         }
     }
 

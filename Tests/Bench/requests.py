@@ -13,6 +13,8 @@ One device, one state file, against a fresh emulator:
   no change                 the profile's kept copy matches Drive's checksum: the listing only;
                             STATE was written just before, within the file system clock's tick,
                             so each run reads it to compare its SHA-256 (the quiet night's check)
+                            while the runs stay within 2 s of that write (not at a million day
+                            logs, whose first backup alone takes longer: there it is the next row)
   no change, a cron night   the same with STATE last written over 2 s before, as on a night when
                             the app wrote it hours earlier: its stamp alone proves it unchanged
   one change                a day log edited: the listing, a conditional upload and the

@@ -388,8 +388,12 @@ struct BackupCommand: Command {
         _ remote: DriveFile, steady: SteadyState, readAt: Int64, session: DriveSession,
         context: Context
     ) {
-        // A record that cannot be saved only costs the next night one more read of STATE.
-        try? steady.settled(at: readAt)?.save(to: session.profile.steadyStatePath)
+        // Under the lock now, the record is settled only if no run replaced or removed it
+        // since it was read; one that cannot be saved only costs the next night a read of STATE.
+        let path = session.profile.steadyStatePath
+        if let settled = steady.settled(at: readAt), SteadyState.load(from: path) == steady {
+            try? settled.save(to: path)
+        }
         let bytes = remote.size ?? steady.bytes
         try? LastBackup(
             time: ClockOptions.systemNow().description, fileId: remote.id, name: remote.name,
