@@ -10,8 +10,11 @@ let package = Package(
         .executable(name: "cloudbackup", targets: ["cloudbackup"]),
     ],
     targets: [
+        // Two jobs at once on threads of their own (the reader's, the merge's and the
+        // envelope's halves): Foundation and pthreads only.
+        .target(name: "Parallel"),
         // Pure: Foundation only, no C, no I/O beyond what a caller hands it.
-        .target(name: "BackupKit"),
+        .target(name: "BackupKit", dependencies: ["Parallel"]),
 
         .systemLibrary(
             name: "CCurl",
@@ -30,7 +33,7 @@ let package = Package(
         // SHA-256 and MD5 from OpenSSL, for PKCE, the merge log and Drive's md5Checksum.
         .target(name: "Digests", dependencies: ["COpenSSL"]),
         // age v1 encryption of the backup's bytes, so BackupKit stays free of C.
-        .target(name: "Envelope", dependencies: ["COpenSSL"]),
+        .target(name: "Envelope", dependencies: ["COpenSSL", "Parallel"]),
         .target(name: "Networking", dependencies: ["CCurl"]),
         .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
         .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
@@ -40,7 +43,7 @@ let package = Package(
             name: "CloudBackupCLI",
             dependencies: [
                 "BackupKit", "BackupSync", "Digests", "Envelope", "LocalFiles", "Networking",
-                "OAuth", "GoogleDrive",
+                "OAuth", "GoogleDrive", "Parallel",
             ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
@@ -54,7 +57,9 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .executableTarget(
             name: "backup-bench",
-            dependencies: ["BenchDocuments", "BackupKit", "Envelope", "LocalFiles", "CMalloc"]),
+            dependencies: [
+                "BenchDocuments", "BackupKit", "Envelope", "LocalFiles", "CMalloc", "Parallel",
+            ]),
 
         .target(
             name: "TestSupport", dependencies: ["Networking", "GoogleDrive"],
@@ -66,6 +71,7 @@ let package = Package(
             name: "EnvelopeTests",
             dependencies: ["Envelope", "Digests", "SeededRandom", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"]),
+        .testTarget(name: "ParallelTests", dependencies: ["Parallel"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),
         .testTarget(name: "OAuthTests", dependencies: ["OAuth", "TestSupport"]),

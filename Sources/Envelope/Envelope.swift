@@ -1,5 +1,5 @@
 import COpenSSL
-import Dispatch
+import Parallel
 
 /// age v1 (`age-encryption.org/v1`, specified at C2SP) over bytes in memory: any age tool
 /// (age, rage, typage, pyrage) reads what `encrypt` writes, and `decrypt` reads theirs.
@@ -196,17 +196,13 @@ public enum Envelope {
             if !opened { OPENSSL_cleanse(output.baseAddress, output.count) }
             initialized = opened ? size : 0
         }
-        guard opened else {
-            // Room for the worst case (a malformed file may not add up); trimmed to what is read.
-            var room = [UInt8](repeating: 0, count: sealed.count)
-            return try openInOrder(sealed, key: key, into: &room)
-        }
+        guard opened else { return try openInOrder(sealed, key: key) }
         return plaintext
     }
 
-    /// `body` for every chunk number below `chunks`, each half of them on a thread with a
-    /// cipher of its own when there are `chunksForTwoHalves` or more; whether every call
-    /// returned true (a half stops at its first false).
+    /// `body` for every chunk number below `chunks`, with a cipher of its own in each half,
+    /// the two halves at once from `chunksForTwoHalves` chunks on (`Parallel.inHalves`);
+    /// whether every call returned true (a half stops at its first false).
     private static func inHalves(
         _ chunks: Int, from input: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer,
@@ -215,42 +211,31 @@ public enum Envelope {
                 ChaChaPoly, Int, UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer
             ) -> Bool
     ) -> Bool {
-        guard chunks >= chunksForTwoHalves else {
+        let buffers = Buffers(input: input, output: output)
+        return Parallel.inHalves(0..<chunks, minimum: chunksForTwoHalves) { range in
             let cipher = ChaChaPoly()
-            return (0..<chunks).allSatisfy { body(cipher, $0, input, output) }
-        }
-        let middle = chunks / 2
-        var passed = [false, false]
-        passed.withUnsafeMutableBufferPointer { passed in
-            let shared = Halves(input: input, output: output, passed: passed)
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
-                let cipher = ChaChaPoly()
-                let range = half == 0 ? 0..<middle : middle..<chunks
-                shared.passed[half] = range.allSatisfy {
-                    body(cipher, $0, shared.input, shared.output)
-                }
-            }
-        }
-        return passed[0] && passed[1]
+            return range.allSatisfy { body(cipher, $0, buffers.input, buffers.output) }
+        }.allSatisfy { $0 }
     }
 
-    /// What the two halves of `inHalves` share: both read the input; each writes only its
-    /// own chunks' bytes of the output and its own element of `passed`, and concurrentPerform
-    /// returns only once both are done. Hence sound to hand across threads.
-    private struct Halves: @unchecked Sendable {
+    /// The buffers both halves of `inHalves` use: both read the input, each writes only its
+    /// own chunks' bytes of the output, and `Parallel.inHalves` returns only once both are
+    /// done. Hence sound to hand across threads.
+    private struct Buffers: @unchecked Sendable {
         let input: UnsafeRawBufferPointer
         let output: UnsafeMutableRawBufferPointer
-        let passed: UnsafeMutableBufferPointer<Bool>
     }
 
     /// STREAM decryption of the chunks after the payload's nonce, one after the other: a
     /// chunk shorter than a full one must be final; a full one is tried as not final, then as
     /// final. After the final chunk nothing may follow; it may be empty only as the only
-    /// chunk. Any failure wipes all of `plaintext`.
-    private static func openInOrder(
-        _ sealed: ArraySlice<UInt8>, key: Secret, into plaintext: inout [UInt8]
-    ) throws(EnvelopeError) -> [UInt8] {
+    /// chunk. Any failure wipes what was decrypted so far.
+    private static func openInOrder(_ sealed: ArraySlice<UInt8>, key: Secret)
+        throws(EnvelopeError) -> [UInt8]
+    {
         let full = chunkSize + ChaChaPoly.tagSize
+        // Room for the worst case (a malformed file may not add up); trimmed to what is read.
+        var plaintext = [UInt8](repeating: 0, count: sealed.count)
         var written = 0
         let cipher = ChaChaPoly()
         let failure: EnvelopeError? = sealed.withUnsafeBytes { input in

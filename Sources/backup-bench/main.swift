@@ -4,6 +4,7 @@ import CMalloc
 import Envelope
 import Foundation
 import LocalFiles
+import Parallel
 
 // `backup-bench`: the timed half of `make bench`. Each subcommand does one job on files
 // and prints one JSON line on stdout; Tests/Bench/bench.py runs them on the same files, takes

@@ -1,3 +1,5 @@
+import Parallel
+
 /// The sync (FORMAT.md §5.1): newest edit wins per challenge and per day log, dated tombstones keep
 /// deletes until a later edit, guards filter the incoming side first.
 ///

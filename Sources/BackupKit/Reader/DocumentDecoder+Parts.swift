@@ -1,4 +1,5 @@
 import Foundation
+import Parallel
 
 /// Decoding of the document's parts, for every schema version. Each function starts at the
 /// part's value and returns nil when the part is broken (its problems already reported).

@@ -1,3 +1,5 @@
+import Parallel
+
 /// The value and relation rules of FORMAT.md §1.2 and §2.4 on an already-typed schema-4 document.
 ///
 /// The reader checks what the typed model cannot even hold (types, formats, unknown and

@@ -1,3 +1,5 @@
+import Parallel
+
 /// Writes schema 4, deterministically (FORMAT.md §4.2 canonical bytes); schema 3 on request for
 /// an app that cannot read 4 yet (the bytes differ only in the version number).
 ///

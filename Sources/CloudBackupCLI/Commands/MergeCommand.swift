@@ -1,6 +1,7 @@
 import BackupKit
 import Digests
 import LocalFiles
+import Parallel
 
 /// `cloudbackup merge LOCAL INCOMING -o OUT`: the sync of FORMAT.md §5.1 on two local files.
 struct MergeCommand: Command {

@@ -28,7 +28,7 @@ public func concurrently<First, Second: Sendable>(
 /// `body` on the two halves of `range` at once, or on the whole of it when it is shorter
 /// than `minimum`; the results in the order of their ranges. For passes over the day logs
 /// whose results only need to be put one after the other (issues, notes).
-func inHalves<Result: Sendable>(
+public func inHalves<Result: Sendable>(
     _ range: Range<Int>, minimum: Int, _ body: @escaping @Sendable (Range<Int>) -> Result
 ) -> [Result] {
     guard range.count >= max(minimum, 2) else { return [body(range)] }
@@ -106,8 +106,9 @@ func startThread(
 /// cores, it ran within 0.1 ms. Once running it may use every core its creator may, so a busy
 /// core does not hold it back, and `taskset` or cgroup limits still hold.
 ///
-/// These and pthreads are the only calls below Foundation in BackupKit (whose rule is
-/// Foundation only, no C): Foundation's `Thread` cannot be started with a core set. The
+/// These and pthreads are the only calls below Foundation in this module (BackupKit's rule,
+/// Foundation only and no C, holds here too): Foundation's `Thread` cannot be started with a
+/// core set. The
 /// affinity calls are GNU extensions that Swift's Glibc module does not import, so they are
 /// looked up by name once; where one is missing (another C library) threads start unpinned.
 enum OtherCore {

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import BackupKit
+@testable import Parallel
 
 @Suite struct ConcurrentlyTests {
     @Test func returnsEachJobsResultInItsPlace() {
