@@ -128,13 +128,17 @@ FUZZ_SECONDS ?= 300
 FUZZ := .build/fuzz
 FUZZ_FLAGS := -sanitize=fuzzer,address -parse-as-library -O -g
 FUZZ_KIT := $(shell find Sources/BackupKit -name '*.swift')
-$(FUZZ)/backupkit-fuzz: $(FUZZ_KIT) Tests/Fuzz/BackupKitFuzz.swift
+FUZZ_PARALLEL := $(shell find Sources/Parallel -name '*.swift')
+$(FUZZ)/backupkit-fuzz: $(FUZZ_KIT) $(FUZZ_PARALLEL) Tests/Fuzz/BackupKitFuzz.swift
 	mkdir -p $(FUZZ)
-	swiftc $(FUZZ_FLAGS) -module-name BackupKit -emit-module \
+	swiftc $(FUZZ_FLAGS) -module-name Parallel -emit-module \
+		-emit-module-path $(FUZZ)/Parallel.swiftmodule -emit-library -static \
+		-o $(FUZZ)/libParallel.a $(FUZZ_PARALLEL)
+	swiftc $(FUZZ_FLAGS) -I $(FUZZ) -module-name BackupKit -emit-module \
 		-emit-module-path $(FUZZ)/BackupKit.swiftmodule -emit-library -static \
 		-o $(FUZZ)/libBackupKit.a $(FUZZ_KIT)
 	swiftc $(FUZZ_FLAGS) -I $(FUZZ) Tests/Fuzz/BackupKitFuzz.swift $(FUZZ)/libBackupKit.a \
-		-o $(FUZZ)/backupkit-fuzz
+		$(FUZZ)/libParallel.a -o $(FUZZ)/backupkit-fuzz
 
 fuzz: $(FUZZ)/backupkit-fuzz
 	mkdir -p $(FUZZ)/corpus
