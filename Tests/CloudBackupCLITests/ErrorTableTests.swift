@@ -192,11 +192,12 @@ import Testing
             (.syntax(line: 1, column: 2, message: "m"), 3, nil),
             (.notABackup("m"), 3, nil),
             (.newerSchema(9), 7, "update cloudbackup"),
-            (.invalid([]), 3, nil),
+            (.invalid([ValidationIssue(pointer: "/title", message: "must be a string")]), 3, nil),
         ]
         for (error, code, fix) in refusals {
             let described = BackupFile.describe(error, file: "state.json")
             #expect(described.exitCode.rawValue == code, "\(error)")
+            #expect(!described.lines.isEmpty, "\(error)")
             #expect(described.lines.allSatisfy { $0.hasPrefix("state.json") }, "\(error)")
             if let fix { #expect(described.lines.joined().contains(fix), "\(error)") }
         }
