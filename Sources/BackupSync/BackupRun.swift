@@ -1,5 +1,6 @@
 import BackupKit
 import Digests
+import Foundation
 import GoogleDrive
 
 /// Merge-before-upload against the app folder, as a pure state machine: it never touches the
@@ -23,11 +24,19 @@ import GoogleDrive
 /// 5. Verify: list the revisions and check that the revision before ours is our base
 ///    (`RevisionCheck`). Revisions between them are writes our upload replaced, because
 ///    Google's `If-Match` was not checked as we hoped: download each (pinning it first if Drive
-///    serves only pinned revisions), merge them into what we uploaded, and go round again from
-///    the download with a fresh `If-Match`. A revision after ours (a device that wrote over it)
+///    serves only pinned revisions: a read pin), merge them into what we uploaded, and go round
+///    again from the download with a fresh `If-Match`. A revision after ours (a device that wrote over it)
 ///    also means another round, so our items never rest on that device's own check. Nothing
-///    between and ours the head: clear the pending record; keep aside copies whose items were
-///    held back, delete the other files of our name; done.
+///    between and ours the head: release the read pins (delete those revisions: their items
+///    are in the checked head; never one the retention policy names, nor the head), clear the
+///    pending record; keep aside copies whose items were held back, delete the other files of
+///    our name; done.
+/// Read pins are recorded with the pending check, so a run cut short leaves its pins to the
+/// run that finishes the check. When Drive refuses a read pin (its cap of pins per file, which
+/// `RetentionPolicy` never lets its own pins reach), one pin the policy does not name, older
+/// than the base of the check, is freed and the pin asked again; when the revision still
+/// cannot be read, the run fails with `.unmerged`, naming what is missing from Drive, and its
+/// record makes the next run merge it.
 /// A previous run's pending verification is finished first, right after the listing: every
 /// revision after its base but the head and its own upload is merged into this run's upload,
 /// whether that upload landed or not. The rounds are bounded (`maxRounds`): a device
@@ -74,8 +83,15 @@ public struct BackupRun<Document> {
         case update(DriveFile, bytes: [UInt8], ifMatch: String)
         /// `.revisions`, every page, oldest first.
         case listRevisions(fileID: String)
-        /// One revision's bytes; `.revisionBytes`, or `.gone` when Drive no longer serves it.
+        /// One revision's bytes; `.revisionBytes`, `.restricted` when Drive serves the bytes of
+        /// pinned revisions only, or `.gone` when Drive no longer serves it.
         case downloadRevision(fileID: String, DriveRevision)
+        /// Pin a revision (`keepForever`) so that Drive serves its bytes; `.done`, or
+        /// `.pinRefused` when Drive will not pin it (its cap of pins per file).
+        case pin(fileID: String, revision: String)
+        /// Delete these revisions, whose pins are no longer needed (a pin cannot be taken off
+        /// any other way); one that fails costs only its pin; `.done`.
+        case release(fileID: String, revisions: [String])
         /// Copy the snapshot, as `bytes`, to a new app-folder file of this name, then tell the
         /// user why (`SyncNotice.keptAside`); `.keptAside`.
         case keepAside(DriveSnapshot, bytes: [UInt8], name: String, reason: SideFileReason)
@@ -103,6 +119,10 @@ public struct BackupRun<Document> {
         case changedSinceRead
         case revisions([DriveRevision])
         case revisionBytes([UInt8])
+        /// Drive serves only pinned revisions' bytes, and this one is not pinned.
+        case restricted
+        /// Drive refused to pin a revision.
+        case pinRefused(DriveError)
         case keptAside(DriveFile)
         case done
     }
@@ -113,7 +133,14 @@ public struct BackupRun<Document> {
         /// Finishing a previous run's check: its revision listing.
         case checkingPending(PendingVerification)
         /// Downloading the revisions a check found between a base and an upload.
-        case fetchingOthers([DriveRevision], fileID: String, then: AfterOthers)
+        case fetchingOthers(Reading)
+        /// Adding a read pin to the record on disk, then pinning, then freeing a pin when
+        /// Drive refused one.
+        case recordingPin(Reading)
+        case pinning(Reading)
+        case freeing(Reading)
+        /// Deleting the read pins whose items are in the checked head.
+        case releasing
         case readingCopies([DriveFile])
         case readingTarget
         case taggingKept(KeptCopy)
@@ -137,6 +164,16 @@ public struct BackupRun<Document> {
         case resume
         /// This run's own upload: a new round.
         case newRound
+    }
+
+    /// The revisions a check still has to read (the first is the one in hand), of which file,
+    /// and what comes after them.
+    private struct Reading {
+        var others: [DriveRevision]
+        var fileID: String
+        var then: AfterOthers
+        /// A pin was freed for the first revision already: a second refusal is final.
+        var freed = false
     }
 
     /// What the next upload sends, and the revision it starts from.
@@ -182,6 +219,11 @@ public struct BackupRun<Document> {
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
     public var maxBytes = Int.max
+    /// The profile's retention policy: a read pin it names stays (it is one of its pins), and
+    /// a pin it names is never freed. nil: it names none.
+    public var retention: RetentionPolicy?
+    /// The user's zone, for the days the policy names.
+    public var timeZone = TimeZone.current
 
     private var phase = Phase.ready
     private var now: Timestamp?
@@ -210,6 +252,18 @@ public struct BackupRun<Document> {
     private var owed: [Document] = []
     /// Revision ids merged or written this run: a later check does not count them again.
     private var known: Set<String> = []
+    /// Other writers' revisions whose items this run merged.
+    private var merged: Set<String> = []
+    /// Revisions pinned only to be read, by this run or a cut-short one whose check it finishes:
+    /// released once their items are in a checked head.
+    private var readPins: Set<String>
+    /// The pending record on disk as last saved (this run's or a previous run's), which a read
+    /// pin is added to.
+    private var onDisk: PendingVerification?
+    /// The latest revision listing: which pins the policy names, which one may be freed.
+    private var lastRevisions: [DriveRevision] = []
+    /// The read pins released at the end of the run.
+    private var released: Set<String> = []
     private var base = Base()
     /// The document of the upload under way, its bytes, and the bytes sent (sealed).
     private var sending: (document: Document, plain: [UInt8], bytes: [UInt8])?
@@ -238,6 +292,8 @@ public struct BackupRun<Document> {
         self.kept = kept
         self.previous = pending
         self.pendingOnDisk = pending != nil
+        self.onDisk = pending
+        self.readPins = Set(pending?.readPins ?? [])
     }
 
     public mutating func start() -> Action {
@@ -254,9 +310,17 @@ public struct BackupRun<Document> {
     /// A Drive operation failed for good (retries spent). Once an upload of ours landed, the
     /// check is left undone: the pending record on disk says what the next run finishes.
     public mutating func failed(_ error: DriveError) -> Action {
-        phase = .finished
-        if landed, let pending { return .fail(.unverified(error, pending)) }
-        return .fail(.drive(error))
+        defer { phase = .finished }
+        switch phase {
+        case .fetchingOthers(let reading), .recordingPin(let reading), .pinning(let reading),
+            .freeing(let reading):
+            // A check that cannot read what it must merge: the truth is that those items are
+            // missing from Drive now; the record on disk makes the next run merge them.
+            return .fail(.unmerged(error, revisions: reading.others))
+        default:
+            if landed, let pending { return .fail(.unverified(error, pending)) }
+            return .fail(.drive(error))
+        }
     }
 
     public mutating func handle(_ event: Event) -> Action {
@@ -267,37 +331,74 @@ public struct BackupRun<Document> {
 
         case (.checkingPending(let record), .revisions(let revisions)):
             previous = nil
+            lastRevisions = revisions
             // Whether or not its upload landed, what came after its base may be owed.
             let others = RevisionCheck.since(
                 revisions, base: record.baseRevisionId, uploadedMd5: record.uploadedMd5)
             if !others.isEmpty { unprovedBase = .some(record.baseRevisionId) }
             return fetch(others, fileID: record.fileId, then: .resume)
 
-        case (.fetchingOthers(var others, let fileID, let then), .revisionBytes(let bytes)):
-            let revision = others.removeFirst()
+        case (.fetchingOthers(var reading), .revisionBytes(let bytes)):
+            let revision = reading.others.removeFirst()
+            reading.freed = false
             known.insert(revision.id)
             let plain: [UInt8]
             do {
                 plain = try codec.opened(
-                    bytes, of: file(withID: fileID), revision: revision.id, replacing: true)
+                    bytes, of: file(withID: reading.fileID), revision: revision.id,
+                    replacing: true)
             } catch {
                 return fail(error)
             }
             do {
                 owed.append(try codec.decode(plain))
+                merged.insert(revision.id)
             } catch {
                 // A newer schema's write is never merged down into ours: refused, as a file.
                 if codec.isRefusal(error), let target { return fail(.refused(target, error)) }
-                phase = .fetchingOthers(others, fileID: fileID, then: then)
-                return .notify(.unreadableRevision(fileID: fileID, revision: revision.id))
+                phase = .fetchingOthers(reading)
+                return .notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
             }
-            return fetch(others, fileID: fileID, then: then)
-        case (.fetchingOthers(var others, let fileID, let then), .gone):
-            let revision = others.removeFirst()
-            phase = .fetchingOthers(others, fileID: fileID, then: then)
-            return .notify(.unreadableRevision(fileID: fileID, revision: revision.id))
-        case (.fetchingOthers(let others, let fileID, let then), .done):
-            return fetch(others, fileID: fileID, then: then)
+            return fetch(reading)
+        case (.fetchingOthers(var reading), .gone):
+            let revision = reading.others.removeFirst()
+            reading.freed = false
+            phase = .fetchingOthers(reading)
+            return .notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+        case (.fetchingOthers(let reading), .done):
+            return fetch(reading)
+        case (.fetchingOthers(var reading), .restricted):
+            let revision = reading.others[0]
+            guard revision.keepForever != true else {
+                // Pinned, and still not served: Drive will not give it.
+                reading.others.removeFirst()
+                phase = .fetchingOthers(reading)
+                return .notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+            }
+            readPins.insert(revision.id)
+            // On disk before the pin: a run cut short after it leaves the pin to be released.
+            guard var record = pending ?? onDisk else { return pin(reading) }
+            record.readPins = readPins.sorted()
+            onDisk = record
+            phase = .recordingPin(reading)
+            return .record(record)
+        case (.recordingPin(let reading), .done):
+            return pin(reading)
+        case (.pinning(var reading), .done):
+            reading.others[0].keepForever = true
+            phase = .fetchingOthers(reading)
+            return .downloadRevision(fileID: reading.fileID, reading.others[0])
+        case (.pinning(var reading), .pinRefused(let error)):
+            guard !reading.freed, let spare = spare(reading) else {
+                return fail(.unmerged(error, revisions: reading.others))
+            }
+            reading.freed = true
+            phase = .freeing(reading)
+            return .release(fileID: reading.fileID, revisions: [spare])
+        case (.freeing(let reading), .done):
+            return pin(reading)
+        case (.releasing, .done):
+            return finishChecks()
 
         case (.readingCopies(var files), .downloaded(let snapshot)):
             duplicates.append(files.removeFirst())
@@ -489,8 +590,12 @@ public struct BackupRun<Document> {
     private mutating func fetch(_ others: [DriveRevision], fileID: String, then: AfterOthers)
         -> Action
     {
-        guard let revision = others.first else {
-            switch then {
+        fetch(Reading(others: others, fileID: fileID, then: then))
+    }
+
+    private mutating func fetch(_ reading: Reading) -> Action {
+        guard let revision = reading.others.first else {
+            switch reading.then {
             case .resume: return proceed()
             case .newRound:
                 // No wait: what the others wrote is merged already, the next round folds it in.
@@ -499,8 +604,31 @@ public struct BackupRun<Document> {
                 return download()
             }
         }
-        phase = .fetchingOthers(others, fileID: fileID, then: then)
-        return .downloadRevision(fileID: fileID, revision)
+        phase = .fetchingOthers(reading)
+        return .downloadRevision(fileID: reading.fileID, revision)
+    }
+
+    private mutating func pin(_ reading: Reading) -> Action {
+        phase = .pinning(reading)
+        return .pin(fileID: reading.fileID, revision: reading.others[0].id)
+    }
+
+    /// A pin to free when Drive's cap refused a read pin: the oldest pinned revision that the
+    /// policy does not name and this check has not yet to read, before the oldest base this
+    /// run has not proved. Its items reached that base (each later writer merged what it
+    /// replaced, or its check did), so deleting it loses no item, only a point in the history
+    /// the policy does not keep. nil when there is none.
+    private func spare(_ reading: Reading) -> String? {
+        let base: String? =
+            if let unprovedBase { unprovedBase } else { (pending ?? onDisk)?.baseRevisionId }
+        guard let base, let end = lastRevisions.firstIndex(where: { $0.id == base }) else {
+            return nil
+        }
+        let named = retention?.names(lastRevisions, timeZone: timeZone) ?? []
+        let waiting = Set(reading.others.map(\.id))
+        return lastRevisions[..<end].first {
+            $0.keepForever == true && !named.contains($0.id) && !waiting.contains($0.id)
+        }?.id
     }
 
     /// Folds everything this run owes into the base, then uploads when that changed it.
@@ -564,8 +692,9 @@ public struct BackupRun<Document> {
         }
         let record = PendingVerification(
             fileId: target.id, baseRevisionId: unprovedBase ?? base.revision,
-            uploadedMd5: Digest.hex(Digest.md5(sending.bytes)))
+            uploadedMd5: Digest.hex(Digest.md5(sending.bytes)), readPins: readPins.sorted())
         pending = record
+        onDisk = record
         pendingOnDisk = true
         phase = .recordingPending
         return .record(record)
@@ -584,6 +713,7 @@ public struct BackupRun<Document> {
         guard let sending, let pending else {
             return fail(.protocolViolation("a check with no upload"))
         }
+        lastRevisions = revisions
         let check = RevisionCheck.of(
             revisions, base: base.revision, uploadedMd5: pending.uploadedMd5,
             uploadedRevisionId: answered?.headRevisionId, known: known)
@@ -618,13 +748,34 @@ public struct BackupRun<Document> {
         return fetch(others, fileID: pending.fileId, then: .newRound)
     }
 
-    /// No check is left: clear the record, then keep aside and delete the duplicates.
+    /// No check is left: release the read pins, clear the record, then keep aside and delete
+    /// the duplicates.
     private mutating func finishChecks() -> Action {
+        if let release = releasable() {
+            readPins = []
+            if case .release(_, let ids) = release { released = Set(ids) }
+            phase = .releasing
+            return release
+        }
         pending = nil
         guard pendingOnDisk else { return keepAside(holdingBack) }
         pendingOnDisk = false
+        onDisk = nil
         phase = .clearing
         return .record(nil)
+    }
+
+    /// The read pins whose items are in the head now (merged this run, and the run's checks
+    /// are done): every one but the head itself and those the policy names, which it keeps.
+    private func releasable() -> Action? {
+        guard let fileID = target?.id ?? onDisk?.fileId else { return nil }
+        let heads = Set(
+            [lastRevisions.last?.id, head?.file.headRevisionId, target?.headRevisionId]
+                .compactMap { $0 })
+        let named = retention?.names(lastRevisions, timeZone: timeZone) ?? []
+        let ids = readPins.intersection(merged).subtracting(heads).subtracting(named)
+        guard !ids.isEmpty else { return nil }
+        return .release(fileID: fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
     }
 
     private mutating func keepAside(_ snapshots: [DriveSnapshot]) -> Action {
@@ -685,7 +836,8 @@ public struct BackupRun<Document> {
         outcome.sideFiles = sideFiles
         outcome.fromKeptCopy = fromKeptCopy
         outcome.mergedRevisions = owed.count
-        outcome.revisions = checkedRevisions
+        outcome.revisions = checkedRevisions?.filter { !released.contains($0.id) }
+        outcome.releasedPins = released.count
         return .finish(outcome)
     }
 
@@ -769,6 +921,10 @@ public struct BackupOutcome<Document> {
     public var fromKeptCopy = false
     /// Other devices' revisions found between a base and an upload, and merged.
     public var mergedRevisions = 0
-    /// The file's revisions as the check of this run's last upload listed them (ours last).
+    /// The file's revisions as the check of this run's last upload listed them (ours last),
+    /// less the read pins released.
     public var revisions: [DriveRevision]?
+    /// Read pins released: revisions pinned to be read, deleted once their items were in the
+    /// checked head.
+    public var releasedPins = 0
 }

@@ -86,9 +86,37 @@ public struct SyncDriver {
             }
         case .listRevisions(let id): return .revisions(try drive.revisions(of: id))
         case .downloadRevision(let id, let revision):
-            return try orGone { () throws(DriveError) in
-                .revisionBytes(try readPinningIfNeeded(id: id, revision: revision))
+            do {
+                return .revisionBytes(try drive.read(id: id, revision: revision))
+            } catch {
+                // Google's guide can be read as serving only pinned (`keepForever`) revisions of
+                // a binary file: a 403 on one not pinned asks for a pin (the machine's to make).
+                if case .rejected(_, let google) = error, google.status == 403,
+                    !google.isMissingScope, revision.keepForever != true
+                {
+                    return .restricted
+                }
+                if Self.isGone(error) { return .gone }
+                throw error
             }
+        case .pin(let id, let revision):
+            do {
+                try drive.pin(id: id, revision: revision)
+                return .done
+            } catch {
+                // Google documents "up to 200" pins a file, not its answer past them: any
+                // refusal of the pin itself (400, 403 but a missing scope) is read as that cap.
+                if case .rejected(_, let google) = error, [400, 403].contains(google.status),
+                    !google.isMissingScope
+                {
+                    return .pinRefused(error)
+                }
+                throw error
+            }
+        case .release(let id, let revisions):
+            // A release that fails costs only its pin: the policy releases it after 30 days.
+            for revision in revisions { try? drive.delete(id: id, revision: revision) }
+            return .done
         case .keepAside(let snapshot, let bytes, let sideName, let reason):
             let side = try drive.create(name: sideName, id: try drive.generateID(), bytes: bytes)
             notify(.keptAside(copyID: snapshot.file.id, side: side, reason: reason))
@@ -170,40 +198,23 @@ public struct SyncDriver {
         return (plan, failures)
     }
 
-    /// A revision's bytes. Google's guide can be read as serving only pinned (`keepForever`)
-    /// revisions of a binary file; when Drive refuses one (403), it is pinned and asked again,
-    /// so the check works under either reading. The pin stays (Drive cannot unpin); the
-    /// profile's retention policy releases it once it is older than Drive keeps any revision.
-    private func readPinningIfNeeded(id: String, revision: DriveRevision) throws(DriveError)
-        -> [UInt8]
-    {
-        do {
-            return try drive.read(id: id, revision: revision)
-        } catch {
-            guard case .rejected(_, let google) = error, google.status == 403,
-                revision.keepForever != true
-            else { throw error }
-            try drive.pin(id: id, revision: revision.id)
-            return try drive.read(id: id, revision: revision)
-        }
-    }
-
-    /// The event, or nil when the file or revision is no longer there (404; a revision Drive
-    /// will not serve any more also answers 403 or 410).
+    /// The event, or `.gone` when the file or revision is no longer there.
     private func orGone<Event: GoneEvent>(_ perform: () throws(DriveError) -> Event)
         throws(DriveError) -> Event
     {
         do {
             return try perform()
         } catch {
-            if case .rejected(_, let google) = error,
-                [404, 410].contains(google.status)
-                    || google.reason == "download_restricted_for_revision"
-            {
-                return .gone
-            }
+            if Self.isGone(error) { return .gone }
             throw error
         }
+    }
+
+    /// A 404; a revision Drive will not serve any more also answers 403 or 410.
+    private static func isGone(_ error: DriveError) -> Bool {
+        guard case .rejected(_, let google) = error else { return false }
+        return [404, 410].contains(google.status)
+            || google.reason == "download_restricted_for_revision"
     }
 }
 

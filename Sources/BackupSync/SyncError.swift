@@ -9,6 +9,11 @@ public enum SyncError: Error {
     /// finished (`error`); `pending` is recorded in the profile, and the next run of the
     /// profile finishes it first.
     case unverified(DriveError, PendingVerification)
+    /// A check found other writers' `revisions` (oldest first) that an upload replaced, and
+    /// could not read them (`error`: Drive refused to pin one, or its download failed past the
+    /// retries): what only they hold is missing from the backup on Drive now. They stay in
+    /// Drive's history and in the profile's pending record, so the next run merges them.
+    case unmerged(DriveError, revisions: [DriveRevision])
     /// Another device wrote in every one of `rounds` rounds; every revision stays in the
     /// history, so nothing was lost, and the next run merges again.
     case keepsChanging(rounds: Int)

@@ -37,9 +37,10 @@ extension DriveSession {
     /// found missing), before `restore` or `status` reads the backup.
     func settle(warn: @escaping (String) -> Void) throws {
         guard let pending = pendingVerification else { return }
-        let machine = BackupRun(
+        var machine = BackupRun(
             name: profile.fileName, codec: codec(allowStale: false, warn: warn).codec, local: nil,
             pending: pending)
+        machine.retention = profile.retention
         _ = try driver(
             restoreCommand: Self.restoreCommand(into: "STATE", profile: profile.name), warn: warn
         ).run(machine)

@@ -184,12 +184,25 @@ extension CloudBackup {
         switch error {
         case .drive(let error):
             return describe(error)
+        // Both after an upload: never the "as it was" of a Drive failure's advice.
         case .unverified(let error, _):
             return CLIError(
-                describe(error).lines.joined(separator: "; ")
-                    + "; the upload went through but could not be checked against Drive's revision "
-                    + "history: the next backup, restore or status --remote of this profile checks it first",
-                .remote)
+                "\(error.description); the upload went through but could not be checked against "
+                    + "Drive's revision history, so what another device wrote meanwhile may be "
+                    + "missing from the backup on Drive: the next backup, restore or status --remote "
+                    + "of this profile checks it first and puts it back",
+                describe(error).failure)
+        case .unmerged(let error, let revisions):
+            let names = revisions.map { revision in
+                revision.id + (revision.modifiedTime.map { " (written \($0))" } ?? "")
+            }
+            return CLIError(
+                "\(error.description); the upload went through, but another device's backup it "
+                    + "replaced (revision \(names.joined(separator: ", "))) could not be read, so "
+                    + "what only that held is missing from the backup on Drive now; Drive keeps "
+                    + "the revision, and the next backup, restore or status --remote of this "
+                    + "profile merges it back",
+                describe(error).failure)
         case .keepsChanging(let rounds):
             return CLIError(
                 "the backup on Drive kept changing while we merged (\(rounds) attempts); another "

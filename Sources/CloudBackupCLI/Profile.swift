@@ -49,6 +49,10 @@ struct Profile: Sendable {
     /// profile is loaded.
     static func steadyStatePath(in folder: String) -> String { folder + "/steady-state.json" }
 
+    /// For tests against an emulator whose cap of pins per file is lower than Google's 200: the
+    /// cap the retention policy keeps its reserve under (see `RetentionPolicy.pinLimit`).
+    static let pinLimitVariable = "CLOUDBACKUP_PIN_LIMIT"
+
     /// Environment variable → config.json key → default, for every setting.
     static let settings: [(variable: String, key: String, fallback: String?)] = [
         ("CLOUDBACKUP_CLIENT_ID", "clientId", nil),
@@ -189,6 +193,15 @@ struct Profile: Sendable {
             throw CLIError(
                 "\(Self.encryptSetting.variable) must be 1 (encrypt) or 0 (do not), not '\(other)'",
                 .environment)
+        }
+        if var policy = retention, let text = environment[Self.pinLimitVariable], !text.isEmpty {
+            guard let limit = Int(text), (1...RetentionPolicy.maxPins).contains(limit) else {
+                throw CLIError(
+                    "\(Self.pinLimitVariable) must be a whole number from 1 to \(RetentionPolicy.maxPins), not '\(text)'",
+                    .environment)
+            }
+            policy.pinLimit = limit
+            retention = policy
         }
         let profile = Profile(
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),

@@ -31,7 +31,7 @@ func lines(_ items: String...) -> Lines { Lines(items: Set(items)) }
 
 func md5(_ text: String) -> String { Digest.hex(Digest.md5(Array(text.utf8))) }
 
-private func listing(_ ids: String...) -> ScriptedTransport.Step {
+func listing(_ ids: String...) -> ScriptedTransport.Step {
     let files = ids.enumerated().map { index, id in
         #"{"id":"\#(id)","name":"habit-backup.json","createdTime":"2026-01-0\#(index + 1)T00:00:00.000Z"}"#
     }
@@ -40,7 +40,7 @@ private func listing(_ ids: String...) -> ScriptedTransport.Step {
 
 /// The two answers of `DriveClient.read`: v2 metadata with the etag and head revision, then
 /// the bytes.
-private func remote(_ id: String, etag: String, revision: String = "r1", _ text: String)
+func remote(_ id: String, etag: String, revision: String = "r1", _ text: String)
     -> [ScriptedTransport.Step]
 {
     [
@@ -53,7 +53,7 @@ private func remote(_ id: String, etag: String, revision: String = "r1", _ text:
 }
 
 /// The answer to an upload of `text`, which became revision `revision`.
-private func updated(_ text: String, revision: String = "r2", etag: String = "e9")
+func updated(_ text: String, revision: String = "r2", etag: String = "e9")
     -> ScriptedTransport.Step
 {
     answer(
@@ -73,14 +73,16 @@ final class Recorded: @unchecked Sendable {
     var records: [PendingVerification?] = []
 }
 
-private func run(
+func run(
     _ transport: ScriptedTransport, _ local: Lines?, kept: KeptCopy? = nil,
     pending: PendingVerification? = nil, maxRounds: Int = 8, recorded: Recorded = Recorded(),
-    codec: SyncCodec<Lines> = lineCodec
+    codec: SyncCodec<Lines> = lineCodec, retention: RetentionPolicy? = nil
 ) throws(SyncError) -> BackupOutcome<Lines> {
     var machine = BackupRun(
         name: "habit-backup.json", codec: codec, local: local, kept: kept, pending: pending)
     machine.maxRounds = maxRounds
+    machine.retention = retention
+    machine.timeZone = .gmt
     var driver = SyncDriver(
         drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 1_764_504_000_000) })
     driver.record = { recorded.records.append($0) }
@@ -88,7 +90,7 @@ private func run(
     return try driver.run(machine)
 }
 
-private func body(_ request: HTTPRequest) -> String {
+func body(_ request: HTTPRequest) -> String {
     String(decoding: request.body, as: UTF8.self)
 }
 

@@ -93,8 +93,9 @@ func aPolicyPinsTheFirstUploadOfEachPeriod(_ test: PlanCase) throws {
     #expect(plan.release == test.release)
 }
 
-@Test func pinsNeverPassDrivesLimit() {
-    // 250 days, one upload each, a policy naming every one of them: 200 at most, the newest.
+@Test func pinsNeverPassDrivesLimitLessTheEnginesReserve() {
+    // 250 days, one upload each, a policy naming every one of them: 180 at most, the newest,
+    // so the last 20 of Drive's 200 stay for the reads a revision check pins.
     let start: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
     let revisions = (0..<250).map { day in
         revision(
@@ -105,8 +106,16 @@ func aPolicyPinsTheFirstUploadOfEachPeriod(_ test: PlanCase) throws {
     let plan = policy.plan(
         revisions, now: Timestamp(millisecondsSince1970: start + 250 * 86_400_000),
         timeZone: .gmt)
-    #expect(plan.pin.count == RetentionPolicy.maxPins)
-    #expect(plan.pin.last == "r249" && plan.pin.first == "r50")
+    #expect(policy.reservedPins == 20)
+    #expect(plan.pin.count == RetentionPolicy.maxPins - 20)
+    #expect(plan.pin.last == "r249" && plan.pin.first == "r70")
+    // A lower cap (an emulator's) keeps its reserve too.
+    var small = policy
+    small.pinLimit = 12
+    let capped = small.plan(
+        revisions, now: Timestamp(millisecondsSince1970: start + 250 * 86_400_000),
+        timeZone: .gmt)
+    #expect(capped.pin == (240..<250).map { "r\($0)" })
 }
 
 /// Tokens minted by the emulator on demand: its clock moves a year, past any token's life.

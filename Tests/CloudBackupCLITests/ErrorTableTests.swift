@@ -139,6 +139,12 @@ import Testing
             "sync over Drive",
             SyncError.drive(.malformedResponse(operation: .listFolder, detail: "d")), 5, "run again"
         ),
+        Row(
+            "unmerged revision",
+            SyncError.unmerged(
+                refusal(400, "badRequest", .pinRevision("R2", fileID: "F1")),
+                revisions: [DriveRevision(id: "R2", modifiedTime: "2026-11-01T10:00:00.000Z")]), 5,
+            "missing from the backup on Drive now"),
         Row("keeps changing", SyncError.keepsChanging(rounds: 3), 5, "try again later"),
         Row("too large", SyncError.tooLarge(bytes: 9, limit: 8), 3, "raise --max-bytes"),
         Row(
@@ -182,6 +188,29 @@ import Testing
         #expect(!described.lines.isEmpty)
         if let fix = row.fix {
             #expect(described.lines.joined(separator: " ").contains(fix), "\(described.lines)")
+        }
+    }
+
+    /// After an upload, Drive's file is not "as it was" (the advice for a Drive failure before
+    /// any write): a check cut short or a revision it could not read says what may be or is
+    /// missing, and that the next run puts it back, with the Drive failure's own exit code.
+    @Test func aFailureAfterTheUploadNeverSaysTheBackupIsAsItWas() {
+        let refused = Self.refusal(400, "badRequest", .pinRevision("R2", fileID: "F1"))
+        let pending = PendingVerification(fileId: "F1", baseRevisionId: "R1", uploadedMd5: "m")
+        let unauthorized = DriveError.unauthorized(
+            operation: .listRevisions(fileID: "F1"), GoogleAPIError(status: 401, message: "m"))
+        for (error, code, words) in [
+            (SyncError.unverified(refused, pending), 5, "may be missing"),
+            (
+                .unmerged(refused, revisions: [DriveRevision(id: "R2")]), 5,
+                "missing from the backup on Drive now"
+            ),
+            (.unverified(unauthorized, pending), 4, "puts it back"),
+        ] as [(SyncError, Int32, String)] {
+            let line = CloudBackup.describe(error).lines.joined(separator: " ")
+            #expect(!line.contains("as it was"), "\(line)")
+            #expect(line.contains(words) && line.contains("next backup"), "\(line)")
+            #expect(CloudBackup.describe(error).exitCode.rawValue == code, "\(line)")
         }
     }
 

@@ -138,6 +138,7 @@ struct BackupCommand: Command {
             name: session.profile.fileName, codec: codec, local: local,
             kept: kept, pending: session.pendingVerification)
         machine.maxBytes = readOptions.maxBytes
+        machine.retention = session.profile.retention
         let ran = try driver.run(machine, listed: listed)
         guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
             throw CLIError(

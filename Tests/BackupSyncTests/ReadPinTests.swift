@@ -1,0 +1,176 @@
+import BackupSync
+import GoogleDrive
+import Networking
+import TestSupport
+import Testing
+
+/// Read pins: when Drive serves the bytes of pinned revisions only, a check pins another
+/// device's revision to read it. Those pins must not pile up to Drive's cap (200 a file), and a
+/// check at the cap must still read what it owes, or say truthfully what Drive lacks.
+
+/// One revision of a listing: its bytes' checksum, whether it is pinned, and when it was written.
+struct Listed {
+    var id: String
+    var text: String
+    var pinned = false
+    var time = "2026-11-01T10:00:00.000Z"
+}
+
+func revisions(_ listed: Listed...) -> ScriptedTransport.Step {
+    let items = listed.map {
+        #"{"id":"\#($0.id)","md5Checksum":"\#(md5($0.text))","keepForever":\#($0.pinned),"modifiedTime":"\#($0.time)"}"#
+    }
+    return answer(200, #"{"revisions":[\#(items.joined(separator: ","))]}"#)
+}
+
+/// Drive's answer to a revision download it serves only once the revision is pinned.
+private let restricted = googleError(403, "download_restricted_for_revision")
+/// Drive's answer to one pin too many (undocumented; the emulator's reading).
+private let capReached = googleError(400, "badRequest")
+private let pinned = answer(200, #"{"id":"r3","keepForever":true}"#)
+private let deleted = answer(204)
+
+private func requests(_ transport: ScriptedTransport, _ method: String) -> [String] {
+    transport.sent.filter { $0.method == method }.map {
+        $0.path.split(separator: "/").last.map(String.init) ?? ""
+    }
+}
+
+/// The soak's losing round, scripted: the file's pins are at Drive's cap (p1 among them, an
+/// old pin no policy names), Drive serves only pinned revisions, and our upload r4 replaced
+/// the tablet's r3. The check frees p1, pins r3, reads and merges it, uploads again, and once
+/// that upload is proved releases its read pin of r3: no pin is left behind.
+@Test func aCheckAtThePinCapFreesAnOldPinReadsTheRevisionAndReleasesItsPin() throws {
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
+            + [
+                updated("a\nb", revision: "r4"),
+                revisions(
+                    Listed(id: "p1", text: "x", pinned: true), Listed(id: "r2", text: "a"),
+                    Listed(id: "r3", text: "a\nc"), Listed(id: "r4", text: "a\nb")),
+                restricted, capReached, deleted, pinned, answer(200, bytes: Array("a\nc".utf8)),
+            ]
+            + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"),
+                revisions(
+                    Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: true),
+                    Listed(id: "r4", text: "a\nb"), Listed(id: "r5", text: "a\nb\nc")),
+                deleted,
+            ])
+    let outcome = try run(transport, lines("b"), recorded: recorded)
+    #expect(outcome.document == lines("a", "b", "c"))
+    #expect(outcome.mergedRevisions == 1 && outcome.releasedPins == 1)
+    #expect(requests(transport, "PATCH") == ["r3", "r3"])
+    // p1 freed for the pin, then r3 released once r5 holds its items.
+    #expect(requests(transport, "DELETE") == ["p1", "r3"])
+    // The pin was on disk before it was made, and the record is cleared at the end.
+    #expect(recorded.records.compactMap { $0 }.contains { $0.readPins == ["r3"] })
+    #expect(recorded.records.last == .some(nil))
+    #expect(transport.remaining == 0)
+}
+
+/// At the cap with no pin that may go (every pin is newer than the check's base): the run
+/// fails with `.unmerged`, naming the revision it could not read, and leaves its record (with
+/// the pin it tried) for the next run, which merges the revision.
+@Test func aRevisionThatCannotBePinnedFailsNamingWhatDriveLacks() throws {
+    let recorded = Recorded()
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
+            + [
+                updated("a\nb", revision: "r4"),
+                revisions(
+                    Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
+                    Listed(id: "r4", text: "a\nb")),
+                restricted, capReached,
+            ])
+    let error = #expect(throws: SyncError.self) {
+        try run(transport, lines("b"), recorded: recorded)
+    }
+    guard case .unmerged(_, let missing) = error else {
+        Issue.record("expected .unmerged, got \(String(describing: error))")
+        return
+    }
+    #expect(missing.map(\.id) == ["r3"])
+    #expect(requests(transport, "DELETE") == [])
+    let record = try #require(recorded.records.last ?? nil)
+    #expect(record.baseRevisionId == "r2" && record.readPins == ["r3"])
+
+    // The next run, once Drive has room again: r3 is read, merged, and its pin released.
+    let next = ScriptedTransport(
+        [
+            listing("F1"),
+            revisions(
+                Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
+                Listed(id: "r4", text: "a\nb")),
+            restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
+        ] + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"),
+                revisions(
+                    Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
+                    Listed(id: "r5", text: "a\nb\nc")),
+                deleted,
+            ])
+    let outcome = try run(next, lines("b"), pending: record)
+    #expect(outcome.document == lines("a", "b", "c"))
+    #expect(requests(next, "DELETE") == ["r3"])
+    #expect(next.remaining == 0)
+}
+
+/// A run cut short after pinning leaves the pin in its record; the run that finishes the check
+/// reads the revision again (pinned, so served), and releases the pin once its head is proved.
+@Test func aReadPinOfACutShortRunIsReleasedByTheRunThatFinishesItsCheck() throws {
+    let record = PendingVerification(
+        fileId: "F1", baseRevisionId: "r2", uploadedMd5: md5("a\nb"), readPins: ["r3"])
+    let transport = ScriptedTransport(
+        [
+            listing("F1"),
+            revisions(
+                Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: true),
+                Listed(id: "r4", text: "a\nb")),
+            answer(200, bytes: Array("a\nc".utf8)),
+        ] + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"),
+                revisions(
+                    Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
+                    Listed(id: "r5", text: "a\nb\nc")),
+                deleted,
+            ])
+    let outcome = try run(transport, lines("b"), pending: record)
+    #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 1)
+    #expect(requests(transport, "DELETE") == ["r3"])
+    #expect(transport.remaining == 0)
+}
+
+/// A read pin the retention policy names (the first upload of its day) is one of the policy's
+/// pins: it stays.
+@Test func aReadPinThePolicyNamesStays() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
+            + [
+                updated("a\nb", revision: "r4"),
+                revisions(
+                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+                    Listed(id: "r3", text: "a\nc", time: "2026-11-02T09:00:00.000Z"),
+                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z")),
+                restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
+            ]
+            + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"),
+                revisions(
+                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+                    Listed(
+                        id: "r3", text: "a\nc", pinned: true, time: "2026-11-02T09:00:00.000Z"),
+                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
+                    Listed(id: "r5", text: "a\nb\nc", time: "2026-11-02T09:02:00.000Z")),
+            ])
+    let outcome = try run(
+        transport, lines("b"), retention: RetentionPolicy(daily: 7, weekly: 0, monthly: 0))
+    #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 0)
+    #expect(requests(transport, "DELETE") == [])
+    #expect(transport.remaining == 0)
+}
