@@ -39,7 +39,13 @@ import GoogleDrive
 /// record makes the next run merge it.
 /// A previous run's pending verification is finished first, right after the listing: every
 /// revision after its base but the head and its own upload is merged into this run's upload,
-/// whether that upload landed or not. The rounds are bounded (`maxRounds`): a device
+/// whether that upload landed or not.
+/// A check owed by another device is finished too. A proved upload is marked on the file
+/// (`DriveFile.checkedRevision`, an app property: every revision up to it is in it). A listing
+/// whose head is not the marked revision means some device's check is still owed (its run was
+/// cut short, and it may never run again): a backup lists the revisions and merges the marked
+/// one and every later one but the head into its upload (`RevisionCheck.owed`), then marks its
+/// own once everything since the mark is proved in it. The rounds are bounded (`maxRounds`): a device
 /// that writes on every round makes us give up with `.keepsChanging`, having lost nothing,
 /// since every revision is still in the history and the next run merges again.
 ///
@@ -92,6 +98,10 @@ public struct BackupRun<Document> {
         /// Delete these revisions, whose pins are no longer needed (a pin cannot be taken off
         /// any other way); one that fails costs only its pin; `.done`.
         case release(fileID: String, revisions: [String])
+        /// Record on the file that `revision`'s check finished, while its etag is `ifMatch`;
+        /// `.marked` with the file's new metadata and etag, else (a 412, or any failure: the
+        /// next run lists the revisions once more) `.changedSinceRead`.
+        case markChecked(DriveFile, revision: String, ifMatch: String)
         /// Copy the snapshot, as `bytes`, to a new app-folder file of this name, then tell the
         /// user why (`SyncNotice.keptAside`); `.keptAside`.
         case keepAside(DriveSnapshot, bytes: [UInt8], name: String, reason: SideFileReason)
@@ -123,6 +133,8 @@ public struct BackupRun<Document> {
         case restricted
         /// Drive refused to pin a revision.
         case pinRefused(DriveError)
+        /// The file's v2 metadata, with its etag, after a mark.
+        case marked(DriveFile)
         case keptAside(DriveFile)
         case done
     }
@@ -141,6 +153,10 @@ public struct BackupRun<Document> {
         case freeing(Reading)
         /// Deleting the read pins whose items are in the checked head.
         case releasing
+        /// Listing the revisions since the file's mark, which the head is not.
+        case checkingMark(String)
+        /// Marking this run's proved upload (or the head it found complete).
+        case marking
         case readingCopies([DriveFile])
         case readingTarget
         case taggingKept(KeptCopy)
@@ -264,6 +280,13 @@ public struct BackupRun<Document> {
     private var lastRevisions: [DriveRevision] = []
     /// The read pins released at the end of the run.
     private var released: Set<String> = []
+    /// The file's mark as the run's listing showed it (`DriveFile.checkedRevision`); whether
+    /// the revisions since it were listed and merged.
+    private var mark: String?
+    private var markChecked = false
+    /// Revisions whose items are in what this run uploads: every base it read and every
+    /// other writer's revision it merged (its own uploads are in `known`).
+    private var covered: Set<String> = []
     private var base = Base()
     /// The document of the upload under way, its bytes, and the bytes sent (sealed).
     private var sending: (document: Document, plain: [UInt8], bytes: [UInt8])?
@@ -353,6 +376,7 @@ public struct BackupRun<Document> {
             do {
                 owed.append(try codec.decode(plain))
                 merged.insert(revision.id)
+                covered.insert(revision.id)
             } catch {
                 // A newer schema's write is never merged down into ours: refused, as a file.
                 if codec.isRefusal(error), let target { return fail(.refused(target, error)) }
@@ -399,6 +423,24 @@ public struct BackupRun<Document> {
             return pin(reading)
         case (.releasing, .done):
             return finishChecks()
+        case (.checkingMark(let mark), .revisions(let revisions)):
+            lastRevisions = revisions
+            guard let target else { return proceed() }
+            let others = RevisionCheck.owed(
+                revisions, checked: mark, headMd5: target.md5Checksum)
+            // A record of this run keeps the mark as its base: a run cut short owes them too.
+            if !others.isEmpty, unprovedBase == nil { unprovedBase = .some(mark) }
+            return fetch(others, fileID: target.id, then: .resume)
+        case (.marking, .marked(let file)):
+            target = file
+            if var head, head.file.id == file.id {
+                head.file = file
+                head.etag = file.etag
+                self.head = head
+            }
+            return finishChecks()
+        case (.marking, .changedSinceRead):
+            return finishChecks()
 
         case (.readingCopies(var files), .downloaded(let snapshot)):
             duplicates.append(files.removeFirst())
@@ -425,6 +467,7 @@ public struct BackupRun<Document> {
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, let plain):
                 base.document = document
+                covered.insert(snapshot.file.headRevisionId ?? "")
                 base.rewrap = codec.changesEnvelope(ofSealed: codec.isSealed(snapshot.bytes))
                 head = Head(
                     snapshot.file, etag: snapshot.etag, document: document, plain: plain,
@@ -539,6 +582,15 @@ public struct BackupRun<Document> {
             unread = []
             return owed.isEmpty ? finishChecks() : download()
         }
+        if !markChecked {
+            markChecked = true
+            mark = target.checkedRevision
+            if let mark, mark != target.headRevisionId {
+                // A check some device still owes: what the head may lack is merged first.
+                phase = .checkingMark(mark)
+                return .listRevisions(fileID: target.id)
+            }
+        }
         // A copy of a sealed backup is no base for a run that uploads plain without being told
         // to: the download then refuses to replace that backup with plain bytes.
         if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
@@ -556,6 +608,7 @@ public struct BackupRun<Document> {
             copied.sealedMd5 = kept.holdsDriveBytes ? nil : kept.md5Checksum
             head = copied
             fromKeptCopy = true
+            covered.insert(target.headRevisionId ?? "")
             return mergeAndUpload()
         }
         return readCopies(unread)
@@ -657,6 +710,12 @@ public struct BackupRun<Document> {
         if let document = base.document, duplicates.isEmpty, !base.rewrap,
             codec.encode(result) == codec.encode(document)
         {
+            // The head held everything owed since the mark already: it is marked as it is.
+            if mark != nil, mark != base.revision, let revision = base.revision,
+                let action = markIfComplete(revision, in: lastRevisions, etag: base.etag)
+            {
+                return action
+            }
             return finishChecks()
         }
         return send(codec.stamp(result, now))
@@ -740,7 +799,7 @@ public struct BackupRun<Document> {
                 onDrive: sending.bytes)
             checkedRevisions = revisions
             unprovedBase = nil
-            return finishChecks()
+            return markIfComplete(ours.id, in: revisions, etag: answered.etag) ?? finishChecks()
         }
         // Others to merge, a write after ours, or a landing learnt only from the history:
         // another round from the head, with our upload and the others folded in.
@@ -763,6 +822,30 @@ public struct BackupRun<Document> {
         onDisk = nil
         phase = .clearing
         return .record(nil)
+    }
+
+    /// Marks `revision` (the head, proved) as checked when every revision from the file's mark
+    /// up to it is in it: one this run read as a base, merged or uploaded, or holding the same
+    /// bytes as one of those.
+    /// An unmarked file (older versions never marked) counts from the first base this run
+    /// read, as far as the checks before this version proved. nil: not provable, not marked.
+    private mutating func markIfComplete(
+        _ revision: String, in revisions: [DriveRevision], etag: String?
+    ) -> Action? {
+        guard let etag, let target, let end = revisions.firstIndex(where: { $0.id == revision })
+        else { return nil }
+        let held = covered.union(known)
+        let from = mark ?? revisions.first { held.contains($0.id) }?.id
+        let start = from.flatMap { from in revisions.firstIndex { $0.id == from } } ?? 0
+        let sums = Set(
+            revisions.filter { held.contains($0.id) }.compactMap { $0.md5Checksum?.lowercased() })
+        let proved = revisions[start..<end].allSatisfy { revision in
+            held.contains(revision.id)
+                || revision.md5Checksum.map { sums.contains($0.lowercased()) } ?? false
+        }
+        guard proved else { return nil }
+        phase = .marking
+        return .markChecked(target, revision: revision, ifMatch: etag)
     }
 
     /// The read pins whose items are in the head now (merged this run, and the run's checks

@@ -60,4 +60,16 @@ public enum RevisionCheck: Equatable, Sendable {
         // The head is the file's content, read by the run anyway.
         return revisions[start...].dropLast().filter { $0.md5Checksum?.lowercased() != md5 }
     }
+
+    /// What the head may lack when the file's last finished check was that of `checked`
+    /// (`DriveFile.checkedRevision`): that revision and every later one but the head (every one
+    /// but the head when `checked` is no longer listed), less those holding the head's bytes. A
+    /// write after `checked` may have replaced it unmerged, so `checked` itself is owed too.
+    public static func owed(_ revisions: [DriveRevision], checked: String, headMd5: String?)
+        -> [DriveRevision]
+    {
+        let md5 = headMd5?.lowercased()
+        let start = revisions.firstIndex { $0.id == checked } ?? 0
+        return revisions[start...].dropLast().filter { $0.md5Checksum?.lowercased() != md5 }
+    }
 }

@@ -113,6 +113,14 @@ public struct SyncDriver {
                 }
                 throw error
             }
+        case .markChecked(let file, let revision, let etag):
+            // A mark that fails costs only a revision listing on the next run of any device.
+            if case .updated(let marked) = try? drive.markChecked(
+                id: file.id, revision: revision, ifMatch: etag)
+            {
+                return .marked(marked)
+            }
+            return .changedSinceRead
         case .release(let id, let revisions):
             // A release that fails costs only its pin: the policy releases it after 30 days.
             for revision in revisions { try? drive.delete(id: id, revision: revision) }

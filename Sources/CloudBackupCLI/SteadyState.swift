@@ -67,6 +67,8 @@ struct SteadyState: ProfileRecord, Equatable {
         guard listing.count == 1, let file = listing.first, file.id == fileId,
             file.headRevisionId == headRevisionId,
             file.md5Checksum?.lowercased() == md5Checksum,
+            // A head that is not the marked one owes a check: a full run finishes it.
+            file.checkedRevision == nil || file.checkedRevision == file.headRevisionId,
             until.map({ now.millisecondsSince1970 <= $0 }) ?? true
         else { return nil }
         return file

@@ -300,6 +300,28 @@ public struct DriveClient: Sendable {
         _ = try perform(&budget, accepting: [404]) { HTTPRequest(method: "DELETE", url: url) }
     }
 
+    /// Records on the file that `revision`'s check finished (`DriveFile.checkedRevision`), while
+    /// its etag is still `etag`: a v2 metadata patch of a private property (v3's app property),
+    /// whose answer carries the new etag, so the next upload needs no fresh read of it. It makes
+    /// no revision. 412 → `.changedSinceRead` (another write came first: its run marks).
+    public func markChecked(id: String, revision: String, ifMatch etag: String) throws(DriveError)
+        -> ConditionalUpdate
+    {
+        var budget = Budget(
+            operation: .markChecked(revision, fileID: id), policy: retry, clock: clock)
+        let url = endpoint("/drive/v2/files/\(Self.pathSegment(id))", Self.quietUpdate)
+        let property =
+            #"{"properties":[{"key":"\#(DriveFile.checkedRevisionKey)","value":"\#(revision)","visibility":"PRIVATE"}]}"#
+        let response = try perform(&budget, accepting: [412]) {
+            HTTPRequest(
+                method: "PATCH", url: url,
+                headers: [("Content-Type", "application/json"), ("If-Match", etag)],
+                body: Array(property.utf8))
+        }
+        if response.status == 412 { return .changedSinceRead }
+        return .updated(try decode(DriveFile.self, response, budget.operation))
+    }
+
     /// Deletes the file; one already gone (a retry after a lost answer) counts as deleted.
     public func delete(id: String) throws(DriveError) {
         var budget = Budget(operation: .delete(fileID: id), policy: retry, clock: clock)
@@ -533,7 +555,7 @@ public struct DriveClient: Sendable {
     // MARK: - Encoding
 
     static let fileFields =
-        "id,name,size,version,md5Checksum,createdTime,modifiedTime,headRevisionId,quotaBytesUsed"
+        "id,name,size,version,md5Checksum,createdTime,modifiedTime,headRevisionId,quotaBytesUsed,appProperties"
     /// A write changes nothing it does not have to: not the file's viewed date, which would
     /// move its metadata (and `version`) for no one's benefit.
     static let quietUpdate = [("updateViewedDate", "false")]

@@ -17,11 +17,18 @@ public struct DriveFile: Sendable, Equatable, Decodable {
     public var headRevisionId: String?
     /// Storage the file takes, its pinned revisions included.
     public var quotaBytesUsed: Int?
+    /// The last revision whose check finished (`appProperties.checkedRevision`, v2's private
+    /// property of that key): every revision up to it is in it. A revision after it that the
+    /// head lacks is a check some device still owes, which any device's backup finishes.
+    public var checkedRevision: String?
+
+    /// The app property (private to this app, on the file) that holds `checkedRevision`.
+    public static let checkedRevisionKey = "checkedRevision"
 
     public init(
         id: String, name: String, size: Int? = nil, version: Int? = nil, md5Checksum: String? = nil,
         createdTime: String? = nil, modifiedTime: String? = nil, etag: String? = nil,
-        headRevisionId: String? = nil, quotaBytesUsed: Int? = nil
+        headRevisionId: String? = nil, quotaBytesUsed: Int? = nil, checkedRevision: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -33,12 +40,20 @@ public struct DriveFile: Sendable, Equatable, Decodable {
         self.etag = etag
         self.headRevisionId = headRevisionId
         self.quotaBytesUsed = quotaBytesUsed
+        self.checkedRevision = checkedRevision
     }
 
     private enum Keys: String, CodingKey {
         case id, name, title, size, fileSize, version, md5Checksum
         case createdTime, createdDate, modifiedTime, modifiedDate, etag, headRevisionId
-        case quotaBytesUsed
+        case quotaBytesUsed, appProperties, properties
+    }
+
+    /// A v2 property: `visibility` PRIVATE is what v3 calls an app property.
+    private struct Property: Decodable {
+        var key: String
+        var value: String?
+        var visibility: String?
     }
 
     public init(from decoder: any Decoder) throws {
@@ -59,6 +74,12 @@ public struct DriveFile: Sendable, Equatable, Decodable {
         etag = try container.decodeIfPresent(String.self, forKey: .etag)
         headRevisionId = try container.decodeIfPresent(String.self, forKey: .headRevisionId)
         quotaBytesUsed = try Self.integer(container, .quotaBytesUsed)
+        checkedRevision =
+            try container.decodeIfPresent([String: String?].self, forKey: .appProperties)?[
+                Self.checkedRevisionKey] ?? nil
+            ?? container.decodeIfPresent([Property].self, forKey: .properties)?.first {
+                $0.key == Self.checkedRevisionKey && $0.visibility == "PRIVATE"
+            }?.value
     }
 
     /// An int64 field: a string in Drive's JSON, accepted as a number too.

@@ -14,6 +14,7 @@ public enum DriveOperation: Sendable, Equatable, CustomStringConvertible {
     case downloadRevision(String, fileID: String)
     case pinRevision(String, fileID: String)
     case deleteRevision(String, fileID: String)
+    case markChecked(String, fileID: String)
 
     /// The file the call names by its id; nil for calls that name none.
     public var fileID: String? {
@@ -21,7 +22,7 @@ public enum DriveOperation: Sendable, Equatable, CustomStringConvertible {
         case .listFolder, .reserveID, .create: nil
         case .readMetadata(let id), .download(let id), .readETag(let id), .upload(let id),
             .delete(let id), .listRevisions(let id), .downloadRevision(_, let id),
-            .pinRevision(_, let id), .deleteRevision(_, let id):
+            .pinRevision(_, let id), .deleteRevision(_, let id), .markChecked(_, let id):
             id
         }
     }
@@ -40,6 +41,7 @@ public enum DriveOperation: Sendable, Equatable, CustomStringConvertible {
         case .downloadRevision(let revision, let id): "download revision \(revision) of \(id)"
         case .pinRevision(let revision, let id): "pin revision \(revision) of \(id)"
         case .deleteRevision(let revision, let id): "delete revision \(revision) of \(id)"
+        case .markChecked(let revision, let id): "mark revision \(revision) of \(id) as checked"
         }
     }
 }

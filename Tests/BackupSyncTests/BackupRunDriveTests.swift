@@ -62,6 +62,17 @@ func updated(_ text: String, revision: String = "r2", etag: String = "e9")
     )
 }
 
+/// The answer to marking the file's proved revision (`DriveClient.markChecked`): v2 metadata
+/// with the new etag and the private property.
+func marked(_ revision: String, text: String, etag: String = "m1", version: Int = 9)
+    -> ScriptedTransport.Step
+{
+    answer(
+        200,
+        #"{"id":"F1","title":"habit-backup.json","etag":"\#(etag)","version":"\#(version)","headRevisionId":"\#(revision)","md5Checksum":"\#(md5(text))","properties":[{"key":"checkedRevision","value":"\#(revision)","visibility":"PRIVATE"}]}"#
+    )
+}
+
 /// A revision listing: (id, content) oldest first.
 private func history(_ revisions: (String, String)...) -> ScriptedTransport.Step {
     let items = revisions.map { #"{"id":"\#($0.0)","md5Checksum":"\#(md5($0.1))"}"# }
@@ -119,11 +130,22 @@ func body(_ request: HTTPRequest) -> String {
     let recorded = Recorded()
     let transport = ScriptedTransport(
         [listing("F1")] + remote("F1", etag: "e1", "a")
-            + [updated("a\nb"), history(("r1", "a"), ("r2", "a\nb"))])
+            + [
+                updated("a\nb"), history(("r1", "a"), ("r2", "a\nb")),
+                marked("r2", text: "a\nb", etag: "m1"),
+            ])
     let outcome = try run(transport, lines("b"), recorded: recorded)
     #expect(outcome.uploaded && outcome.mergedRevisions == 0)
-    let last = try #require(transport.sent.last)
-    #expect(last.path == "/drive/v3/files/F1/revisions")
+    #expect(
+        transport.sent.suffix(2).map(\.path) == [
+            "/drive/v3/files/F1/revisions", "/drive/v2/files/F1",
+        ])
+    // Proved, then marked on the file while the etag is still our upload's; the kept copy
+    // takes the mark's etag, so the next upload needs no fresh one.
+    let mark = try #require(transport.sent.last)
+    #expect(mark.method == "PATCH" && mark.header("If-Match") == "e9")
+    #expect(body(mark).contains(#""key":"checkedRevision","value":"r2","visibility":"PRIVATE""#))
+    #expect(outcome.kept?.etag == "m1" && outcome.kept?.version == 9)
     // Recorded before the upload, cleared once checked.
     #expect(
         recorded.records == [
@@ -302,12 +324,13 @@ func body(_ request: HTTPRequest) -> String {
 @Test func duplicatesAreMergedIntoTheOldestAndDeletedAfterTheCheck() throws {
     let transport = ScriptedTransport(
         [listing("F1", "F2")] + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [
-            updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")), answer(204),
+            updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")),
+            marked("r2", text: "a\nb\nc"), answer(204),
         ])
     let outcome = try run(transport, lines("b"))
     #expect(outcome.deletedDuplicates == ["F2"])
     let writes = transport.sent.filter { $0.method != "GET" }
-    #expect(writes.map(\.method) == ["PUT", "DELETE"])
+    #expect(writes.map(\.method) == ["PUT", "PATCH", "DELETE"])
     #expect(writes.first?.path == "/upload/drive/v2/files/F1")
     #expect(writes.first.map(body) == "a\nb\nc")
     #expect(writes.last?.path == "/drive/v3/files/F2")
@@ -426,18 +449,18 @@ private func kept(
 }
 
 @Test func anUploadFromTheKeptCopyCostsOneMoreRequest() throws {
-    // The listing, the upload and the revision listing: no download.
+    // The listing, the upload, the revision listing and the mark: no download.
     let transport = ScriptedTransport([
         listed("F1", version: 1, holding: "a"), updated("a\nb"),
-        history(("r1", "a"), ("r2", "a\nb")),
+        history(("r1", "a"), ("r2", "a\nb")), marked("r2", text: "a\nb", etag: "m1", version: 3),
     ])
     let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
     #expect(outcome.uploaded && outcome.fromKeptCopy)
-    #expect(transport.sent.count == 3)
+    #expect(transport.sent.count == 4)
     #expect(
         outcome.kept
             == KeptCopy(
-                file: DriveFile(id: "F1", name: "", headRevisionId: "r2"), etag: "e9",
+                file: DriveFile(id: "F1", name: "", version: 3, headRevisionId: "r2"), etag: "m1",
                 bytes: Array("a\nb".utf8)))
 }
 
@@ -480,7 +503,10 @@ private func kept(
     let transport = ScriptedTransport(
         [answer(200, #"{"files":[\#(files.joined(separator: ","))]}"#)]
             + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a")
-            + [updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")), answer(204)])
+            + [
+                updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")),
+                marked("r2", text: "a\nb\nc"), answer(204),
+            ])
     let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
     #expect(outcome.deletedDuplicates == ["F2"])
     #expect(transport.sent.filter { $0.query("alt") == "media" }.count == 2)

@@ -57,12 +57,12 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
                 revisions(
                     Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: true),
                     Listed(id: "r4", text: "a\nb"), Listed(id: "r5", text: "a\nb\nc")),
-                deleted,
+                marked("r5", text: "a\nb\nc"), deleted,
             ])
     let outcome = try run(transport, lines("b"), recorded: recorded)
     #expect(outcome.document == lines("a", "b", "c"))
     #expect(outcome.mergedRevisions == 1 && outcome.releasedPins == 1)
-    #expect(requests(transport, "PATCH") == ["r3", "r3"])
+    #expect(requests(transport, "PATCH") == ["r3", "r3", "F1"])
     // p1 freed for the pin, then r3 released once r5 holds its items.
     #expect(requests(transport, "DELETE") == ["p1", "r3"])
     // The pin was on disk before it was made, and the record is cleared at the end.
@@ -172,5 +172,82 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
         transport, lines("b"), retention: RetentionPolicy(daily: 7, weekly: 0, monthly: 0))
     #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 0)
     #expect(requests(transport, "DELETE") == [])
+    #expect(transport.remaining == 0)
+}
+
+// MARK: - A check owed by one device, finished by any
+
+/// A listing of F1 whose head is `head` (holding `text`) and whose mark is `mark`.
+private func listed(head: String, holding text: String, mark: String) -> ScriptedTransport.Step {
+    answer(
+        200,
+        #"{"files":[{"id":"F1","name":"habit-backup.json","version":"5","headRevisionId":"\#(head)","md5Checksum":"\#(md5(text))","appProperties":{"checkedRevision":"\#(mark)"}}]}"#
+    )
+}
+
+/// The tablet's backup r2 (promised: it exited 0) was replaced by the phone's r3, uploaded
+/// while Drive ignored If-Match; the phone's check never finished and the phone never runs
+/// again. The file's mark still names r1, so the laptop's next backup lists the revisions,
+/// merges r1 and r2 into its upload, proves it, and marks it: the tablet's c is back on Drive.
+@Test func aCheckAnotherDeviceOwesIsFinishedByTheNextBackupOfAnyDevice() throws {
+    let transport = ScriptedTransport(
+        [
+            listed(head: "r3", holding: "a\nb", mark: "r1"),
+            revisions(
+                Listed(id: "r1", text: "a"), Listed(id: "r2", text: "a\nc"),
+                Listed(id: "r3", text: "a\nb")),
+            answer(200, bytes: Array("a".utf8)), answer(200, bytes: Array("a\nc".utf8)),
+        ] + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [
+                updated("a\nb\nc\nd", revision: "r4"),
+                revisions(
+                    Listed(id: "r1", text: "a"), Listed(id: "r2", text: "a\nc"),
+                    Listed(id: "r3", text: "a\nb"), Listed(id: "r4", text: "a\nb\nc\nd")),
+                marked("r4", text: "a\nb\nc\nd"),
+            ])
+    let outcome = try run(transport, lines("d"))
+    #expect(outcome.document == lines("a", "b", "c", "d") && outcome.mergedRevisions == 2)
+    let mark = try #require(transport.sent.last)
+    #expect(mark.method == "PATCH" && body(mark).contains(#""value":"r4""#))
+    #expect(transport.remaining == 0)
+}
+
+/// The same owed check when the laptop has nothing new and the head already holds every item
+/// since the mark: nothing is uploaded, and the head is marked as it is.
+@Test func aHeadThatHoldsEverythingSinceTheMarkIsMarkedAsItIs() throws {
+    let transport = ScriptedTransport(
+        [
+            listed(head: "r3", holding: "a\nb\nc", mark: "r1"),
+            revisions(
+                Listed(id: "r1", text: "a"), Listed(id: "r2", text: "a\nc"),
+                Listed(id: "r3", text: "a\nb\nc")),
+            answer(200, bytes: Array("a".utf8)), answer(200, bytes: Array("a\nc".utf8)),
+        ] + remote("F1", etag: "e3", revision: "r3", "a\nb\nc") + [marked("r3", text: "a\nb\nc")])
+    let outcome = try run(transport, lines("b"))
+    #expect(!outcome.uploaded)
+    let mark = try #require(transport.sent.last)
+    #expect(mark.method == "PATCH" && mark.header("If-Match") == "e3")
+    #expect(body(mark).contains(#""value":"r3""#))
+    #expect(transport.remaining == 0)
+}
+
+/// A proved upload over a revision the run never read (an unmarked file whose history holds a
+/// write between the mark and the run's base that no check merged) is not marked: the mark
+/// claims only what the run proved.
+@Test func aMarkClaimsOnlyWhatTheRunProved() throws {
+    // Listed with mark r1 and head r1: no check owed, as far as the listing shows; then r2 and
+    // r3 land before the download (a third device replaced the tablet's r2 unmerged).
+    let transport = ScriptedTransport(
+        [listed(head: "r1", holding: "a", mark: "r1")]
+            + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [
+                updated("a\nb\nd", revision: "r4"),
+                revisions(
+                    Listed(id: "r1", text: "a"), Listed(id: "r2", text: "a\nc"),
+                    Listed(id: "r3", text: "a\nb"), Listed(id: "r4", text: "a\nb\nd")),
+            ])
+    let outcome = try run(transport, lines("d"))
+    #expect(outcome.uploaded)
+    #expect(!transport.sent.contains { $0.method == "PATCH" })
     #expect(transport.remaining == 0)
 }

@@ -184,6 +184,7 @@ extension EmulatorLogEntry {
         case ("GET", let path) where path.hasPrefix("/drive/v2/files/"): return "etag"
         case ("GET", let path) where path.hasSuffix("/revisions"): return "revisions"
         case ("PATCH", let path) where path.contains("/revisions/"): return "pin"
+        case ("PATCH", let path) where path.hasPrefix("/drive/v2/files/"): return "mark"
         case ("GET", _) where query["alt"] == "media": return "download"
         case ("PUT", let path) where path.hasPrefix("/upload/drive/v2/files/"):
             let answer = status == 412 ? " → 412" : ""

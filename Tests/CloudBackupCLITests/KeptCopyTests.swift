@@ -60,9 +60,10 @@ import Testing
 
     @Test func aChangeIsUploadedWithoutADownload() throws {
         _ = try backUp(["A"])
-        // A create's answer carries no etag: the first change asks for one, the next reuses ours.
-        #expect(try backUp(["A", "B"]) == ["list", "etag", "conditional upload", "revisions"])
-        #expect(try backUp(["A", "B", "C"]) == ["list", "conditional upload", "revisions"])
+        // A create's answer carries no etag: the first change asks for one; the mark of the
+        // proved upload answers with the new one, which the next change reuses.
+        #expect(try backUp(["A", "B"]) == ["list", "etag", "conditional upload", "revisions", "mark"])
+        #expect(try backUp(["A", "B", "C"]) == ["list", "conditional upload", "revisions", "mark"])
         #expect(try backUp(["A", "B", "C"]) == ["list"])
         #expect(try remoteChallenges() == [["A", "B", "C"]])
     }
@@ -76,7 +77,7 @@ import Testing
         #expect(try laptop.backup().status == 0)
         #expect(
             try backUp(["A", "B"]) == [
-                "list", "etag", "download", "conditional upload", "revisions",
+                "list", "etag", "download", "conditional upload", "revisions", "mark",
             ])
         #expect(try remoteChallenges() == [["A", "B", "L"]])
         #expect(try backUp(["A", "B"]) == ["list"])
@@ -92,7 +93,7 @@ import Testing
         #expect(
             try backUp(["A", "B", "C"]) == [
                 "list", "conditional upload → 412", "revisions", "etag", "download",
-                "conditional upload", "revisions",
+                "conditional upload", "revisions", "mark",
             ])
         #expect(try remoteChallenges() == [["A", "B", "C", "T"]])
     }
@@ -106,7 +107,7 @@ import Testing
         #expect(
             try backUp(["A", "B", "C"]) == [
                 "list", "conditional upload → 412", "revisions", "etag", "download",
-                "conditional upload", "revisions",
+                "conditional upload", "revisions", "mark",
             ])
         #expect(try remoteChallenges() == [["A", "B", "C"]])
     }
@@ -132,7 +133,7 @@ import Testing
         try Data(damage.apply(stored)).write(to: phone.keptCopy)
         #expect(
             try backUp(["A", "B"]) == [
-                "list", "etag", "download", "conditional upload", "revisions",
+                "list", "etag", "download", "conditional upload", "revisions", "mark",
             ])
         #expect(try remoteChallenges() == [["A", "B"]])
         #expect(try backUp(["A", "B"]) == ["list"])
@@ -159,7 +160,7 @@ import Testing
         ).save(to: phone.keptCopy.path)
         #expect(
             try backUp(["A", "B"]) == [
-                "list", "etag", "download", "conditional upload", "revisions",
+                "list", "etag", "download", "conditional upload", "revisions", "mark",
             ])
         #expect(!stderr.contains("Drive's checksum matched"))
         #expect(try remoteChallenges() == [["A", "B"]])
