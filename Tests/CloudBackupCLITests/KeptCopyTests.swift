@@ -62,8 +62,10 @@ import Testing
         _ = try backUp(["A"])
         // A create's answer carries no etag: the first change asks for one; the mark of the
         // proved upload answers with the new one, which the next change reuses.
-        #expect(try backUp(["A", "B"]) == ["list", "etag", "conditional upload", "revisions", "mark"])
-        #expect(try backUp(["A", "B", "C"]) == ["list", "conditional upload", "revisions", "mark"])
+        #expect(
+            try backUp(["A", "B"]) == ["list", "etag", "conditional upload", "revisions", "mark"])
+        #expect(
+            try backUp(["A", "B", "C"]) == ["list", "conditional upload", "revisions", "mark"])
         #expect(try backUp(["A", "B", "C"]) == ["list"])
         #expect(try remoteChallenges() == [["A", "B", "C"]])
     }
