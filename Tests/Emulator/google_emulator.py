@@ -95,7 +95,10 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                   status (GET too)
     POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
                                  granular consent); the redirect and the grant list the rest
-    POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
+    POST /__emulator/clock       {"offset": s}: moves Drive's clock s seconds from the
+                                 machine's: the Date header, Drive's timestamps (revisions'
+                                 modifiedTime, so their age), and access tokens' expiry (a
+                                 token issued before a jump forward may be expired after it)
     POST /__emulator/settings    any of {"accessTokenLifetime": s (tokens issued from now on),
                                   "ifMatch": "honour"|"open-only"|"ignore",
                                   "revisionsKept": N, "revisionMaxAgeDays": d,
@@ -1245,7 +1248,7 @@ class OAuth:
         self.state.remember_secret(token)
         self.state.access_tokens[token] = {
             "scope": scope, "refresh": refresh_token,
-            "expires": time.time() + self.state.lifetime, "revoked": False,
+            "expires": self.state.now() + self.state.lifetime, "revoked": False,
         }
         return token
 
@@ -1286,9 +1289,9 @@ class OAuth:
                 location="Authorization", location_type="header", headers=challenge)
         token = authorization[7:].strip()
         record = self.state.access_tokens.get(token)
-        if record is not None and not record["revoked"] and record["expires"] <= time.time():
+        if record is not None and not record["revoked"] and record["expires"] <= self.state.now():
             self.state.count("expiredTokensRefused")
-        if record is None or record["revoked"] or record["expires"] <= time.time():
+        if record is None or record["revoked"] or record["expires"] <= self.state.now():
             raise drive_error(
                 401, "authError",
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, "
