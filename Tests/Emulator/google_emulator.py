@@ -2072,6 +2072,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(float(delay["delay"]))
         entry = {"method": method, "path": path, "query": redacted(query),
                  "requestBytes": len(body)}
+        if path.startswith(("/drive/", "/upload/drive/")):
+            with state.lock:
+                session = state.sessions.get(query.get("upload_id"))
+                record = (session.token if session is not None else state.access_tokens.get(
+                    self.headers.get("Authorization", "")[7:].strip()))
+                self.note_grant(entry, (record or {}).get("refresh"))
         if fault is not None and fault["kind"] == "status":
             reply = fault_reply(fault, path)
         elif fault is not None and fault["kind"] == "cut" and fault.get("when") == "before":
@@ -2125,11 +2131,6 @@ class Handler(BaseHTTPRequestHandler):
             if path.startswith("/drive/") or path.startswith("/upload/drive/"):
                 with server.state.lock:
                     state = server.state
-                    session = state.sessions.get(query.get("upload_id"))
-                    record = (session.token if session is not None else
-                              state.access_tokens.get(
-                                  headers.get("Authorization", "")[7:].strip()))
-                    self.note_grant(entry, (record or {}).get("refresh"))
                     state.written = None
                     try:
                         return server.drive.route(method, path, query, headers, body)

@@ -954,6 +954,10 @@ class RevisionTests(DriveTestCase):
         self.assertEqual((upload["grant"], upload["revision"]), (1, head),
                          "the setUp login is the first grant")
         self.assertNotIn("revision", entries[-1], "a listing makes no revision")
+        self.client.request("POST", "/__emulator/faults", json_body={"status": 503, "next": 1})
+        self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        entry = self.client.json("GET", "/__emulator/log")[2][-1]
+        self.assertEqual((entry["status"], entry["grant"]), (503, 1), "a fault's answer too")
 
     def test_deleting_the_head_makes_the_previous_revision_the_content(self):
         file_id = self.seed("habit-backup.json", "one")["id"]
