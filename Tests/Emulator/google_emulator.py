@@ -1374,6 +1374,8 @@ class Drive:
         mime_type = metadata.get("mimeType") or media_type or "application/octet-stream"
         file = DriveFile(file_id, name, mime_type, parents, content, self.state.now())
         self.state.files[file_id] = file
+        self.state.written = file.head.id
+        self.state.seen("maxRevisionsSeen", 1)
         return file
 
     def check_if_match(self, file, if_match, stage):

@@ -954,6 +954,10 @@ class RevisionTests(DriveTestCase):
         self.assertEqual((upload["grant"], upload["revision"]), (1, head),
                          "the setUp login is the first grant")
         self.assertNotIn("revision", entries[-1], "a listing makes no revision")
+        status, _, created = self.create_multipart("other.json", b"{}", self.new_id())
+        entry = self.client.json("GET", "/__emulator/log")[2][-1]
+        self.assertEqual((status, entry["revision"]), (200, self.revisions(created["id"])
+                                                        ["revisions"][0]["id"]), "a create too")
         self.client.request("POST", "/__emulator/faults", json_body={"status": 503, "next": 1})
         self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
         entry = self.client.json("GET", "/__emulator/log")[2][-1]
