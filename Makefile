@@ -167,11 +167,23 @@ bench: deps venv
 
 # Devices editing and backing up at once through faults, under every reading of Drive's
 # If-Match, checked after every round (Tests/Soak/soak.py); `make test` runs 12 rounds of it.
-# SOAK_ROUNDS, SOAK_DEVICES and SOAK_SEED change the run; the same seed, the same edits.
+# Drive's limits are set low (20 pins per file, 10 unpinned revisions, 6 hours' age, 30-minute
+# tokens) and its clock runs an hour a round on average, so 1,500 rounds span 62 days: every
+# run must cross each limit (--require-limits) and lose nothing. One run per seed of
+# SOAK_SEEDS, one after another; every seed runs, and any failing fails the target.
+# SOAK_ROUNDS, SOAK_DEVICES and SOAK_SEEDS (or one SOAK_SEED) change the runs; the same seed,
+# the same edits. SOAK_FLAGS passes more (--keep, --stop-at-first-loss, --pin-cap N, ...).
+SOAK_ROUNDS ?= 1500
+SOAK_DEVICES ?= 5
+SOAK_SEEDS ?= $(if $(SOAK_SEED),$(SOAK_SEED),31 7 101)
 SOAK_FLAGS :=
 soak: build venv
-	$(PYTHON) Tests/Soak/soak.py --bin $(BIN) --rounds $${SOAK_ROUNDS:-300} \
-		--devices $${SOAK_DEVICES:-5} --seed $${SOAK_SEED:-1} $(SOAK_FLAGS)
+	@failed=; for seed in $(SOAK_SEEDS); do \
+		$(PYTHON) Tests/Soak/soak.py --bin $(BIN) --rounds $(SOAK_ROUNDS) \
+			--devices $(SOAK_DEVICES) --seed $$seed --require-limits $(SOAK_FLAGS) \
+			|| failed="$$failed $$seed"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make soak: failed for seed(s)$$failed"; exit 1; fi
 
 # The emulator and the stand-in browser need only Python's standard library: no venv, so
 # the demo needs nothing from PyPI.

@@ -34,6 +34,7 @@ Start-up contract (stable, for tools outside the test suite too):
                        [--client-secret S] [--device-client-id ID] [--device-client-secret S]
                        [--access-token-lifetime S] [--if-match MODE]
                        [--revisions-kept N] [--revision-max-age-days D]
+                       [--max-pinned-revisions N] [--revision-downloads MODE]
 
     - The first and only line on stdout is `LISTENING http://127.0.0.1:<port>`, printed once
       connections are accepted; with `--port 0` (the default) the port is a free one.
@@ -94,15 +95,31 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                   status (GET too)
     POST /__emulator/untick      {"scopes": [..]}: the next consent leaves these unticked (Google's
                                  granular consent); the redirect and the grant list the rest
-    POST /__emulator/clock       {"offset": s}: skews the Date header and Drive's timestamps
+    POST /__emulator/clock       {"offset": s}: moves Drive's clock s seconds from the
+                                 machine's: the Date header, Drive's timestamps (revisions'
+                                 modifiedTime, so their age), and access tokens' expiry (a
+                                 token issued before a jump forward may be expired after it)
     POST /__emulator/settings    any of {"accessTokenLifetime": s (tokens issued from now on),
                                   "ifMatch": "honour"|"open-only"|"ignore",
                                   "revisionsKept": N, "revisionMaxAgeDays": d,
-                                  "deviceInterval": s}; answers
+                                  "revisionDownloads": "any"|"pinned-only",
+                                  "maxPinnedRevisions": N, "deviceInterval": s}; answers
                                   every setting (GET too); 400 naming a bad one
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
+    GET  /__emulator/stats       counters since start-up or reset: pinsMade (keepForever
+                                 set on an unpinned revision), pinsRefused (past
+                                 maxPinnedRevisions), unpinsRefused (illegalKeepForever-
+                                 Modification), revisionsDeleted (revisions.delete),
+                                 purgedByCount, purgedByAge (retention's purges),
+                                 downloadsRefused (pinned-only), maxPinnedSeen and
+                                 maxRevisionsSeen (the most any file held at once),
+                                 tokenRefreshes (refresh_token grants answered),
+                                 expiredTokensRefused (401s for an expired access token)
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
                                    grantType?, ifMatch?, revoked?, interleaved?, denied?,
+                                   grant? (which login sent it: its refresh token's number,
+                                   1 for the first issued), revision? (the head revision a
+                                   content upload made),
                                    incomplete? (the client hung up mid-body: not handled),
                                    requestBytes, responseBytes (bodies only; a cut answer
                                    counts the half that was sent)}]
@@ -113,8 +130,9 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  answered like /token (for Drive tests that need a token)
     GET  /__emulator/secrets     every secret issued or received (see below)
 
-`reset` forgets files, tokens, faults and the log but not the list of secrets, and puts the
-settings back to their start-up values (the command line's, else the defaults).
+`reset` forgets files, tokens, faults and the log but not the list of secrets, zeroes the
+stats, and puts the settings back to their start-up values (the command line's, else the
+defaults).
 
 Switches for what Google does not document (settings above; command line in brackets):
 
@@ -127,9 +145,13 @@ Switches for what Google does not document (settings above; command line in brac
     deviceInterval               the `interval` /device/code answers (default 5, Google's);
                                  polls faster than it are not refused (Google's own
                                  threshold for slow_down is undocumented: see the switch)
-    revisionMaxAgeDays [--revision-max-age-days D]   age (default 30, on the emulator's
-                                 clock, which /__emulator/clock moves) past which an unpinned
-                                 revision goes, counted from its own modifiedTime
+    revisionMaxAgeDays [--revision-max-age-days D]   age in days, fractions allowed
+                                 (default 30, on the emulator's clock, which /__emulator/clock
+                                 moves) past which an unpinned revision goes, counted from
+                                 its own modifiedTime
+    maxPinnedRevisions [--max-pinned-revisions N]   `keepForever` revisions a file may hold
+                                 (default 200, Google's "up to 200"); pinning one more answers
+                                 400 badRequest (Google's answer past the cap is undocumented)
     revisionDownloads [--revision-downloads any|pinned-only]   which revisions' bytes
                                  revisions.get?alt=media serves: `any` (default), or, as
                                  Google's guide can be read, only `keepForever` ones (and the
@@ -137,7 +159,10 @@ Switches for what Google does not document (settings above; command line in brac
 
 Revisions: every content upload (create, media, multipart, resumable, v2 or v3) makes one;
 a metadata change makes none but moves `version`, `modifiedTime` and the v2 etag. The head
-revision and `keepForever` ones are never purged; `headRevisionId` names the head.
+revision and `keepForever` ones are never purged; `headRevisionId` names the head. As Google,
+a pin cannot be taken off a revision that is no longer the head: `keepForever: false` on one
+answers 400 illegalKeepForeverModification (deleting the revision is the way to release it);
+on the head it is allowed.
 
 Device flow (Google's "OAuth 2.0 for TV and Limited-Input Device Applications"): POST
 /device/code with the device client's `client_id` and `scope` answers `device_code`,
@@ -182,6 +207,8 @@ SCOPE_DRIVE = "https://www.googleapis.com/auth/drive"
 CHUNK_GRANULARITY = 256 * 1024
 APP_FOLDER_ID = "0AEmuAppDataFolderUk9PVA"
 CODE_LIFETIME = 600
+# Google's documented cap on `keepForever` revisions per file: the default of the
+# maxPinnedRevisions setting.
 MAX_PINNED_REVISIONS = 200
 # A resumable session's upload_id lets anyone holding the URI upload without a token.
 SECRET_PARAMETERS = {
@@ -649,12 +676,16 @@ class DriveFile:
         the revision's own modifiedTime (not from when it was superseded), so a client can
         never count on a revision outliving its age limit."""
         head = self.head
+        before = len(self.revisions)
         self.revisions = [r for r in self.revisions
                           if r is head or r.keep_forever or now - r.modified <= max_age]
+        by_age = before - len(self.revisions)
+        doomed = set()
         if uploaded:
             unpinned = [r for r in self.revisions if not r.keep_forever]
             doomed = {id(r) for r in unpinned[:max(0, len(unpinned) - kept)] if r is not head}
             self.revisions = [r for r in self.revisions if id(r) not in doomed]
+        return by_age, len(doomed)
 
     def revision(self, revision_id):
         for revision in self.revisions:
@@ -771,7 +802,12 @@ class UploadSession:
 IF_MATCH_MODES = ("honour", "open-only", "ignore")
 REVISION_DOWNLOAD_MODES = ("any", "pinned-only")
 DEFAULT_SETTINGS = {"accessTokenLifetime": 3600, "ifMatch": "honour", "revisionsKept": 100,
-                    "revisionMaxAgeDays": 30, "revisionDownloads": "any", "deviceInterval": 5}
+                    "revisionMaxAgeDays": 30, "revisionDownloads": "any", "deviceInterval": 5,
+                    "maxPinnedRevisions": MAX_PINNED_REVISIONS}
+# What GET /__emulator/stats counts since start-up or the last reset (see the header).
+STATS = ("pinsMade", "pinsRefused", "unpinsRefused", "revisionsDeleted", "purgedByCount",
+         "purgedByAge", "downloadsRefused", "maxPinnedSeen", "maxRevisionsSeen", "tokenRefreshes",
+         "expiredTokensRefused")
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 DEVICE_CODE_LIFETIME = 1800
 # Google's user codes: letters without look-alikes, shown as XXX-XXX-XXX.
@@ -796,8 +832,11 @@ def checked_settings(changes, current):
             f"revisionDownloads must be one of {', '.join(REVISION_DOWNLOAD_MODES)}")
     if type(kept) is not int or kept < 1:
         raise ValueError("revisionsKept must be a whole number, 1 or more")
-    if type(age) not in (int, float) or age < 0:
-        raise ValueError("revisionMaxAgeDays must be a number of days, 0 or more")
+    if type(age) not in (int, float) or age != age or age < 0:
+        raise ValueError("revisionMaxAgeDays must be a number of days, 0 or more "
+                         "(fractions allowed)")
+    if type(settings["maxPinnedRevisions"]) is not int or settings["maxPinnedRevisions"] < 1:
+        raise ValueError("maxPinnedRevisions must be a whole number, 1 or more")
     if type(settings["deviceInterval"]) is not int or settings["deviceInterval"] < 0:
         raise ValueError("deviceInterval must be a whole number of seconds, 0 or more")
     return settings
@@ -838,6 +877,15 @@ class State:
             self.clock_offset = 0.0
             self.log = []
             self.settings = dict(self.startup_settings)
+            self.stats = dict.fromkeys(STATS, 0)
+            # The new head revision a Drive request made, for its log entry.
+            self.written = None
+
+    def count(self, name, amount=1):
+        self.stats[name] += amount
+
+    def seen(self, name, value):
+        self.stats[name] = max(self.stats[name], value)
 
     def now(self):
         return time.time() + self.clock_offset
@@ -845,11 +893,16 @@ class State:
     def write(self, file, content):
         """A content upload to `file`: a new head revision, then Google's retention."""
         file.write(content, self.now())
+        self.written = file.head.id
         self.purge_revisions(file, uploaded=True)
+        self.seen("maxRevisionsSeen", len(file.revisions))
 
     def purge_revisions(self, file, uploaded=False):
-        file.purge_revisions(self.now(), self.settings["revisionsKept"],
-                             self.settings["revisionMaxAgeDays"] * 86400, uploaded)
+        by_age, by_count = file.purge_revisions(
+            self.now(), self.settings["revisionsKept"],
+            self.settings["revisionMaxAgeDays"] * 86400, uploaded)
+        self.count("purgedByAge", by_age)
+        self.count("purgedByCount", by_count)
 
     def enforces_if_match(self, stage):
         """Whether v2 `If-Match` is checked at `stage`: "write" (a one-request upload or a
@@ -1165,7 +1218,8 @@ class OAuth:
             refresh_token = random_id("1//emu-", 64)
             state.remember_secret(refresh_token)
             state.refresh_tokens[refresh_token] = {
-                "scope": scope, "revoked": False, "client": client_id or state.client_id}
+                "scope": scope, "revoked": False, "client": client_id or state.client_id,
+                "number": len(state.refresh_tokens) + 1}
             answer["refresh_token"] = refresh_token
         answer["access_token"] = self.issue_access_token(scope, refresh_token)
         return answer
@@ -1180,6 +1234,7 @@ class OAuth:
             raise oauth_error(400, "invalid_grant", "Token has been expired or revoked.")
         if record.get("client", state.client_id) != client_id:
             raise oauth_error(401, "unauthorized_client", "Unauthorized")
+        state.count("tokenRefreshes")
         answer = {
             "access_token": self.issue_access_token(record["scope"], refresh_token),
             "expires_in": state.lifetime,
@@ -1193,7 +1248,7 @@ class OAuth:
         self.state.remember_secret(token)
         self.state.access_tokens[token] = {
             "scope": scope, "refresh": refresh_token,
-            "expires": time.time() + self.state.lifetime, "revoked": False,
+            "expires": self.state.now() + self.state.lifetime, "revoked": False,
         }
         return token
 
@@ -1234,7 +1289,9 @@ class OAuth:
                 location="Authorization", location_type="header", headers=challenge)
         token = authorization[7:].strip()
         record = self.state.access_tokens.get(token)
-        if record is None or record["revoked"] or record["expires"] <= time.time():
+        if record is not None and not record["revoked"] and record["expires"] <= self.state.now():
+            self.state.count("expiredTokensRefused")
+        if record is None or record["revoked"] or record["expires"] <= self.state.now():
             raise drive_error(
                 401, "authError",
                 "Request had invalid authentication credentials. Expected OAuth 2 access token, "
@@ -1317,6 +1374,8 @@ class Drive:
         mime_type = metadata.get("mimeType") or media_type or "application/octet-stream"
         file = DriveFile(file_id, name, mime_type, parents, content, self.state.now())
         self.state.files[file_id] = file
+        self.state.written = file.head.id
+        self.state.seen("maxRevisionsSeen", 1)
         return file
 
     def check_if_match(self, file, if_match, stage):
@@ -1538,6 +1597,7 @@ class Drive:
         if method == "GET" and query.get("alt") == "media":
             if (self.state.settings["revisionDownloads"] == "pinned-only"
                     and not revision.keep_forever and revision is not file.head):
+                self.state.count("downloadsRefused")
                 raise drive_error(403, "download_restricted_for_revision",
                                   "Only revisions kept forever can be downloaded; set "
                                   "keepForever first.")
@@ -1551,16 +1611,30 @@ class Drive:
                     raise drive_error(400, "invalid", "Invalid value for keepForever.",
                                       location="keepForever", location_type="other")
                 pinned = sum(1 for r in file.revisions if r.keep_forever and r is not revision)
-                if metadata["keepForever"] and pinned >= MAX_PINNED_REVISIONS:
+                cap = self.state.settings["maxPinnedRevisions"]
+                if metadata["keepForever"] and not revision.keep_forever and pinned >= cap:
                     # Google allows "up to 200"; its answer past that is undocumented: a 400.
+                    self.state.count("pinsRefused")
                     raise drive_error(400, "badRequest",
-                                      f"A file can keep at most {MAX_PINNED_REVISIONS} "
-                                      "revisions forever.")
+                                      f"A file can keep at most {cap} revisions forever.")
+                if (not metadata["keepForever"] and revision.keep_forever
+                        and revision is not file.head):
+                    # Google: a pin cannot be taken off a revision that is no longer the head;
+                    # only deleting the revision releases it.
+                    self.state.count("unpinsRefused")
+                    raise drive_error(400, "illegalKeepForeverModification",
+                                      "keepForever cannot be set to false on a revision that "
+                                      "is not the head revision.",
+                                      location="keepForever", location_type="other")
+                if metadata["keepForever"] and not revision.keep_forever:
+                    self.state.count("pinsMade")
                 revision.keep_forever = metadata["keepForever"]
+                self.state.seen("maxPinnedSeen", pinned + revision.keep_forever)
             return self.revision_reply(revision, query)
         if method == "DELETE":
             if file.delete_revision(revision_id):
                 file.touch(self.state.now())
+            self.state.count("revisionsDeleted")
             return Reply(204)
         raise drive_error(404, "notFound", f"No such endpoint: {method} revisions")
 
@@ -1850,6 +1924,8 @@ class Control:
                 return json_reply(200, {"expired": count})
             if name == "log" and method == "GET":
                 return json_reply(200, state.log)
+            if name == "stats" and method == "GET":
+                return json_reply(200, state.stats)
             if name == "files" and method == "GET":
                 return json_reply(200, [file.control() for file in state.files.values()])
             if name == "files" and method == "POST":
@@ -1998,6 +2074,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(float(delay["delay"]))
         entry = {"method": method, "path": path, "query": redacted(query),
                  "requestBytes": len(body)}
+        if path.startswith(("/drive/", "/upload/drive/")):
+            with state.lock:
+                session = state.sessions.get(query.get("upload_id"))
+                record = (session.token if session is not None else state.access_tokens.get(
+                    self.headers.get("Authorization", "")[7:].strip()))
+                self.note_grant(entry, (record or {}).get("refresh"))
         if fault is not None and fault["kind"] == "status":
             reply = fault_reply(fault, path)
         elif fault is not None and fault["kind"] == "cut" and fault.get("when") == "before":
@@ -2039,6 +2121,7 @@ class Handler(BaseHTTPRequestHandler):
                 form = first_values(body.decode("utf-8", "replace"))
                 if path == "/token":
                     entry["grantType"] = form.get("grant_type")
+                    self.note_grant(entry, form.get("refresh_token"))
                     return server.oauth.token(form, headers.get("Authorization"))
                 return server.oauth.revoke(form, query)
             if path == "/device/code" and method == "POST":
@@ -2049,13 +2132,26 @@ class Handler(BaseHTTPRequestHandler):
                 return server.oauth.device_code(first_values(body.decode("utf-8", "replace")))
             if path.startswith("/drive/") or path.startswith("/upload/drive/"):
                 with server.state.lock:
-                    return server.drive.route(method, path, query, headers, body)
+                    state = server.state
+                    state.written = None
+                    try:
+                        return server.drive.route(method, path, query, headers, body)
+                    finally:
+                        if state.written is not None:
+                            entry["revision"] = state.written
             raise drive_error(404, "notFound", f"No such endpoint: {method} {path}")
         except Failure as failure:
             return failure.reply
         except Exception:  # a bug in the emulator: answer 500 and show it on stderr
             traceback.print_exc()
             return drive_error(500, "backendError", "Emulator bug; see its stderr.").reply
+
+    def note_grant(self, entry, refresh_token):
+        """Which login (grant) sent the request: the number of its refresh token, 1 for the
+        first issued since start-up or reset, so a test can tell its devices apart."""
+        number = self.server.state.refresh_tokens.get(refresh_token or "", {}).get("number")
+        if number is not None:
+            entry["grant"] = number
 
     def append_log(self, entry):
         with self.server.state.lock:
@@ -2153,6 +2249,9 @@ def main(argv=None):
                         default=DEFAULT_SETTINGS["revisionMaxAgeDays"],
                         help="age after which an unpinned, superseded revision goes "
                              "(default: %(default)s)")
+    parser.add_argument("--max-pinned-revisions", type=int, metavar="N",
+                        default=DEFAULT_SETTINGS["maxPinnedRevisions"],
+                        help="keepForever revisions a file may hold (default: %(default)s)")
     parser.add_argument("--revision-downloads", choices=REVISION_DOWNLOAD_MODES,
                         default=DEFAULT_SETTINGS["revisionDownloads"],
                         help="which old revisions Drive serves (default: %(default)s)")
@@ -2168,6 +2267,7 @@ def main(argv=None):
             "accessTokenLifetime": options.access_token_lifetime, "ifMatch": options.if_match,
             "revisionsKept": options.revisions_kept,
             "revisionMaxAgeDays": options.revision_max_age_days,
+            "maxPinnedRevisions": options.max_pinned_revisions,
             "revisionDownloads": options.revision_downloads}, DEFAULT_SETTINGS)
     except ValueError as error:
         parser.error(str(error))

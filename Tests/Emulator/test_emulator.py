@@ -802,6 +802,8 @@ class RevisionTests(DriveTestCase):
         self.assertEqual([r["md5Checksum"] for r in self.revisions(file_id)["revisions"]], sizes,
                          "two unpinned kept (the newest), the pinned one besides")
         self.client.request("POST", "/__emulator/clock", json_body={"offset": 31 * 86400})
+        # The login's token expired on Drive's clock a month ago: a fresh one.
+        self.auth = self.bearer(self.login()["access_token"])
         left = self.revisions(file_id)["revisions"]
         self.assertEqual([r["md5Checksum"] for r in left], [sizes[0], sizes[2]],
                          "past the age limit only the pinned and the head stay")
@@ -838,6 +840,128 @@ class RevisionTests(DriveTestCase):
             "GET", f"/drive/v3/files/{file_id}?fields=size,quotaBytesUsed", headers=self.auth)
         pinned = sum(len(f"r{n}") for n in range(200))
         self.assertEqual(int(metadata["quotaBytesUsed"]), pinned + int(metadata["size"]))
+
+    def pin(self, file_id, revision, keep=True):
+        return self.client.json(
+            "PATCH", f"/drive/v3/files/{file_id}/revisions/{revision}?fields=id,keepForever",
+            json_body={"keepForever": keep}, headers=self.auth)
+
+    def stats(self):
+        return self.client.json("GET", "/__emulator/stats")[2]
+
+    def test_the_pin_cap_is_a_setting(self):
+        status, _, answer = self.settings(maxPinnedRevisions=2)
+        self.assertEqual((status, answer["maxPinnedRevisions"]), (200, 2))
+        file_id = self.seed("habit-backup.json", "r0")["id"]
+        for content in (b"r1", b"r2"):
+            self.upload(file_id, content)
+        ids = [r["id"] for r in self.revisions(file_id)["revisions"]]
+        self.assertEqual([self.pin(file_id, r)[0] for r in ids], [200, 200, 400],
+                         "the third pin is past the cap of 2")
+        self.assertEqual(self.pin(file_id, ids[1])[0], 200, "pinning a pinned one again is no pin more")
+        status, _, answer = self.pin(file_id, ids[2])
+        self.assertEqual((status, answer["error"]["errors"][0]["reason"]), (400, "badRequest"))
+        self.client.request("DELETE", f"/drive/v3/files/{file_id}/revisions/{ids[0]}",
+                            headers=self.auth)
+        self.assertEqual(self.pin(file_id, ids[2])[0], 200, "a deleted pin makes room")
+        for bad in (0, -1, 2.5, True, "200"):
+            status, _, answer = self.settings(maxPinnedRevisions=bad)
+            self.assertEqual(status, 400, bad)
+            self.assertIn("maxPinnedRevisions", answer["error"])
+        self.client.request("POST", "/__emulator/reset")
+        _, _, settings = self.client.json("GET", "/__emulator/settings")
+        self.assertEqual(settings["maxPinnedRevisions"], 200)
+
+    def test_a_pin_cannot_be_taken_off_a_revision_that_is_not_the_head(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        first = self.revisions(file_id)["revisions"][0]["id"]
+        status, _, answer = self.pin(file_id, first)
+        self.assertEqual((status, answer), (200, {"id": first, "keepForever": True}))
+        status, _, answer = self.pin(file_id, first, keep=False)
+        self.assertEqual((status, answer), (200, {"id": first, "keepForever": False}),
+                         "the head may be unpinned")
+        self.pin(file_id, first)
+        self.upload(file_id, b"two")
+        status, _, answer = self.pin(file_id, first, keep=False)
+        self.assertEqual((status, answer["error"]["errors"][0]["reason"]),
+                         (400, "illegalKeepForeverModification"))
+        self.assertTrue(self.revisions(file_id)["revisions"][0]["keepForever"], "still pinned")
+        status, _, _ = self.client.request(
+            "DELETE", f"/drive/v3/files/{file_id}/revisions/{first}", headers=self.auth)
+        self.assertEqual(status, 204, "deleting it is how a pin is released")
+        self.assertEqual(self.stats()["unpinsRefused"], 1)
+
+    def test_a_fractional_age_limit_is_crossed_on_the_emulators_clock(self):
+        status, _, answer = self.settings(revisionMaxAgeDays=0.25)
+        self.assertEqual((status, answer["revisionMaxAgeDays"]), (200, 0.25))
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        self.upload(file_id, b"two")
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 5 * 3600})
+        self.auth = self.bearer(self.login()["access_token"])
+        self.assertEqual(len(self.revisions(file_id)["revisions"]), 2, "five hours: both kept")
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 7 * 3600})
+        self.auth = self.bearer(self.login()["access_token"])
+        self.assertEqual(len(self.revisions(file_id)["revisions"]), 1, "past six hours: the head")
+        self.assertEqual(self.stats()["purgedByAge"], 1)
+        for bad in (-0.5, float("nan"), "1"):
+            self.assertEqual(self.client.request(
+                "POST", "/__emulator/settings",
+                body=json.dumps({"revisionMaxAgeDays": bad}).encode())[0], 400, bad)
+
+    def test_stats_count_pins_purges_deletes_and_refreshes_and_reset_zeroes_them(self):
+        self.assertEqual(set(self.stats().values()), {0})
+        self.settings(maxPinnedRevisions=2, revisionsKept=2, revisionDownloads="pinned-only")
+        file_id = self.seed("habit-backup.json", "r0")["id"]
+        ids = [self.revisions(file_id)["revisions"][0]["id"]]
+        for number in range(1, 5):
+            if number <= 2:
+                self.pin(file_id, ids[-1])
+            self.upload(file_id, f"r{number}".encode())
+            ids.append(self.revisions(file_id)["revisions"][-1]["id"])
+        # r0 and r1 pinned; of r2, r3 and r4 (unpinned) the oldest was purged when r4 came.
+        self.assertEqual([r["id"] for r in self.revisions(file_id)["revisions"]],
+                         [ids[0], ids[1], ids[3], ids[4]])
+        self.assertEqual(self.pin(file_id, ids[4])[0], 400)
+        self.client.request("DELETE", f"/drive/v3/files/{file_id}/revisions/{ids[0]}",
+                            headers=self.auth)
+        status, _, _ = self.client.request(
+            "GET", f"/drive/v3/files/{file_id}/revisions/{ids[3]}?alt=media", headers=self.auth)
+        self.assertEqual(status, 403)
+        self.client.request("POST", "/__emulator/settings", json_body={"accessTokenLifetime": 60})
+        tokens = self.login()
+        self.client.request("POST", "/__emulator/clock", json_body={"offset": 120})
+        status, _, _ = self.client.request("GET", "/drive/v3/files?spaces=appDataFolder",
+                                           headers=self.bearer(tokens["access_token"]))
+        self.assertEqual(status, 401, "expired on Drive's clock, though not on the machine's")
+        status, _, _ = self.client.json("POST", "/token", form={
+            "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"],
+            "client_id": "test-client-id", "client_secret": "test-client-secret"})
+        self.assertEqual(status, 200)
+        stats = self.stats()
+        self.assertEqual(stats, {
+            "pinsMade": 2, "pinsRefused": 1, "unpinsRefused": 0, "revisionsDeleted": 1,
+            "purgedByCount": 1, "purgedByAge": 0, "downloadsRefused": 1, "maxPinnedSeen": 2,
+            "maxRevisionsSeen": 4, "tokenRefreshes": 1, "expiredTokensRefused": 1}, stats)
+        self.client.request("POST", "/__emulator/reset")
+        self.assertEqual(set(self.stats().values()), {0})
+
+    def test_the_log_names_the_login_and_the_revision_an_upload_made(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        self.upload(file_id, b"two")
+        head = self.revisions(file_id)["revisions"][-1]["id"]
+        entries = self.client.json("GET", "/__emulator/log")[2]
+        upload = [e for e in entries if e["path"].startswith("/upload/")][-1]
+        self.assertEqual((upload["grant"], upload["revision"]), (1, head),
+                         "the setUp login is the first grant")
+        self.assertNotIn("revision", entries[-1], "a listing makes no revision")
+        status, _, created = self.create_multipart("other.json", b"{}", self.new_id())
+        entry = self.client.json("GET", "/__emulator/log")[2][-1]
+        self.assertEqual((status, entry["revision"]), (200, self.revisions(created["id"])
+                                                        ["revisions"][0]["id"]), "a create too")
+        self.client.request("POST", "/__emulator/faults", json_body={"status": 503, "next": 1})
+        self.client.request("GET", "/drive/v3/files?spaces=appDataFolder", headers=self.auth)
+        entry = self.client.json("GET", "/__emulator/log")[2][-1]
+        self.assertEqual((entry["status"], entry["grant"]), (503, 1), "a fault's answer too")
 
     def test_deleting_the_head_makes_the_previous_revision_the_content(self):
         file_id = self.seed("habit-backup.json", "one")["id"]
@@ -1197,7 +1321,8 @@ class LifecycleTests(unittest.TestCase):
 
     def test_switches_on_the_command_line_hold_across_resets(self):
         process, base = start_emulator("--if-match", "open-only", "--revisions-kept", "3",
-                                       "--revision-max-age-days", "0.5")
+                                       "--revision-max-age-days", "0.5",
+                                       "--max-pinned-revisions", "7")
         client = Client(base)
         client.request("POST", "/__emulator/settings", json_body={"ifMatch": "ignore"})
         client.request("POST", "/__emulator/reset")
@@ -1206,7 +1331,8 @@ class LifecycleTests(unittest.TestCase):
         process.wait(timeout=10)
         process.stdout.close()
         self.assertEqual((settings["ifMatch"], settings["revisionsKept"],
-                          settings["revisionMaxAgeDays"]), ("open-only", 3, 0.5))
+                          settings["revisionMaxAgeDays"], settings["maxPinnedRevisions"]),
+                         ("open-only", 3, 0.5, 7))
 
     def test_a_bad_switch_is_refused_with_its_name(self):
         result = subprocess.run([sys.executable, EMULATOR, "--revisions-kept", "0"],
@@ -1214,6 +1340,10 @@ class LifecycleTests(unittest.TestCase):
         self.assertEqual(result.returncode, 2)
         self.assertIn("revisionsKept must be a whole number, 1 or more", result.stderr)
         self.assertEqual(result.stdout, "", "no LISTENING line when it does not start")
+        result = subprocess.run([sys.executable, EMULATOR, "--max-pinned-revisions", "0"],
+                                stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("maxPinnedRevisions must be a whole number, 1 or more", result.stderr)
 
 
 if __name__ == "__main__":

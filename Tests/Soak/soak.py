@@ -20,9 +20,33 @@ At the end every device restores, backs up and restores again; all must hold the
 as Drive. The same seed gives the same edits, faults and order of launches (the interleaving
 of concurrent processes is the operating system's).
 
+Drive's limits are set low enough that a run crosses each of them: pins per file
+(`--pin-cap`, Google's is 200), unpinned revisions kept (`--revisions-kept`, 100), their age
+(`--revision-max-age-days`, 30) and the access token's life (`--token-lifetime`, an hour).
+Time passes: rounds come in bursts (`--burst`, 5 minutes apart, so uploads pile up past
+`--revisions-kept` before any can age) and pauses, `--hours-per-round` on average, moving
+Drive's clock (the emulator's) and the devices' `--now` and edit stamps together; so
+revisions age past the limit in every pause, tokens the client still believes in expire on
+Drive (a 401, then a refresh), and the client's own retention ("keep" policy) pins daily
+revisions and, after 30 days, releases (deletes) old pins. Simulated time starts at EPOCH, whatever the date: Drive's clock is set to it, so the
+client warns on stderr that its clock is off Google's (a warning only; --now sets the run's
+time) and, for that reason, never takes the steady-state shortcut. Past the 90-day
+tombstone window a tombstone may rightly go: the oracle forgets promised tombstones older
+than that.
+
 Prints rounds, backups, the exit-code histogram, re-merge rounds (backups that found
 another device's revision between their base and their upload), items lost (must be 0),
-and the seed. Exit 1 when anything was lost or a device failed in a way no fault explains.
+the seed, and what Drive saw (/__emulator/stats: pins made and refused, the most pins and
+revisions the file held, revisions deleted, purged by count and by age, token refreshes).
+Exit 1 when anything was lost or a device failed in a way no fault explains, or, with
+`--require-limits`, when a limit was not crossed.
+
+`--stop-at-first-loss` stops after the first round that lost an item or saw an unexplained
+failure and keeps the work folder (`--keep` keeps it always): each device's STATE, profile
+(XDG_CONFIG_HOME) and runs.log (every command's arguments, exit code, stdout and stderr,
+by round), rounds.jsonl (each round's settings, devices and exit codes), and the
+emulator's state (emulator-state.json), files.json, log.json (every request, with the login
+that sent it: grant N is deviceN-1) and stats.json.
 
     python3 Tests/Soak/soak.py --bin .build/release/cloudbackup --rounds 200 --seed 7
 """
@@ -37,6 +61,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -44,6 +69,8 @@ EMULATOR = os.path.join(ROOT, "Tests", "Emulator", "google_emulator.py")
 BROWSER = os.path.join(ROOT, "Tests", "Emulator", "fake_browser.py")
 MODES = ["honour", "open-only", "ignore"]
 EPOCH = datetime.datetime(2026, 11, 1, tzinfo=datetime.timezone.utc)
+# The merge's default tombstone window (MergeOptions.defaultWindowDays).
+WINDOW_DAYS = 90
 # Exit codes a fault may explain: 5 (network or Drive after retries, or another device kept
 # writing). Anything else from a backup is a failure of the product.
 EXPLAINED = {0, 5}
@@ -55,9 +82,10 @@ def stamp(seconds):
 
 
 class Emulator:
-    def __init__(self, python):
+    def __init__(self, python, limits, state_file):
         self.process = subprocess.Popen(
-            [python, EMULATOR, "--client-id", "soak-client", "--client-secret", "soak-secret"],
+            [python, EMULATOR, "--client-id", "soak-client", "--client-secret", "soak-secret",
+             "--state-file", state_file] + limits,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline().split()
         if len(line) != 2 or line[0] != "LISTENING":
@@ -76,6 +104,15 @@ class Emulator:
         return [f for f in self.control("files", method="GET")
                 if f["name"] == "habit-backup.json"]
 
+    def set_time(self, seconds):
+        """Drive's clock to EPOCH + `seconds` (simulated), from the machine's clock now."""
+        self.control("clock", {"offset": EPOCH.timestamp() + seconds - time.time()})
+
+    def dump(self, work):
+        for name in ("files", "log", "stats", "settings"):
+            with open(os.path.join(work, f"{name}.json"), "w") as out:
+                json.dump(self.control(name, method="GET"), out, indent=1)
+
     def stop(self):
         self.process.stdin.close()
         self.process.terminate()
@@ -83,8 +120,10 @@ class Emulator:
 
 
 class Device:
-    def __init__(self, index, work, emulator, binary):
+    def __init__(self, index, work, emulator, binary, journal):
         self.name = f"device{index}"
+        # When set, every command's exit code, stdout and stderr are appended to runs.log.
+        self.journal = journal
         self.folder = os.path.join(work, self.name)
         os.makedirs(self.folder)
         self.state = os.path.join(self.folder, "state.json")
@@ -122,10 +161,18 @@ class Device:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
 
-    def run(self, arguments):
+    def run(self, arguments, label=""):
         process = self.start(arguments)
         out, err = process.communicate()
+        self.note(label, arguments, process.returncode, out, err)
         return process.returncode, out, err
+
+    def note(self, label, arguments, status, out, err):
+        if not self.journal:
+            return
+        with open(os.path.join(self.folder, "runs.log"), "a") as log:
+            log.write(f"=== {label} {' '.join(arguments)} -> exit {status}\n"
+                      f"--- stdout\n{out}--- stderr\n{err}")
 
     # --- edits --------------------------------------------------------------------------
 
@@ -188,11 +235,12 @@ def browser_command(work):
 # --- the oracle -------------------------------------------------------------------------
 
 
-def losses(remote, promised, deleted, schema3=False):
+def losses(remote, promised, deleted, schema3=False, horizon=""):
     """What `remote` (Drive's document) lacks of the promised states, by kind. `deleted`: the
     ids of every challenge deleted at some point; a day log of such a challenge, lost while
     the challenge is live again, is counted apart (`dayLogsUnderUndoneDelete`): schema 3's
-    merge drops a deleted challenge's day logs, and schema 4's keeps them."""
+    merge drops a deleted challenge's day logs, and schema 4's keeps them. A tombstone
+    deleted before `horizon` (the start of the tombstone window) may rightly be gone."""
     lost = collections.Counter()
     examples = []
     r_challenges, r_logs, r_tombs = remote["challenges"], remote["dayLogs"], remote["tombstones"]
@@ -211,6 +259,8 @@ def losses(remote, promised, deleted, schema3=False):
             have = r_tombs.get(cid)
             live = r_challenges.get(cid)
             revived = live is not None and live["updatedAt"] > tomb["deletedAt"]
+            if tomb["deletedAt"] < horizon:
+                continue
             if (have is None or have["deletedAt"] < tomb["deletedAt"]) and not revived:
                 lost["tombstones"] += 1
                 examples.append(f"tombstone {cid}@{tomb['deletedAt']}")
@@ -258,6 +308,30 @@ def items(document):
     )
 
 
+def stats_line(stats):
+    return (f"drive saw: pins made {stats['pinsMade']}, pins refused {stats['pinsRefused']} "
+            f"(cap), most pins held by the file {stats['maxPinnedSeen']}, revisions deleted "
+            f"{stats['revisionsDeleted']}, purged by count {stats['purgedByCount']}, purged by "
+            f"age {stats['purgedByAge']}, most revisions held {stats['maxRevisionsSeen']}, "
+            f"token refreshes {stats['tokenRefreshes']} (expired tokens refused "
+            f"{stats['expiredTokensRefused']}), downloads refused {stats['downloadsRefused']}")
+
+
+def uncrossed(stats, args):
+    """The limits this run did not reach, in words."""
+    missed = []
+    if stats["pinsRefused"] == 0:
+        missed.append(f"pin cap (no pin refused; most pins {stats['maxPinnedSeen']} of "
+                      f"{args.pin_cap})")
+    if stats["purgedByCount"] == 0:
+        missed.append(f"revisions kept ({args.revisions_kept})")
+    if stats["purgedByAge"] == 0:
+        missed.append(f"revision age ({args.revision_max_age_days} days)")
+    if stats["expiredTokensRefused"] == 0:
+        missed.append(f"token lifetime ({args.token_lifetime} s)")
+    return missed
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", required=True)
@@ -270,25 +344,69 @@ def main(argv=None):
         help="judge day logs by schema 3's merge, which drops a deleted challenge's day logs: "
              "do not fail on those, nor on those lost under a delete another device undid "
              "(schema 4 keeps both; for measuring an older build)")
+    limits = parser.add_argument_group(
+        "Drive's limits, low so that a run crosses each (Google's in brackets)")
+    limits.add_argument("--pin-cap", type=int, default=20, metavar="N",
+                        help="keepForever revisions a file may hold (200); default %(default)s")
+    limits.add_argument("--revisions-kept", type=int, default=10, metavar="N",
+                        help="unpinned revisions a file keeps (100); default %(default)s")
+    limits.add_argument("--revision-max-age-days", type=float, default=0.25, metavar="DAYS",
+                        help="age past which an unpinned revision goes, fractions allowed "
+                             "(30); default %(default)s: crossed in every pause")
+    limits.add_argument("--token-lifetime", type=int, default=1800, metavar="SECONDS",
+                        help="an access token's life on Drive's clock (3600); default "
+                             "%(default)s: crossed within a burst and in every pause")
+    limits.add_argument("--hours-per-round", type=float, default=1.0, metavar="HOURS",
+                        help="how far Drive's clock and the devices' stamps move per round on "
+                             "average; default %(default)s (1,500 rounds span 62 days)")
+    limits.add_argument("--burst", type=int, default=12, metavar="ROUNDS",
+                        help="rounds come in bursts of this many, 5 minutes apart (so more "
+                             "than --revisions-kept uploads land before any can age), then a "
+                             "pause that makes up the average (past --revision-max-age-days); "
+                             "default %(default)s")
+    limits.add_argument("--require-limits", action="store_true",
+                        help="fail when the run did not cross every limit above")
+    kept = parser.add_argument_group("the work folder")
+    kept.add_argument("--stop-at-first-loss", action="store_true",
+                      help="stop after the first round that lost an item or saw an "
+                           "unexplained failure, and keep the work folder")
+    kept.add_argument("--keep", action="store_true", help="keep the work folder always")
     args = parser.parse_args(argv)
+    if args.hours_per_round < 0 or args.burst < 1:
+        parser.error("--hours-per-round must be 0 or more, --burst 1 or more")
     rng = random.Random(args.seed)
     binary = os.path.abspath(args.bin)
     work = tempfile.mkdtemp(prefix="soak-")
-    emulator = Emulator(args.python)
+    journal = args.keep or args.stop_at_first_loss
+    emulator = Emulator(args.python, [
+        "--max-pinned-revisions", str(args.pin_cap), "--revisions-kept", str(args.revisions_kept),
+        "--revision-max-age-days", str(args.revision_max_age_days),
+        "--access-token-lifetime", str(args.token_lifetime)],
+        os.path.join(work, "emulator-state.json"))
     histogram = collections.Counter()
     remerged = 0
     backups = 0
     total_lost = collections.Counter()
     examples = []
     unexplained = []
+    diverged = []
+    stopped = None
+    stats = None
+    # A burst's rounds `within` seconds apart, then a `pause` so the average is kept.
+    mean = args.hours_per_round * 3600
+    within = min(300, mean)
+    pause = int(args.burst * mean - (args.burst - 1) * within)
+    within = int(within)
+    rounds_log = open(os.path.join(work, "rounds.jsonl"), "w") if journal else None
     try:
-        devices = [Device(i, work, emulator, binary) for i in range(args.devices)]
-        for device in devices:
-            status, _, err = device.run(["login"])
-            if status != 0:
-                raise SystemExit(f"{device.name}: login failed: {err}")
         clock = [0]
         counter = [0]
+        emulator.set_time(clock[0])
+        devices = [Device(i, work, emulator, binary, journal) for i in range(args.devices)]
+        for device in devices:
+            status, _, err = device.run(["login"], "login")
+            if status != 0:
+                raise SystemExit(f"{device.name}: login failed: {err}")
         promised = {}
         deleted = set()
         for round_number in range(args.rounds):
@@ -310,20 +428,28 @@ def main(argv=None):
                     faults.append({"truncate": 1})
             if faults:
                 emulator.control("faults", faults)
+            # Time passes between rounds: the edits below are stamped after it.
+            clock[0] += pause if round_number and round_number % args.burst == 0 else within
             for device in devices:
                 if rng.random() < 0.7:
                     device.edit(rng, clock, counter)
             chosen = [d for d in devices if rng.random() < 0.6] or [rng.choice(devices)]
             clock[0] += 60
             now = stamp(clock[0])
+            # Drive's clock reads `now` as the backups start (it runs on from there).
+            emulator.set_time(clock[0])
             running = []
+            label = f"round {round_number} ({mode}, {downloads})"
             for device in chosen:
                 with open(device.state) as source:
                     snapshot = json.load(source)
-                running.append((device, snapshot, device.start(
-                    ["backup", "--file", device.state, "--now", now, "--json"])))
-            for device, snapshot, process in running:
+                arguments = ["backup", "--file", device.state, "--now", now, "--json"]
+                running.append((device, snapshot, arguments, device.start(arguments)))
+            exits = {}
+            for device, snapshot, arguments, process in running:
                 out, err = process.communicate()
+                device.note(label, arguments, process.returncode, out, err)
+                exits[device.name] = process.returncode
                 backups += 1
                 histogram[process.returncode] += 1
                 if process.returncode == 0:
@@ -336,10 +462,13 @@ def main(argv=None):
                                        f"{process.returncode}: {err.strip()}")
             emulator.control("faults", {"clear": True})
             # Now and then a device takes in what the others backed up.
+            restored = None
             if rng.random() < 0.5:
                 device = rng.choice(devices)
                 status, _, err = device.run(
-                    ["restore", "--file", device.state, "--merge", "--yes", "--now", now, "--json"])
+                    ["restore", "--file", device.state, "--merge", "--yes", "--now", now, "--json"],
+                    label)
+                restored = {device.name: status}
                 if status == 0:
                     device.load()
                 elif status not in EXPLAINED:
@@ -348,44 +477,77 @@ def main(argv=None):
             remote = emulator.backups()
             for state in list(promised.values()) + [json.loads(f["content"]) for f in remote]:
                 deleted.update(state["tombstones"])
+            found = []
             if remote:
+                horizon = stamp(clock[0] - WINDOW_DAYS * 86400)
                 lost, found = losses(combined(remote), promised.values(), deleted,
-                                     args.schema3_day_logs)
+                                     args.schema3_day_logs, horizon)
                 total_lost += lost
-                examples += [f"round {round_number} ({mode}): {e}" for e in found[:3]]
+                examples += [f"round {round_number} ({mode}, {downloads}): {e}" for e in found[:3]]
                 # A loss is counted once: the promise is kept from here on by what Drive holds.
                 if found:
                     promised = {}
-        # Convergence: everyone takes in everything, backs up, and takes in again.
-        now = stamp(clock[0] + 3600)
-        for step in ("restore", "backup", "restore"):
-            for device in devices:
-                arguments = (["restore", "--file", device.state, "--merge", "--yes", "--now", now]
-                             if step == "restore" else ["backup", "--file", device.state, "--now", now])
-                status, _, err = device.run(arguments)
-                if status != 0:
-                    unexplained.append(f"convergence {step}: {device.name} exit {status}: {err.strip()}")
-                device.load()
-        copies = emulator.backups()
-        if len(copies) != 1:
-            unexplained.append(f"{len(copies)} copies of the backup on Drive after convergence")
-        remote = json.loads(copies[0]["content"])
-        diverged = [d.name for d in devices if items(d.document) != items(remote)]
+            if rounds_log:
+                rounds_log.write(json.dumps({
+                    "round": round_number, "ifMatch": mode, "revisionDownloads": downloads,
+                    "now": now, "faults": faults, "backups": exits, "restore": restored,
+                    "lost": found}) + "\n")
+                rounds_log.flush()
+            if args.stop_at_first_loss and (found or unexplained):
+                stopped = round_number
+                break
+        if stopped is None:
+            # Convergence: everyone takes in everything, backs up, and takes in again.
+            clock[0] += 3600
+            now = stamp(clock[0])
+            emulator.set_time(clock[0])
+            for step_name in ("restore", "backup", "restore"):
+                for device in devices:
+                    arguments = (["restore", "--file", device.state, "--merge", "--yes", "--now", now]
+                                 if step_name == "restore"
+                                 else ["backup", "--file", device.state, "--now", now])
+                    status, _, err = device.run(arguments, f"convergence {step_name}")
+                    if status != 0:
+                        unexplained.append(
+                            f"convergence {step_name}: {device.name} exit {status}: {err.strip()}")
+                    device.load()
+            copies = emulator.backups()
+            if len(copies) != 1:
+                unexplained.append(f"{len(copies)} copies of the backup on Drive after convergence")
+            remote = json.loads(copies[0]["content"])
+            diverged = [d.name for d in devices if items(d.document) != items(remote)]
+        stats = emulator.control("stats", method="GET")
+        if journal:
+            emulator.dump(work)
     finally:
+        if rounds_log:
+            rounds_log.close()
         emulator.stop()
-        shutil.rmtree(work, ignore_errors=True)
-    print(f"seed {args.seed}: {args.rounds} rounds, {args.devices} devices, {backups} backups")
+        if not (args.keep or stopped is not None):
+            shutil.rmtree(work, ignore_errors=True)
+    ran = args.rounds if stopped is None else stopped + 1
+    print(f"seed {args.seed}: {ran} rounds, {args.devices} devices, {backups} backups")
     print("exit codes: " + ", ".join(f"{code}×{count}" for code, count in sorted(histogram.items())))
     print(f"re-merge rounds (another device's revision found between base and upload): {remerged}")
     print(f"items lost: challenges {total_lost['challenges']}, tombstones {total_lost['tombstones']}, "
           f"day logs {total_lost['dayLogs']} (+ {total_lost['dayLogsUnderUndoneDelete']} under a "
           f"delete another device undid), wrongly revived {total_lost['revived']}")
-    print(f"devices converged: {'all' if not diverged else 'not ' + ', '.join(diverged)}")
+    if stopped is None:
+        print(f"devices converged: {'all' if not diverged else 'not ' + ', '.join(diverged)}")
+    else:
+        print(f"stopped after round {stopped}, the first that failed (no convergence run)")
     for line in examples[:10] + unexplained[:10]:
         print("  " + line)
+    print(stats_line(stats))
+    missed = uncrossed(stats, args)
+    if missed:
+        print("limits not crossed: " + "; ".join(missed))
     if args.schema3_day_logs:
         del total_lost["dayLogsUnderUndoneDelete"]
-    failed = sum(total_lost.values()) > 0 or unexplained or diverged
+    failed = (sum(total_lost.values()) > 0 or unexplained or diverged
+              or (args.require_limits and missed))
+    if args.keep or stopped is not None:
+        print(f"work folder kept: {work}")
     print(f"soak: {'FAILED' if failed else 'passed'} (seed {args.seed})")
     return 1 if failed else 0
 
