@@ -173,6 +173,48 @@ import Testing
         try expectDriveHolds([tablet, phoneState(large: false)])
     }
 
+    /// The phone's upload replaced the tablet's write (Drive ignoring `If-Match`), its check
+    /// was cut short, and the phone never runs again: the laptop's next backup finds the
+    /// file's mark behind its head, merges the tablet's write back, and marks its own upload.
+    @Test(arguments: modes)
+    func aCheckTheOwingDeviceNeverFinishesIsFinishedByAnotherDevice(
+        mode: Emulator.IfMatchEnforcement
+    ) throws {
+        try emulator.configure(ifMatch: .ignore)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
+        try #require(try phone.backup().status == 0)
+        // A proved upload (a create is not checked): the file is marked.
+        try phone.write(phoneState(large: false))
+        try #require(try phone.backup().status == 0)
+        let marked = try #require(try remoteBackups(emulator).first).file
+        let phoneLast = backupJSON(
+            device: "phone",
+            challenges: [
+                "A": "2026-11-01T00:00:00.000Z", "P": "2026-11-02T00:00:00.000Z",
+                "Q": "2026-11-04T00:00:00.000Z",
+            ], logs: 3)
+        try phone.write(phoneLast)
+        try emulator.interleave(Data(tablet.utf8), name: "habit-backup.json")
+        try emulator.inject(.status(503, count: 100, paths: ["/drive/v3/files/"]))
+        let cut = try phone.backup()
+        #expect(cut.status == 5, "\(cut.stderr)")
+        try emulator.clearFaults()
+        try emulator.configure(ifMatch: mode)
+        let head = try #require(try remoteBackups(emulator).first).file
+        #expect(head.appProperties["checkedRevision"] == marked.headRevisionId)
+        #expect(head.headRevisionId != marked.headRevisionId)
+        let laptop = try BackupMachine(emulator)
+        try laptop.login()
+        let laptopState = backupJSON(
+            device: "laptop", challenges: ["L": "2026-11-05T00:00:00.000Z"], logs: 1)
+        try laptop.write(laptopState)
+        let result = try laptop.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        try expectDriveHolds([tablet, phoneLast, laptopState])
+        let now = try #require(try remoteBackups(emulator).first).file
+        #expect(now.appProperties["checkedRevision"] == now.headRevisionId)
+    }
+
     /// `kill -9` right after the upload landed: the pending check, recorded before the upload,
     /// survives, and the next backup finishes it first.
     @Test func aPendingCheckSurvivesAKillRightAfterTheUpload() throws {

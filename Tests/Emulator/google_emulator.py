@@ -640,6 +640,9 @@ class DriveFile:
         self.etag = ""
         self.revisions = []
         self.revision_count = 0
+        # v3's appProperties, which v2 lists as properties of visibility PRIVATE; they stay
+        # across content uploads, as any metadata does.
+        self.app_properties = {}
         self.write(content, instant)
 
     @property
@@ -721,6 +724,7 @@ class DriveFile:
             "md5Checksum": self.md5,
             "headRevisionId": self.head.id,
             "quotaBytesUsed": str(self.quota_bytes_used),
+            **({"appProperties": dict(self.app_properties)} if self.app_properties else {}),
         }
 
     @property
@@ -747,6 +751,9 @@ class DriveFile:
             "md5Checksum": self.md5,
             "headRevisionId": self.head.id,
             "quotaBytesUsed": str(self.quota_bytes_used),
+            "properties": [{"kind": "drive#property", "key": key, "value": value,
+                            "visibility": "PRIVATE"}
+                           for key, value in sorted(self.app_properties.items())],
         }
 
     def control(self):
@@ -764,7 +771,7 @@ class DriveFile:
         return {"id": self.id, "name": self.name, "mimeType": self.mime_type,
                 "parents": self.parents, "created": self.created, "modified": self.modified,
                 "version": self.version, "etag": self.etag,
-                "revisionCount": self.revision_count,
+                "revisionCount": self.revision_count, "appProperties": self.app_properties,
                 "revisions": [revision.saved() for revision in self.revisions]}
 
     @classmethod
@@ -775,6 +782,7 @@ class DriveFile:
         file.modified, file.version = saved["modified"], saved["version"]
         file.etag, file.revisions = saved["etag"], revisions
         file.revision_count = saved["revisionCount"]
+        file.app_properties = dict(saved.get("appProperties") or {})
         return file
 
 
@@ -1573,11 +1581,23 @@ class Drive:
 
     @staticmethod
     def apply_metadata(file, metadata):
-        """The metadata changes this emulator keeps: the name and the media type."""
+        """The metadata changes this emulator keeps: the name, the media type and the app
+        properties (a key set to null is removed, as Google documents)."""
         if metadata.get("name"):
             file.name = metadata["name"]
         if metadata.get("mimeType"):
             file.mime_type = metadata["mimeType"]
+        properties = metadata.get("appProperties")
+        if properties is not None:
+            if not isinstance(properties, dict) or not all(
+                    isinstance(v, str) or v is None for v in properties.values()):
+                raise drive_error(400, "invalid", "Invalid value for appProperties.",
+                                  location="appProperties", location_type="other")
+            for key, value in properties.items():
+                if value is None:
+                    file.app_properties.pop(key, None)
+                else:
+                    file.app_properties[key] = value
 
     def revisions(self, file_id, query):
         file = self.file(file_id)
@@ -1667,6 +1687,16 @@ class Drive:
         if isinstance(metadata.get("parents"), list):
             metadata["parents"] = [p.get("id") if isinstance(p, dict) else p
                                    for p in metadata["parents"]]
+        if "properties" in metadata:
+            # v2's private properties are v3's appProperties; public ones (v3's properties,
+            # visible to other apps) are not kept here: nothing of ours uses them.
+            listed = metadata.pop("properties")
+            if not isinstance(listed, list) or not all(
+                    isinstance(p, dict) and isinstance(p.get("key"), str) for p in listed):
+                raise drive_error(400, "invalid", "Invalid value for properties.",
+                                  location="properties", location_type="other")
+            metadata["appProperties"] = {p["key"]: p.get("value") for p in listed
+                                         if p.get("visibility") == "PRIVATE"}
         return metadata
 
     @staticmethod

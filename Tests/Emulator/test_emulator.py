@@ -825,6 +825,37 @@ class RevisionTests(DriveTestCase):
         _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
         self.assertEqual(data, b"two")
 
+    def test_a_private_v2_property_is_a_v3_app_property_and_outlives_uploads(self):
+        file_id = self.seed("habit-backup.json", "one")["id"]
+        status, headers, tagged = self.client.json("GET", f"/drive/v2/files/{file_id}",
+                                                   headers=self.auth)
+        self.assertEqual((status, tagged["properties"]), (200, []))
+        body = {"properties": [{"key": "checkedRevision", "value": "R1", "visibility": "PRIVATE"},
+                               {"key": "shown", "value": "x", "visibility": "PUBLIC"}]}
+        status, _, stale = self.client.json(
+            "PATCH", f"/drive/v2/files/{file_id}", json_body=body,
+            headers={**self.auth, "If-Match": '"stale"'})
+        self.assertEqual(status, 412, "a v2 metadata patch honours If-Match")
+        status, _, patched = self.client.json(
+            "PATCH", f"/drive/v2/files/{file_id}", json_body=body,
+            headers={**self.auth, "If-Match": tagged["etag"]})
+        self.assertEqual(status, 200)
+        self.assertNotEqual(patched["etag"], tagged["etag"], "a metadata change moves the etag")
+        self.assertEqual([(p["key"], p["value"]) for p in patched["properties"]],
+                         [("checkedRevision", "R1")], "only the private property is kept")
+        self.assertEqual(len(self.revisions(file_id)["revisions"]), 1, "it makes no revision")
+        self.upload(file_id, b"two")
+        _, _, listed = self.client.json(
+            "GET", f"/drive/v3/files/{file_id}?fields=id,appProperties", headers=self.auth)
+        self.assertEqual(listed["appProperties"], {"checkedRevision": "R1"},
+                         "app properties stay across a content upload")
+        status, _, _ = self.client.json(
+            "PATCH", f"/drive/v3/files/{file_id}", json_body={"appProperties": {"checkedRevision": None}},
+            headers=self.auth)
+        _, _, cleared = self.client.json(
+            "GET", f"/drive/v3/files/{file_id}?fields=id,appProperties", headers=self.auth)
+        self.assertEqual((status, "appProperties" in cleared), (200, False), "null removes a key")
+
     def test_at_most_200_pins_and_pinned_revisions_count_as_storage(self):
         file_id = self.seed("habit-backup.json", "r0")["id"]
         path = f"/drive/v3/files/{file_id}/revisions"

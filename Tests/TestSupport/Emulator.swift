@@ -443,9 +443,36 @@ public struct EmulatorFile: Decodable, Sendable {
     public var createdTime: String
     public var modifiedTime: String
     public var headRevisionId: String
+    /// v3's app properties (none: empty).
+    public var appProperties: [String: String] = [:]
     /// Oldest first; the last is the head.
     public var revisions: [EmulatorRevision]
     public var contentBase64: String
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, mimeType, parents, spaces, size, version, md5Checksum, etag, createdTime
+        case modifiedTime, headRevisionId, appProperties, revisions, contentBase64
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        mimeType = try container.decode(String.self, forKey: .mimeType)
+        parents = try container.decode([String].self, forKey: .parents)
+        spaces = try container.decode([String].self, forKey: .spaces)
+        size = try container.decode(String.self, forKey: .size)
+        version = try container.decode(String.self, forKey: .version)
+        md5Checksum = try container.decode(String.self, forKey: .md5Checksum)
+        etag = try container.decode(String.self, forKey: .etag)
+        createdTime = try container.decode(String.self, forKey: .createdTime)
+        modifiedTime = try container.decode(String.self, forKey: .modifiedTime)
+        headRevisionId = try container.decode(String.self, forKey: .headRevisionId)
+        appProperties =
+            try container.decodeIfPresent([String: String].self, forKey: .appProperties) ?? [:]
+        revisions = try container.decode([EmulatorRevision].self, forKey: .revisions)
+        contentBase64 = try container.decode(String.self, forKey: .contentBase64)
+    }
 
     public var content: Data { Data(base64Encoded: contentBase64) ?? Data() }
     public var isInAppFolder: Bool { spaces == ["appDataFolder"] }
