@@ -120,7 +120,7 @@ class Emulator:
 
 
 class Device:
-    def __init__(self, index, work, emulator, binary, journal):
+    def __init__(self, index, work, emulator, binary, journal, pin_cap):
         self.name = f"device{index}"
         # When set, every command's exit code, stdout and stderr are appended to runs.log.
         self.journal = journal
@@ -137,6 +137,8 @@ class Device:
             "CLOUDBACKUP_REVOKE_URL": emulator.url + "/revoke",
             "CLOUDBACKUP_DRIVE_URL": emulator.url,
             "CLOUDBACKUP_RETRY_BASE_MS": "5",
+            # The client keeps its reserve of read pins under the emulator's lowered cap.
+            "CLOUDBACKUP_PIN_LIMIT": str(pin_cap),
             "BROWSER": browser_command(work),
         }
         self.document = {
@@ -402,7 +404,8 @@ def main(argv=None):
         clock = [0]
         counter = [0]
         emulator.set_time(clock[0])
-        devices = [Device(i, work, emulator, binary, journal) for i in range(args.devices)]
+        devices = [Device(i, work, emulator, binary, journal, args.pin_cap)
+                   for i in range(args.devices)]
         for device in devices:
             status, _, err = device.run(["login"], "login")
             if status != 0:
