@@ -34,7 +34,8 @@ Start-up contract (stable, for tools outside the test suite too):
                        [--client-secret S] [--device-client-id ID] [--device-client-secret S]
                        [--access-token-lifetime S] [--if-match MODE]
                        [--revisions-kept N] [--revision-max-age-days D]
-                       [--max-pinned-revisions N] [--revision-downloads MODE]
+                       [--max-pinned-revisions N] [--max-page-size N]
+                       [--revision-downloads MODE]
 
     - The first and only line on stdout is `LISTENING http://127.0.0.1:<port>`, printed once
       connections are accepted; with `--port 0` (the default) the port is a free one.
@@ -103,7 +104,8 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                   "ifMatch": "honour"|"open-only"|"ignore",
                                   "revisionsKept": N, "revisionMaxAgeDays": d,
                                   "revisionDownloads": "any"|"pinned-only",
-                                  "maxPinnedRevisions": N, "deviceInterval": s}; answers
+                                  "maxPinnedRevisions": N, "maxPageSize": N,
+                                  "deviceInterval": s}; answers
                                   every setting (GET too); 400 naming a bad one
     POST /__emulator/expire-access-tokens | revoke-all | expire-upload-sessions | reset
     GET  /__emulator/stats       counters since start-up or reset: pinsMade (keepForever
@@ -114,7 +116,9 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  downloadsRefused (pinned-only), maxPinnedSeen and
                                  maxRevisionsSeen (the most any file held at once),
                                  tokenRefreshes (refresh_token grants answered),
-                                 expiredTokensRefused (401s for an expired access token)
+                                 expiredTokensRefused (401s for an expired access token),
+                                 pagesCut (list or revisions.list answers that held less than
+                                 was asked, with a nextPageToken)
     GET  /__emulator/log         [{method, path, query (secrets REDACTED), status, fault?,
                                    grantType?, ifMatch?, revoked?, interleaved?, denied?,
                                    grant? (which login sent it: its refresh token's number,
@@ -156,6 +160,31 @@ Switches for what Google does not document (settings above; command line in brac
                                  revisions.get?alt=media serves: `any` (default), or, as
                                  Google's guide can be read, only `keepForever` ones (and the
                                  head): any other answers 403 download_restricted_for_revision
+    maxPageSize [--max-page-size N]   the most items one page of files.list or revisions.list
+                                 holds, whatever pageSize asked (default 1000, the largest
+                                 pageSize Google accepts): Google documents that a page may
+                                 hold fewer than pageSize, so a client must follow
+                                 nextPageToken; a low value makes every listing page
+
+Drive's limits, and the test that crosses each (the soak's defaults lower them all, and
+`--require-limits` fails a run that crossed none of one; `make test` runs a short soak with
+them lower still):
+
+    limit (Google's value)              setting here          crossed by
+    pins per file (200, documented)     maxPinnedRevisions    soak --pin-cap 20 (5 in make test);
+                                                              test_the_pin_cap_is_a_setting,
+                                                              test_at_most_200_pins_...;
+                                                              Swift: ReadPinTests
+    unpinned revisions kept (100)       revisionsKept         soak --revisions-kept 10;
+                                                              test_retention_keeps_the_head_...
+    unpinned revision age (30 days)     revisionMaxAgeDays    soak --revision-max-age-days 0.25
+                                                              with its clock an hour a round;
+                                                              Swift: RetentionTests (a year)
+    files.list / revisions.list page    maxPageSize           soak --max-page-size 3;
+      (pageSize 1 to 1000; a page may                         test_a_page_holds_at_most_max_...
+      hold fewer)
+    access token lifetime (3600 s)      accessTokenLifetime   soak --token-lifetime 1800;
+                                                              ShortLivedTokenTests
 
 Revisions: every content upload (create, media, multipart, resumable, v2 or v3) makes one;
 a metadata change makes none but moves `version`, `modifiedTime` and the v2 etag. The head
@@ -811,11 +840,11 @@ IF_MATCH_MODES = ("honour", "open-only", "ignore")
 REVISION_DOWNLOAD_MODES = ("any", "pinned-only")
 DEFAULT_SETTINGS = {"accessTokenLifetime": 3600, "ifMatch": "honour", "revisionsKept": 100,
                     "revisionMaxAgeDays": 30, "revisionDownloads": "any", "deviceInterval": 5,
-                    "maxPinnedRevisions": MAX_PINNED_REVISIONS}
+                    "maxPinnedRevisions": MAX_PINNED_REVISIONS, "maxPageSize": 1000}
 # What GET /__emulator/stats counts since start-up or the last reset (see the header).
 STATS = ("pinsMade", "pinsRefused", "unpinsRefused", "revisionsDeleted", "purgedByCount",
          "purgedByAge", "downloadsRefused", "maxPinnedSeen", "maxRevisionsSeen", "tokenRefreshes",
-         "expiredTokensRefused")
+         "expiredTokensRefused", "pagesCut")
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 DEVICE_CODE_LIFETIME = 1800
 # Google's user codes: letters without look-alikes, shown as XXX-XXX-XXX.
@@ -845,6 +874,8 @@ def checked_settings(changes, current):
                          "(fractions allowed)")
     if type(settings["maxPinnedRevisions"]) is not int or settings["maxPinnedRevisions"] < 1:
         raise ValueError("maxPinnedRevisions must be a whole number, 1 or more")
+    if type(settings["maxPageSize"]) is not int or not 1 <= settings["maxPageSize"] <= 1000:
+        raise ValueError("maxPageSize must be a whole number from 1 to 1000")
     if type(settings["deviceInterval"]) is not int or settings["deviceInterval"] < 0:
         raise ValueError("deviceInterval must be a whole number of seconds, 0 or more")
     return settings
@@ -1469,10 +1500,9 @@ class Drive:
         reply.note["interleaved"] = any([state.interleave_at(file, "list") for file in page])
         return reply
 
-    @staticmethod
-    def page(items, query, default_size, scope):
-        """One page of `items` by `pageSize` and `pageToken`, and the next page's token; a
-        token only works for the listing (`scope`) that issued it."""
+    def page(self, items, query, default_size, scope):
+        """One page of `items` by `pageSize` (at most `maxPageSize`) and `pageToken`, and the
+        next page's token; a token only works for the listing (`scope`) that issued it."""
         try:
             page_size = int(query.get("pageSize", default_size))
         except ValueError:
@@ -1480,6 +1510,8 @@ class Drive:
         if not 1 <= page_size <= 1000:
             raise drive_error(400, "invalid", "Invalid Value", location="pageSize",
                               location_type="parameter")
+        cut = page_size > self.state.settings["maxPageSize"]
+        page_size = min(page_size, self.state.settings["maxPageSize"])
         offset = 0
         if query.get("pageToken"):
             try:
@@ -1492,6 +1524,8 @@ class Drive:
                                   location_type="parameter")
         next_token = None
         if offset + page_size < len(items):
+            if cut:
+                self.state.count("pagesCut")
             next_token = base64.urlsafe_b64encode(json.dumps(
                 {"offset": offset + page_size, "scope": scope}).encode()).decode()
         return items[offset:offset + page_size], next_token
@@ -2282,6 +2316,9 @@ def main(argv=None):
     parser.add_argument("--max-pinned-revisions", type=int, metavar="N",
                         default=DEFAULT_SETTINGS["maxPinnedRevisions"],
                         help="keepForever revisions a file may hold (default: %(default)s)")
+    parser.add_argument("--max-page-size", type=int, metavar="N",
+                        default=DEFAULT_SETTINGS["maxPageSize"],
+                        help="most items a listing page holds (default: %(default)s)")
     parser.add_argument("--revision-downloads", choices=REVISION_DOWNLOAD_MODES,
                         default=DEFAULT_SETTINGS["revisionDownloads"],
                         help="which old revisions Drive serves (default: %(default)s)")
@@ -2298,6 +2335,7 @@ def main(argv=None):
             "revisionsKept": options.revisions_kept,
             "revisionMaxAgeDays": options.revision_max_age_days,
             "maxPinnedRevisions": options.max_pinned_revisions,
+            "maxPageSize": options.max_page_size,
             "revisionDownloads": options.revision_downloads}, DEFAULT_SETTINGS)
     except ValueError as error:
         parser.error(str(error))

@@ -825,6 +825,25 @@ class RevisionTests(DriveTestCase):
         _, _, data = self.client.request("GET", f"/drive/v3/files/{file_id}?alt=media", headers=self.auth)
         self.assertEqual(data, b"two")
 
+    def test_a_page_holds_at_most_max_page_size_whatever_page_size_asks(self):
+        file_id = self.seed("habit-backup.json", "r0")["id"]
+        for number in range(1, 5):
+            self.upload(file_id, f"r{number}".encode())
+        status, _, _ = self.settings(maxPageSize=2)
+        self.assertEqual(status, 200)
+        ids, token, pages = [], None, 0
+        while True:
+            answer = self.revisions(file_id, pageSize="1000", **({"pageToken": token} if token else {}))
+            pages += 1
+            self.assertLessEqual(len(answer["revisions"]), 2)
+            ids += [r["id"] for r in answer["revisions"]]
+            token = answer.get("nextPageToken")
+            if not token:
+                break
+        self.assertEqual((len(ids), pages), (5, 3), "every revision, over three pages")
+        self.assertEqual(self.stats()["pagesCut"], 2)
+        self.assertEqual(self.settings(maxPageSize=0)[0], 400)
+
     def test_a_private_v2_property_is_a_v3_app_property_and_outlives_uploads(self):
         file_id = self.seed("habit-backup.json", "one")["id"]
         status, headers, tagged = self.client.json("GET", f"/drive/v2/files/{file_id}",
@@ -972,7 +991,8 @@ class RevisionTests(DriveTestCase):
         self.assertEqual(stats, {
             "pinsMade": 2, "pinsRefused": 1, "unpinsRefused": 0, "revisionsDeleted": 1,
             "purgedByCount": 1, "purgedByAge": 0, "downloadsRefused": 1, "maxPinnedSeen": 2,
-            "maxRevisionsSeen": 4, "tokenRefreshes": 1, "expiredTokensRefused": 1}, stats)
+            "maxRevisionsSeen": 4, "tokenRefreshes": 1, "expiredTokensRefused": 1, "pagesCut": 0},
+            stats)
         self.client.request("POST", "/__emulator/reset")
         self.assertEqual(set(self.stats().values()), {0})
 
