@@ -98,25 +98,32 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
     #expect(record.baseRevisionId == "r2" && record.readPins == ["r3"])
 
     // The next run, once Drive has room again: r3 is read, merged, and its pin released.
-    let next = ScriptedTransport(
+    let next = finishingRun(r3Pinned: false)
+    let outcome = try run(next, lines("b"), pending: record)
+    #expect(outcome.document == lines("a", "b", "c"))
+    #expect(requests(next, "DELETE") == ["r3"])
+    #expect(next.remaining == 0)
+}
+
+/// The run that finishes a check recorded with base r2 after our r4 replaced the tablet's r3
+/// (pinned already, or to be pinned to be read): r3 is merged, r5 proved and marked, and the
+/// read pin of r3 released.
+private func finishingRun(r3Pinned: Bool) -> ScriptedTransport {
+    ScriptedTransport(
         [
             listing("F1"),
             revisions(
-                Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
+                Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: r3Pinned),
                 Listed(id: "r4", text: "a\nb")),
-            restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
-        ] + remote("F1", etag: "e4", revision: "r4", "a\nb")
+        ] + (r3Pinned ? [] : [restricted, pinned]) + [answer(200, bytes: Array("a\nc".utf8))]
+            + remote("F1", etag: "e4", revision: "r4", "a\nb")
             + [
                 updated("a\nb\nc", revision: "r5"),
                 revisions(
                     Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
                     Listed(id: "r5", text: "a\nb\nc")),
-                deleted,
+                marked("r5", text: "a\nb\nc"), deleted,
             ])
-    let outcome = try run(next, lines("b"), pending: record)
-    #expect(outcome.document == lines("a", "b", "c"))
-    #expect(requests(next, "DELETE") == ["r3"])
-    #expect(next.remaining == 0)
 }
 
 /// A run cut short after pinning leaves the pin in its record; the run that finishes the check
@@ -124,21 +131,7 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
 @Test func aReadPinOfACutShortRunIsReleasedByTheRunThatFinishesItsCheck() throws {
     let record = PendingVerification(
         fileId: "F1", baseRevisionId: "r2", uploadedMd5: md5("a\nb"), readPins: ["r3"])
-    let transport = ScriptedTransport(
-        [
-            listing("F1"),
-            revisions(
-                Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: true),
-                Listed(id: "r4", text: "a\nb")),
-            answer(200, bytes: Array("a\nc".utf8)),
-        ] + remote("F1", etag: "e4", revision: "r4", "a\nb")
-            + [
-                updated("a\nb\nc", revision: "r5"),
-                revisions(
-                    Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
-                    Listed(id: "r5", text: "a\nb\nc")),
-                deleted,
-            ])
+    let transport = finishingRun(r3Pinned: true)
     let outcome = try run(transport, lines("b"), pending: record)
     #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 1)
     #expect(requests(transport, "DELETE") == ["r3"])
