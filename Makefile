@@ -79,10 +79,10 @@ TEST_BINARY := .build/debug/cloudbackupPackageTests.xctest
 ZONE_TESTS := $(TEST_BINARY) --testing-library swift-testing --filter "Calendar|Streak" \
 	--skip TransitionSweep
 
-# The short soak of `make test`: Drive's limits lower still than `make soak`'s (5 pins a file,
+# The short soak of `make test`: Drive's limits lower still than `make soak`'s (10 pins a file,
 # half a day a round), so that 100 rounds of 5 devices (under a minute) cross every one of
-# them, or fail. The build before read pins were released loses 3 day logs in this run.
-TEST_SOAK := --rounds 100 --devices 5 --seed 2 --pin-cap 5 --hours-per-round 12 --require-limits
+# them, or fail.
+TEST_SOAK := --rounds 100 --devices 5 --seed 2 --pin-cap 10 --hours-per-round 12 --require-limits
 
 # Every emulator the Swift suites start appends its requests to REQUEST_LOG; afterwards the
 # sweep checks each Drive request against Google's discovery documents (method and path,

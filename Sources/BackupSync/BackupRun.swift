@@ -32,11 +32,14 @@ import GoogleDrive
 ///    pending record; keep aside copies whose items were held back, delete the other files of
 ///    our name; done.
 /// Read pins are recorded with the pending check, so a run cut short leaves its pins to the
-/// run that finishes the check. When Drive refuses a read pin (its cap of pins per file, which
-/// `RetentionPolicy` never lets its own pins reach), one pin the policy does not name, older
-/// than the base of the check, is freed and the pin asked again; when the revision still
-/// cannot be read, the run fails with `.unmerged`, naming what is missing from Drive, and its
-/// record makes the next run merge it.
+/// run that finishes the check. A read pin the policy names stays only while the policy has
+/// room for it: kept beyond its share, it would eat the reserve. When Drive refuses a read pin
+/// (its cap of pins per file, which `RetentionPolicy` never lets its own pins reach), one pin
+/// the policy does not name, older than the base of the check, is freed and the pin asked
+/// again; with none to free, the run waits (other devices release theirs as their checks
+/// finish) and asks again, up to `maxRounds` times; when the revision still cannot be read,
+/// the run fails with `.unmerged`, naming what is missing from Drive, and its record makes the
+/// next run merge it.
 /// A previous run's pending verification is finished first, right after the listing: every
 /// revision after its base but the head and its own upload is merged into this run's upload,
 /// whether that upload landed or not.
@@ -151,6 +154,7 @@ public struct BackupRun<Document> {
         case recordingPin(Reading)
         case pinning(Reading)
         case freeing(Reading)
+        case waitingForPin(Reading)
         /// Deleting the read pins whose items are in the checked head.
         case releasing
         /// Listing the revisions since the file's mark, which the head is not.
@@ -188,8 +192,10 @@ public struct BackupRun<Document> {
         var others: [DriveRevision]
         var fileID: String
         var then: AfterOthers
-        /// A pin was freed for the first revision already: a second refusal is final.
+        /// A pin was freed for the first revision already: the next refusal waits.
         var freed = false
+        /// How often a refused pin of the first revision was waited for.
+        var waits = 0
     }
 
     /// What the next upload sends, and the revision it starts from.
@@ -336,7 +342,7 @@ public struct BackupRun<Document> {
         defer { phase = .finished }
         switch phase {
         case .fetchingOthers(let reading), .recordingPin(let reading), .pinning(let reading),
-            .freeing(let reading):
+            .freeing(let reading), .waitingForPin(let reading):
             // A check that cannot read what it must merge: the truth is that those items are
             // missing from Drive now; the record on disk makes the next run merge them.
             return .fail(.unmerged(error, revisions: reading.others))
@@ -364,6 +370,7 @@ public struct BackupRun<Document> {
         case (.fetchingOthers(var reading), .revisionBytes(let bytes)):
             let revision = reading.others.removeFirst()
             reading.freed = false
+            reading.waits = 0
             known.insert(revision.id)
             let plain: [UInt8]
             do {
@@ -413,13 +420,18 @@ public struct BackupRun<Document> {
             phase = .fetchingOthers(reading)
             return .downloadRevision(fileID: reading.fileID, reading.others[0])
         case (.pinning(var reading), .pinRefused(let error)):
-            guard !reading.freed, let spare = spare(reading) else {
+            if !reading.freed, let spare = spare(reading) {
+                reading.freed = true
+                phase = .freeing(reading)
+                return .release(fileID: reading.fileID, revisions: [spare])
+            }
+            guard reading.waits < maxRounds else {
                 return fail(.unmerged(error, revisions: reading.others))
             }
-            reading.freed = true
-            phase = .freeing(reading)
-            return .release(fileID: reading.fileID, revisions: [spare])
-        case (.freeing(let reading), .done):
+            reading.waits += 1
+            phase = .waitingForPin(reading)
+            return .backOff(round: reading.waits - 1)
+        case (.freeing(let reading), .done), (.waitingForPin(let reading), .done):
             return pin(reading)
         case (.releasing, .done):
             return finishChecks()
@@ -849,14 +861,23 @@ public struct BackupRun<Document> {
     }
 
     /// The read pins whose items are in the head now (merged this run, and the run's checks
-    /// are done): every one but the head itself and those the policy names, which it keeps.
+    /// are done): every one but the head itself and those the policy would pin itself, within
+    /// its share of the cap, were they not pinned yet.
     private func releasable() -> Action? {
         guard let fileID = target?.id ?? onDisk?.fileId else { return nil }
         let heads = Set(
             [lastRevisions.last?.id, head?.file.headRevisionId, target?.headRevisionId]
                 .compactMap { $0 })
-        let named = retention?.names(lastRevisions, timeZone: timeZone) ?? []
-        let ids = readPins.intersection(merged).subtracting(heads).subtracting(named)
+        var kept: Set<String> = []
+        if let retention, let now {
+            let unpinned = lastRevisions.map { revision in
+                var revision = revision
+                if readPins.contains(revision.id) { revision.keepForever = false }
+                return revision
+            }
+            kept = Set(retention.plan(unpinned, now: now, timeZone: timeZone).pin)
+        }
+        let ids = readPins.intersection(merged).subtracting(heads).subtracting(kept)
         guard !ids.isEmpty else { return nil }
         return .release(fileID: fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
     }
@@ -970,13 +991,14 @@ public struct BackupRun<Document> {
     /// Named after our file, the label, the run's time and the copy's id: never our name, so
     /// no later run takes it for a backup.
     private func sideName(_ snapshot: DriveSnapshot, label: String) -> String {
-        "\(name).\(label)-\(Self.compact(now))-\(snapshot.file.id)"
+        "\(name).\(label)-\((now ?? Timestamp(millisecondsSince1970: 0)).compact)-\(snapshot.file.id)"
     }
+}
 
+extension Timestamp {
     /// `20261130T120000Z`: the time in a file name, without separators.
-    static func compact(_ time: Timestamp?) -> String {
-        let text = (time ?? Timestamp(millisecondsSince1970: 0)).description
-        return text.prefix(19).filter { $0 != "-" && $0 != ":" } + "Z"
+    public var compact: String {
+        description.prefix(19).filter { $0 != "-" && $0 != ":" } + "Z"
     }
 }
 

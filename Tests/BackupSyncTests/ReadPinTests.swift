@@ -72,8 +72,9 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
 }
 
 /// At the cap with no pin that may go (every pin is newer than the check's base): the run
-/// fails with `.unmerged`, naming the revision it could not read, and leaves its record (with
-/// the pin it tried) for the next run, which merges the revision.
+/// waits and asks again (here twice, its rounds), then fails with `.unmerged`, naming the
+/// revision it could not read, and leaves its record (with the pin it tried) for the next run,
+/// which merges the revision.
 @Test func aRevisionThatCannotBePinnedFailsNamingWhatDriveLacks() throws {
     let recorded = Recorded()
     let transport = ScriptedTransport(
@@ -83,16 +84,17 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
                 revisions(
                     Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
                     Listed(id: "r4", text: "a\nb")),
-                restricted, capReached,
+                restricted, capReached, capReached, capReached,
             ])
     let error = #expect(throws: SyncError.self) {
-        try run(transport, lines("b"), recorded: recorded)
+        try run(transport, lines("b"), maxRounds: 2, recorded: recorded)
     }
     guard case .unmerged(_, let missing) = error else {
         Issue.record("expected .unmerged, got \(String(describing: error))")
         return
     }
     #expect(missing.map(\.id) == ["r3"])
+    #expect(requests(transport, "PATCH") == ["r3", "r3", "r3"])
     #expect(requests(transport, "DELETE") == [])
     let record = try #require(recorded.records.last ?? nil)
     #expect(record.baseRevisionId == "r2" && record.readPins == ["r3"])
@@ -242,5 +244,65 @@ private func listed(head: String, holding text: String, mark: String) -> Scripte
     let outcome = try run(transport, lines("d"))
     #expect(outcome.uploaded)
     #expect(!transport.sent.contains { $0.method == "PATCH" })
+    #expect(transport.remaining == 0)
+}
+
+/// At the cap with nothing to free, another device's check releases its read pin while this
+/// run waits: the pin asked again goes through, and nothing is missing.
+@Test func aRefusedPinWaitsForAnotherDevicesReleaseAndReads() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
+            + [
+                updated("a\nb", revision: "r4"),
+                revisions(
+                    Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
+                    Listed(id: "r4", text: "a\nb")),
+                restricted, capReached, pinned, answer(200, bytes: Array("a\nc".utf8)),
+            ]
+            + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"),
+                revisions(
+                    Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
+                    Listed(id: "r5", text: "a\nb\nc")),
+                marked("r5", text: "a\nb\nc"), deleted,
+            ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 1)
+    #expect(requests(transport, "PATCH") == ["r3", "r3", "F1"])
+    #expect(transport.remaining == 0)
+}
+
+/// A read pin the policy names, but beyond its share of the cap (here a cap of 3: one pin for
+/// the policy, held already, two for reads), is released: kept, it would eat the reserve.
+@Test func aNamedReadPinBeyondThePolicysShareIsReleased() throws {
+    var policy = RetentionPolicy(daily: 7, weekly: 0, monthly: 0)
+    policy.pinLimit = 3
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
+            + [
+                updated("a\nb", revision: "r4"),
+                revisions(
+                    Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
+                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+                    Listed(id: "r3", text: "a\nc", time: "2026-11-02T09:00:00.000Z"),
+                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z")),
+                restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
+            ]
+            + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"),
+                revisions(
+                    Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
+                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+                    Listed(
+                        id: "r3", text: "a\nc", pinned: true, time: "2026-11-02T09:00:00.000Z"),
+                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
+                    Listed(id: "r5", text: "a\nb\nc", time: "2026-11-02T09:02:00.000Z")),
+                marked("r5", text: "a\nb\nc"), deleted,
+            ])
+    let outcome = try run(transport, lines("b"), retention: policy)
+    #expect(outcome.releasedPins == 1)
+    #expect(requests(transport, "DELETE") == ["r3"])
     #expect(transport.remaining == 0)
 }
