@@ -259,6 +259,58 @@ import Testing
         #expect(try String(contentsOf: laptop.state, encoding: .utf8) == "{")
     }
 
+    /// The files beside STATE that keep a broken one aside.
+    private func keptBroken() throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(atPath: laptop.folder.path)
+            .filter { $0.hasPrefix("state.json.broken-") }.map {
+                laptop.folder.appendingPathComponent($0)
+            }
+    }
+
+    static let brokenStates = [
+        "", "{\"format\": \"habit-backup\", \"challen",
+        #"{"format":"habit-backup","schemaVersion":99,"exportedAt":"2026-11-01T00:00:00.000Z"}"#,
+        #"{"format":"habit-backup","schemaVersion":3,"challenges":[]}"#,
+    ]
+
+    /// A broken STATE (empty, cut short, of a newer schema, invalid) is the most common reason
+    /// to restore: --replace keeps it aside, named in one line, and writes the backup.
+    @Test(arguments: brokenStates)
+    func replaceKeepsABrokenStateAsideAndWritesTheBackup(broken: String) throws {
+        try laptop.write(broken)
+        let result = try restore("--replace", "--yes")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try stateIDs() == ["A"])
+        let aside = try keptBroken()
+        #expect(aside.count == 1)
+        #expect(try aside.first.map { try Data(contentsOf: $0) } == Data(broken.utf8))
+        let name = try #require(aside.first?.lastPathComponent)
+        #expect(
+            result.stderr.contains("keeping it as \(laptop.folder.path)/\(name)"),
+            "\(result.stderr)")
+        #expect(result.stdout.contains("(replacing a broken file)"))
+        #expect(result.stdout.contains("broken file kept as"), "\(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: laptop.state.path + ".bak"))
+    }
+
+    /// --merge has nothing to merge into: one line that names --replace, nothing written or
+    /// downloaded; a dry run of --replace says what it would keep aside and writes nothing.
+    @Test func mergeRefusesABrokenStateAndADryRunOfReplaceWritesNothing() throws {
+        try laptop.write("{")
+        let logBefore = try emulator.log().count
+        let refused = try restore("--merge", "--yes")
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("restore with --replace instead"), "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(try emulator.log().count == logBefore)
+        let dry = try restore("--replace", "--dry-run")
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stderr.contains("a restore would keep it as"), "\(dry.stderr)")
+        #expect(dry.stdout.contains("dry run: nothing written"))
+        #expect(try String(contentsOf: laptop.state, encoding: .utf8) == "{")
+        #expect(try keptBroken().isEmpty)
+    }
+
     @Test func noBackupToRestoreIsExit3() throws {
         try emulator.reset()
         try laptop.login()

@@ -19,8 +19,10 @@ struct RestoreCommand: Command {
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
         STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
-        created. With --revision or --as-of, an older version of the backup from Drive's
-        revision history ('cloudbackup history' lists them) instead of the latest.
+        created. A broken one (empty, not JSON, invalid, of a newer schema) is kept as
+        STATE.broken-<UTC time> by --replace, and refused by --merge (nothing to merge into).
+        With --revision or --as-of, an older version of the backup from Drive's revision
+        history ('cloudbackup history' lists them) instead of the latest.
 
         options:
           --file STATE    the local state file to restore into
@@ -106,11 +108,11 @@ struct RestoreCommand: Command {
             waitingForLock: waitLock)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
-        // A missing STATE is a new one.
-        let loaded =
-            LocalFile.exists(file) ? try BackupFile.loadWithBytes(file, options: readOptions) : nil
-        let previous = loaded?.bytes
-        let current = loaded?.result.document
+        // A missing STATE is a new one; a broken one (empty, not JSON, invalid, of a newer
+        // schema) is what a user restores over most often: replace keeps it aside.
+        let loaded = try loadState()
+        let previous = loaded.valid?.bytes
+        let current = loaded.valid?.result.document
         let warn = { (line: String) in context.printWarning(line) }
         // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
         if !dryRun { try session.settle(warn: warn) }
@@ -158,10 +160,17 @@ struct RestoreCommand: Command {
         // Where STATE's bytes will be kept, found once (it may read earlier copies) for the
         // question, the write and the last line.
         let keepAs = dryRun ? nil : previous.map(keptCopyPath(for:))
+        let brokenAside = loaded.broken.map { ($0, "\(file).broken-\(now.compact)") }
+        if let (broken, aside) = brokenAside {
+            warn(
+                "\(broken.reason.lines.first ?? file); "
+                    + (dryRun ? "a restore would keep it" : "keeping it")
+                    + " as \(aside.onOneLine) and writing the backup in its place")
+        }
+        let replacing = Replacing(
+            previous: loaded.broken?.bytes ?? previous, keepAs: brokenAside?.1 ?? keepAs)
         if !dryRun, ask == nil {
-            try write(
-                outcome.document, previous: previous, keepingAs: keepAs, session: session,
-                warn: warn)
+            try write(outcome.document, replacing: replacing, session: session, warn: warn)
         }
         if json {
             // The report's heldBack counts alone do not say why, or that --allow-stale exists.
@@ -173,9 +182,10 @@ struct RestoreCommand: Command {
             }
             context.print(outcome.report.json)
         } else {
-            context.print(
-                "\(source) exported \(backup.exportedAt) → \(file.onOneLine)\(previous == nil ? " (new)" : ""):"
-            )
+            let state =
+                loaded.broken != nil
+                ? " (replacing a broken file)" : previous == nil ? " (new)" : ""
+            context.print("\(source) exported \(backup.exportedAt) → \(file.onOneLine)\(state):")
             for line in MergeCommand.plainWords(outcome.report, mode: mode) {
                 context.print("  " + line)
             }
@@ -192,20 +202,20 @@ struct RestoreCommand: Command {
             return
         }
         if let ask {
-            let kept = keepAs.map { " (the current file kept as \($0.onOneLine))" }
+            let kept = replacing.keepAs.map { " (the current file kept as \($0.onOneLine))" }
             ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ")
             let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", .cancelled)
             }
-            try write(
-                outcome.document, previous: previous, keepingAs: keepAs, session: session,
-                warn: warn)
+            try write(outcome.document, replacing: replacing, session: session, warn: warn)
         }
         if !json {
             context.print(
                 "restored \(file.onOneLine)"
-                    + (keepAs.map { " (previous file kept as \($0.onOneLine))" } ?? ""))
+                    + (replacing.keepAs.map {
+                        " (\(loaded.broken == nil ? "previous" : "broken") file kept as \($0.onOneLine))"
+                    } ?? ""))
         }
     }
 
@@ -237,8 +247,37 @@ struct RestoreCommand: Command {
         return { _ = LocalFile.writeAll($0.utf8, to: terminal) }
     }
 
-    /// `keepAs` (STATE.bak or the next free name) from the bytes STATE held (when it
-    /// existed), then STATE. Nothing is written when STATE
+    /// STATE as the restore found it: valid (with its bytes), broken (a file the reader
+    /// refuses: `--replace` keeps it aside, `--merge` has nothing to merge into), or missing
+    /// (both nil). A file that cannot be read at all, or is over `--max-bytes`, fails as before:
+    /// it may be genuine.
+    private func loadState() throws(CLIError) -> (
+        valid: (result: ReadResult, bytes: [UInt8])?, broken: (bytes: [UInt8], reason: CLIError)?
+    ) {
+        guard LocalFile.exists(file) else { return (nil, nil) }
+        let bytes = try BackupFile.loadBytes(file, options: readOptions)
+        do {
+            return ((try BackupFile.decode(bytes, file: file, options: readOptions), bytes), nil)
+        } catch {
+            guard mode == .replace else {
+                throw CLIError(
+                    "\(error.lines.first ?? file); there is nothing to merge the backup into: "
+                        + "restore with --replace instead, which keeps this file as "
+                        + "\(file.onOneLine).broken-<time> and writes the backup in its place",
+                    error.failure)
+            }
+            return (nil, (bytes, error))
+        }
+    }
+
+    /// What STATE's write replaces: the bytes STATE held (nil: none), and where they are kept.
+    private struct Replacing {
+        var previous: [UInt8]?
+        var keepAs: String?
+    }
+
+    /// `keepAs` (STATE.bak or the next free name, or STATE.broken-<time>) from the bytes STATE
+    /// held (when it existed), then STATE. Nothing is written when STATE
     /// is no longer those bytes. The merge was made from them, so an edit made since (at the
     /// question, during the download) would be overwritten without a trace, and `.bak` would
     /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
@@ -247,9 +286,10 @@ struct RestoreCommand: Command {
     /// Once STATE is written it and the backup are in step, and the profile's record of STATE's
     /// shared settings says which settings are (see `SharedSettings`).
     private func write(
-        _ document: BackupDocument, previous: [UInt8]?, keepingAs keepAs: String?,
-        session: DriveSession, warn: (String) -> Void
+        _ document: BackupDocument, replacing: Replacing, session: DriveSession,
+        warn: (String) -> Void
     ) throws(CLIError) {
+        let (previous, keepAs) = (replacing.previous, replacing.keepAs)
         guard try bytesNow() == previous else {
             throw CLIError(
                 "\(file) changed while restoring; nothing was written; run restore again",
