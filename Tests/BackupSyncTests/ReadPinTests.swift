@@ -16,7 +16,9 @@ struct Listed {
     var time = "2026-11-01T10:00:00.000Z"
 }
 
-func revisions(_ listed: Listed...) -> ScriptedTransport.Step {
+func revisions(_ listed: Listed...) -> ScriptedTransport.Step { revisions(listed) }
+
+func revisions(_ listed: [Listed]) -> ScriptedTransport.Step {
     let items = listed.map {
         #"{"id":"\#($0.id)","md5Checksum":"\#(md5($0.text))","keepForever":\#($0.pinned),"modifiedTime":"\#($0.time)"}"#
     }
@@ -36,29 +38,40 @@ private func requests(_ transport: ScriptedTransport, _ method: String) -> [Stri
     }
 }
 
+/// Our upload r4 (over base r2, holding "a") replaced the tablet's r3 ("a\nc"): the check
+/// lists `before`, reads r3 after `pinning` (Drive's answers about its pin), and a second
+/// round uploads r5, proved by `after` and marked; `tail` answers what follows.
+private func replacedR3(
+    before: [Listed], pinning: [ScriptedTransport.Step], after: [Listed],
+    tail: [ScriptedTransport.Step] = [deleted]
+) -> ScriptedTransport {
+    ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
+            + [updated("a\nb", revision: "r4"), revisions(before)] + pinning
+            + [answer(200, bytes: Array("a\nc".utf8))]
+            + remote("F1", etag: "e4", revision: "r4", "a\nb")
+            + [
+                updated("a\nb\nc", revision: "r5"), revisions(after),
+                marked("r5", text: "a\nb\nc"),
+            ] + tail)
+}
+
 /// The soak's losing round, scripted: the file's pins are at Drive's cap (p1 among them, an
 /// old pin no policy names), Drive serves only pinned revisions, and our upload r4 replaced
 /// the tablet's r3. The check frees p1, pins r3, reads and merges it, uploads again, and once
 /// that upload is proved releases its read pin of r3: no pin is left behind.
 @Test func aCheckAtThePinCapFreesAnOldPinReadsTheRevisionAndReleasesItsPin() throws {
     let recorded = Recorded()
-    let transport = ScriptedTransport(
-        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
-            + [
-                updated("a\nb", revision: "r4"),
-                revisions(
-                    Listed(id: "p1", text: "x", pinned: true), Listed(id: "r2", text: "a"),
-                    Listed(id: "r3", text: "a\nc"), Listed(id: "r4", text: "a\nb")),
-                restricted, capReached, deleted, pinned, answer(200, bytes: Array("a\nc".utf8)),
-            ]
-            + remote("F1", etag: "e4", revision: "r4", "a\nb")
-            + [
-                updated("a\nb\nc", revision: "r5"),
-                revisions(
-                    Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: true),
-                    Listed(id: "r4", text: "a\nb"), Listed(id: "r5", text: "a\nb\nc")),
-                marked("r5", text: "a\nb\nc"), deleted,
-            ])
+    let transport = replacedR3(
+        before: [
+            Listed(id: "p1", text: "x", pinned: true), Listed(id: "r2", text: "a"),
+            Listed(id: "r3", text: "a\nc"), Listed(id: "r4", text: "a\nb"),
+        ],
+        pinning: [restricted, capReached, deleted, pinned],
+        after: [
+            Listed(id: "r2", text: "a"), Listed(id: "r3", text: "a\nc", pinned: true),
+            Listed(id: "r4", text: "a\nb"), Listed(id: "r5", text: "a\nb\nc"),
+        ])
     let outcome = try run(transport, lines("b"), recorded: recorded)
     #expect(outcome.document == lines("a", "b", "c"))
     #expect(outcome.mergedRevisions == 1 && outcome.releasedPins == 1)
@@ -143,26 +156,19 @@ private func finishingRun(r3Pinned: Bool) -> ScriptedTransport {
 /// A read pin the retention policy names (the first upload of its day) is one of the policy's
 /// pins: it stays.
 @Test func aReadPinThePolicyNamesStays() throws {
-    let transport = ScriptedTransport(
-        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
-            + [
-                updated("a\nb", revision: "r4"),
-                revisions(
-                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
-                    Listed(id: "r3", text: "a\nc", time: "2026-11-02T09:00:00.000Z"),
-                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z")),
-                restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
-            ]
-            + remote("F1", etag: "e4", revision: "r4", "a\nb")
-            + [
-                updated("a\nb\nc", revision: "r5"),
-                revisions(
-                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
-                    Listed(
-                        id: "r3", text: "a\nc", pinned: true, time: "2026-11-02T09:00:00.000Z"),
-                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
-                    Listed(id: "r5", text: "a\nb\nc", time: "2026-11-02T09:02:00.000Z")),
-            ])
+    let transport = replacedR3(
+        before: [
+            Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+            Listed(id: "r3", text: "a\nc", time: "2026-11-02T09:00:00.000Z"),
+            Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
+        ],
+        pinning: [restricted, pinned],
+        after: [
+            Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+            Listed(id: "r3", text: "a\nc", pinned: true, time: "2026-11-02T09:00:00.000Z"),
+            Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
+            Listed(id: "r5", text: "a\nb\nc", time: "2026-11-02T09:02:00.000Z"),
+        ], tail: [])
     let outcome = try run(
         transport, lines("b"), retention: RetentionPolicy(daily: 7, weekly: 0, monthly: 0))
     #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 0)
@@ -250,23 +256,16 @@ private func listed(head: String, holding text: String, mark: String) -> Scripte
 /// At the cap with nothing to free, another device's check releases its read pin while this
 /// run waits: the pin asked again goes through, and nothing is missing.
 @Test func aRefusedPinWaitsForAnotherDevicesReleaseAndReads() throws {
-    let transport = ScriptedTransport(
-        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
-            + [
-                updated("a\nb", revision: "r4"),
-                revisions(
-                    Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
-                    Listed(id: "r4", text: "a\nb")),
-                restricted, capReached, pinned, answer(200, bytes: Array("a\nc".utf8)),
-            ]
-            + remote("F1", etag: "e4", revision: "r4", "a\nb")
-            + [
-                updated("a\nb\nc", revision: "r5"),
-                revisions(
-                    Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
-                    Listed(id: "r5", text: "a\nb\nc")),
-                marked("r5", text: "a\nb\nc"), deleted,
-            ])
+    let transport = replacedR3(
+        before: [
+            Listed(id: "r2", text: "a", pinned: true), Listed(id: "r3", text: "a\nc"),
+            Listed(id: "r4", text: "a\nb"),
+        ],
+        pinning: [restricted, capReached, pinned],
+        after: [
+            Listed(id: "r3", text: "a\nc", pinned: true), Listed(id: "r4", text: "a\nb"),
+            Listed(id: "r5", text: "a\nb\nc"),
+        ])
     let outcome = try run(transport, lines("b"))
     #expect(outcome.document == lines("a", "b", "c") && outcome.releasedPins == 1)
     #expect(requests(transport, "PATCH") == ["r3", "r3", "F1"])
@@ -278,29 +277,21 @@ private func listed(head: String, holding text: String, mark: String) -> Scripte
 @Test func aNamedReadPinBeyondThePolicysShareIsReleased() throws {
     var policy = RetentionPolicy(daily: 7, weekly: 0, monthly: 0)
     policy.pinLimit = 3
-    let transport = ScriptedTransport(
-        [listing("F1")] + remote("F1", etag: "e1", revision: "r2", "a")
-            + [
-                updated("a\nb", revision: "r4"),
-                revisions(
-                    Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
-                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
-                    Listed(id: "r3", text: "a\nc", time: "2026-11-02T09:00:00.000Z"),
-                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z")),
-                restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
-            ]
-            + remote("F1", etag: "e4", revision: "r4", "a\nb")
-            + [
-                updated("a\nb\nc", revision: "r5"),
-                revisions(
-                    Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
-                    Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
-                    Listed(
-                        id: "r3", text: "a\nc", pinned: true, time: "2026-11-02T09:00:00.000Z"),
-                    Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
-                    Listed(id: "r5", text: "a\nb\nc", time: "2026-11-02T09:02:00.000Z")),
-                marked("r5", text: "a\nb\nc"), deleted,
-            ])
+    let transport = replacedR3(
+        before: [
+            Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
+            Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+            Listed(id: "r3", text: "a\nc", time: "2026-11-02T09:00:00.000Z"),
+            Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
+        ],
+        pinning: [restricted, pinned],
+        after: [
+            Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
+            Listed(id: "r2", text: "a", time: "2026-11-01T10:00:00.000Z"),
+            Listed(id: "r3", text: "a\nc", pinned: true, time: "2026-11-02T09:00:00.000Z"),
+            Listed(id: "r4", text: "a\nb", time: "2026-11-02T09:01:00.000Z"),
+            Listed(id: "r5", text: "a\nb\nc", time: "2026-11-02T09:02:00.000Z"),
+        ])
     let outcome = try run(transport, lines("b"), retention: policy)
     #expect(outcome.releasedPins == 1)
     #expect(requests(transport, "DELETE") == ["r3"])
