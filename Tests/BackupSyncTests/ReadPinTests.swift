@@ -272,11 +272,11 @@ private func listed(head: String, holding text: String, mark: String) -> Scripte
     #expect(transport.remaining == 0)
 }
 
-/// A read pin the policy names, but beyond its share of the cap (here a cap of 3: one pin for
-/// the policy, held already, two for reads), is released: kept, it would eat the reserve.
+/// A read pin the policy names, but beyond its share of the cap (here a cap of 2: one pin for
+/// the policy, held already, one for reads), is released: kept, it would eat the reserve.
 @Test func aNamedReadPinBeyondThePolicysShareIsReleased() throws {
     var policy = RetentionPolicy(daily: 7, weekly: 0, monthly: 0)
-    policy.pinLimit = 3
+    policy.pinLimit = 2
     let transport = replacedR3(
         before: [
             Listed(id: "r1", text: "x", pinned: true, time: "2026-10-31T10:00:00.000Z"),
