@@ -274,8 +274,6 @@ public struct BackupRun<Document> {
     private var owed: [Document] = []
     /// Revision ids merged or written this run: a later check does not count them again.
     private var known: Set<String> = []
-    /// Other writers' revisions whose items this run merged.
-    private var merged: Set<String> = []
     /// Revisions pinned only to be read, by this run or a cut-short one whose check it finishes:
     /// released once their items are in a checked head.
     private var readPins: Set<String>
@@ -382,7 +380,6 @@ public struct BackupRun<Document> {
             }
             do {
                 owed.append(try codec.decode(plain))
-                merged.insert(revision.id)
                 covered.insert(revision.id)
             } catch {
                 // A newer schema's write is never merged down into ours: refused, as a file.
@@ -479,7 +476,7 @@ public struct BackupRun<Document> {
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, let plain):
                 base.document = document
-                covered.insert(snapshot.file.headRevisionId ?? "")
+                if let revision = snapshot.file.headRevisionId { covered.insert(revision) }
                 base.rewrap = codec.changesEnvelope(ofSealed: codec.isSealed(snapshot.bytes))
                 head = Head(
                     snapshot.file, etag: snapshot.etag, document: document, plain: plain,
@@ -620,7 +617,7 @@ public struct BackupRun<Document> {
             copied.sealedMd5 = kept.holdsDriveBytes ? nil : kept.md5Checksum
             head = copied
             fromKeptCopy = true
-            covered.insert(target.headRevisionId ?? "")
+            if let revision = target.headRevisionId { covered.insert(revision) }
             return mergeAndUpload()
         }
         return readCopies(unread)
@@ -860,7 +857,7 @@ public struct BackupRun<Document> {
         return .markChecked(target, revision: revision, ifMatch: etag)
     }
 
-    /// The read pins whose items are in the head now (merged this run, and the run's checks
+    /// The read pins whose items are in the head now (covered this run, and the run's checks
     /// are done): every one but the head itself and those the policy would pin itself, within
     /// its share of the cap, were they not pinned yet.
     private func releasable() -> Action? {
@@ -877,7 +874,7 @@ public struct BackupRun<Document> {
             }
             kept = Set(retention.plan(unpinned, now: now, timeZone: timeZone).pin)
         }
-        let ids = readPins.intersection(merged).subtracting(heads).subtracting(kept)
+        let ids = readPins.intersection(covered).subtracting(heads).subtracting(kept)
         guard !ids.isEmpty else { return nil }
         return .release(fileID: fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
     }
