@@ -1,3 +1,4 @@
+import BackupSync
 import Foundation
 import LocalFiles
 import TestSupport
@@ -192,6 +193,26 @@ import Testing
     func badProfileNamesAreRefused(name: String) {
         #expect(throws: CLIError.self) {
             try Profile.folder(for: name, environment: ["HOME": "/h"])
+        }
+    }
+
+    /// A test's lower cap of pins per file (`CLOUDBACKUP_PIN_LIMIT`) sets the policy's, so its
+    /// reserve is kept under that cap; a bad value is a usage error, never Google's 200 quietly.
+    @Test func aPinLimitFromTheEnvironmentSetsThePolicysCap() throws {
+        let plain = try Profile.load(name: "default", environment: ["XDG_CONFIG_HOME": "/tmp/x"])
+        #expect(plain.retention?.pinLimit == RetentionPolicy.maxPins)
+        let low = try Profile.load(
+            name: "default",
+            environment: ["XDG_CONFIG_HOME": "/tmp/x", "CLOUDBACKUP_PIN_LIMIT": "10"])
+        #expect(low.retention?.pinLimit == 10)
+        for bad in ["0", "201", "ten"] {
+            let error = #expect(throws: CLIError.self) {
+                try Profile.load(
+                    name: "default",
+                    environment: ["XDG_CONFIG_HOME": "/tmp/x", "CLOUDBACKUP_PIN_LIMIT": bad])
+            }
+            #expect(error?.exitCode.rawValue == 2, "\(bad)")
+            #expect(error?.lines.first?.contains("CLOUDBACKUP_PIN_LIMIT") == true)
         }
     }
 }

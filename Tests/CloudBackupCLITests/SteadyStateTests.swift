@@ -265,5 +265,12 @@ import Testing
             record.unchangedFile(in: [same, file("G", revision: "R", md5: "abc")], now: at(0))
                 == nil)
         #expect(record.unchangedFile(in: [], now: at(0)) == nil)
+        // A head that is not the marked revision owes a check: no quiet night. Marked (or a
+        // file never marked), it is.
+        var owing = same
+        owing.checkedRevision = "Q"
+        #expect(record.unchangedFile(in: [owing], now: at(0)) == nil)
+        owing.checkedRevision = "R"
+        #expect(record.unchangedFile(in: [owing], now: at(0))?.id == "F")
     }
 }
