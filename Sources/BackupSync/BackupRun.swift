@@ -157,6 +157,8 @@ public struct BackupRun<Document> {
         case waitingForPin(Reading)
         /// Deleting the read pins whose items are in the checked head.
         case releasing
+        /// Deleting them between two batches of a check, then reading the next batch.
+        case releasingBatch(Reading)
         /// Listing the revisions since the file's mark, which the head is not.
         case checkingMark(String)
         /// Marking this run's proved upload (or the head it found complete).
@@ -184,6 +186,9 @@ public struct BackupRun<Document> {
         case resume
         /// This run's own upload: a new round.
         case newRound
+        /// A batch of a check cut at the pin cap, read after the previous batch was proved:
+        /// the next upload folds it in. Not a round: it is progress, not another writer.
+        case nextBatch
     }
 
     /// The revisions a check still has to read (the first is the one in hand), of which file,
@@ -282,8 +287,11 @@ public struct BackupRun<Document> {
     private var onDisk: PendingVerification?
     /// The latest revision listing: which pins the policy names, which one may be freed.
     private var lastRevisions: [DriveRevision] = []
-    /// The read pins released at the end of the run.
+    /// The read pins released by the run.
     private var released: Set<String> = []
+    /// What a check still has to read once the upload of what it read so far is proved and its
+    /// read pins released: Drive's cap left no room to pin it all at once.
+    private var deferred: Reading?
     /// The file's mark as the run's listing showed it (`DriveFile.checkedRevision`); whether
     /// the revisions since it were listed and merged.
     private var mark: String?
@@ -422,6 +430,12 @@ public struct BackupRun<Document> {
                 phase = .freeing(reading)
                 return .release(fileID: reading.fileID, revisions: [spare])
             }
+            if reading.waits == 0, cutIntoBatches(reading) {
+                // The room left is held by this run's own read pins: the revisions they hold
+                // go up first, proved, then their pins make room for the rest.
+                reading.others = []
+                return fetch(reading)
+            }
             guard reading.waits < maxRounds else {
                 return fail(.unmerged(error, revisions: reading.others))
             }
@@ -432,6 +446,8 @@ public struct BackupRun<Document> {
             return pin(reading)
         case (.releasing, .done):
             return finishChecks()
+        case (.releasingBatch(let more), .done):
+            return fetch(more)
         case (.checkingMark(let mark), .revisions(let revisions)):
             lastRevisions = revisions
             guard let target else { return proceed() }
@@ -664,6 +680,7 @@ public struct BackupRun<Document> {
                 round += 1
                 guard round < maxRounds else { return fail(.keepsChanging(rounds: maxRounds)) }
                 return download()
+            case .nextBatch: return download()
             }
         }
         phase = .fetchingOthers(reading)
@@ -719,6 +736,8 @@ public struct BackupRun<Document> {
         if let document = base.document, duplicates.isEmpty, !base.rewrap,
             codec.encode(result) == codec.encode(document)
         {
+            // The head holds what the batch read: its pins make room for the next batch.
+            if let more = deferred { return readOn(more) }
             // The head held everything owed since the mark already: it is marked as it is.
             if mark != nil, mark != base.revision, let revision = base.revision,
                 let action = markIfComplete(revision, in: lastRevisions, etag: base.etag)
@@ -807,6 +826,8 @@ public struct BackupRun<Document> {
                 answered, etag: answered.etag, document: sending.document, plain: sending.plain,
                 onDrive: sending.bytes)
             checkedRevisions = revisions
+            // A check cut at the pin cap reads on; what it has yet to read is not proved.
+            if let more = deferred { return readOn(more) }
             unprovedBase = nil
             return markIfComplete(ours.id, in: revisions, etag: answered.etag) ?? finishChecks()
         }
@@ -821,7 +842,7 @@ public struct BackupRun<Document> {
     private mutating func finishChecks() -> Action {
         if let release = releasable() {
             readPins = []
-            if case .release(_, let ids) = release { released = Set(ids) }
+            if case .release(_, let ids) = release { released.formUnion(ids) }
             phase = .releasing
             return release
         }
@@ -857,11 +878,47 @@ public struct BackupRun<Document> {
         return .markChecked(target, revision: revision, ifMatch: etag)
     }
 
+    /// Cuts a check whose next read pin Drive refused into batches when this run's own read
+    /// pins hold the room: the rest of `reading` is read once the upload of what was read is
+    /// proved and those pins are released. false: no pin of this run would be released.
+    private mutating func cutIntoBatches(_ reading: Reading) -> Bool {
+        guard !releasableIDs().isEmpty else { return false }
+        if var more = deferred {
+            // A second check of this run cut too (a previous run's, then the mark's).
+            guard more.fileID == reading.fileID else { return false }
+            let ids = Set(more.others.map(\.id))
+            more.others += reading.others.filter { !ids.contains($0.id) }
+            deferred = more
+        } else {
+            deferred = Reading(others: reading.others, fileID: reading.fileID, then: .nextBatch)
+        }
+        return true
+    }
+
+    /// The head holds what the batch read: releases its read pins, then reads the next batch.
+    private mutating func readOn(_ more: Reading) -> Action {
+        deferred = nil
+        let ids = releasableIDs()
+        guard !ids.isEmpty else { return fetch(more) }
+        readPins.subtract(ids)
+        released.formUnion(ids)
+        phase = .releasingBatch(more)
+        return .release(
+            fileID: more.fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
+    }
+
     /// The read pins whose items are in the head now (covered this run, and the run's checks
     /// are done): every one but the head itself and those the policy would pin itself, within
     /// its share of the cap, were they not pinned yet.
     private func releasable() -> Action? {
         guard let fileID = target?.id ?? onDisk?.fileId else { return nil }
+        let ids = releasableIDs()
+        guard !ids.isEmpty else { return nil }
+        return .release(fileID: fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
+    }
+
+    /// The read pins `releasable` deletes.
+    private func releasableIDs() -> Set<String> {
         let heads = Set(
             [lastRevisions.last?.id, head?.file.headRevisionId, target?.headRevisionId]
                 .compactMap { $0 })
@@ -874,9 +931,7 @@ public struct BackupRun<Document> {
             }
             kept = Set(retention.plan(unpinned, now: now, timeZone: timeZone).pin)
         }
-        let ids = readPins.intersection(covered).subtracting(heads).subtracting(kept)
-        guard !ids.isEmpty else { return nil }
-        return .release(fileID: fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
+        return readPins.intersection(covered).subtracting(heads).subtracting(kept)
     }
 
     private mutating func keepAside(_ snapshots: [DriveSnapshot]) -> Action {

@@ -297,3 +297,41 @@ private func listed(head: String, holding text: String, mark: String) -> Scripte
     #expect(requests(transport, "DELETE") == ["r3"])
     #expect(transport.remaining == 0)
 }
+
+/// A check owing more revisions than Drive has room to pin (the soak's seed 5 at round 1343:
+/// eleven owed, five pins free) reads them in batches. Here the file's mark is r1 and the phone
+/// replaced the tablet's r1 and r2 with r3; Drive takes one more pin. The laptop pins and reads
+/// r1, is refused r2's pin, so uploads r4 with r1's items, proves it, releases r1's pin, then
+/// pins and reads r2, uploads r5 with everything, marks r5 and releases r2's pin.
+@Test func aCheckOwingMoreThanThePinsFreeReadsInBatches() throws {
+    let transport = ScriptedTransport(
+        [
+            listed(head: "r3", holding: "a\nb", mark: "r1"),
+            revisions(
+                Listed(id: "r1", text: "a\nx"), Listed(id: "r2", text: "a\nc"),
+                Listed(id: "r3", text: "a\nb")),
+            restricted, pinned, answer(200, bytes: Array("a\nx".utf8)),
+            restricted, capReached,
+        ] + remote("F1", etag: "e3", revision: "r3", "a\nb")
+            + [
+                updated("a\nb\nd\nx", revision: "r4"),
+                revisions(
+                    Listed(id: "r1", text: "a\nx", pinned: true), Listed(id: "r2", text: "a\nc"),
+                    Listed(id: "r3", text: "a\nb"), Listed(id: "r4", text: "a\nb\nd\nx")),
+                deleted, restricted, pinned, answer(200, bytes: Array("a\nc".utf8)),
+            ] + remote("F1", etag: "e4", revision: "r4", "a\nb\nd\nx")
+            + [
+                updated("a\nb\nc\nd\nx", revision: "r5"),
+                revisions(
+                    Listed(id: "r2", text: "a\nc", pinned: true), Listed(id: "r3", text: "a\nb"),
+                    Listed(id: "r4", text: "a\nb\nd\nx"), Listed(id: "r5", text: "a\nb\nc\nd\nx")),
+                marked("r5", text: "a\nb\nc\nd\nx"), deleted,
+            ])
+    let outcome = try run(transport, lines("d"))
+    #expect(outcome.document == lines("a", "b", "c", "d", "x"))
+    #expect(outcome.releasedPins == 2)
+    #expect(requests(transport, "PATCH") == ["r1", "r2", "r2", "F1"])
+    // r1's pin goes before r2 is pinned: the room it held is what r2's pin takes.
+    #expect(requests(transport, "DELETE") == ["r1", "r2"])
+    #expect(transport.remaining == 0)
+}
