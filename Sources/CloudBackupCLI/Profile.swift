@@ -28,6 +28,8 @@ struct Profile: Sendable {
     var encrypt: Bool?
     /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
     var retention: RetentionPolicy? = .standard
+    /// How many copies of STATE a restore keeps (`"previousCopies"`; see `PreviousCopies`).
+    var previousCopies = 1
 
     var configPath: String { folder + "/config.json" }
     var tokenPath: String { folder + "/token.json" }
@@ -115,6 +117,7 @@ struct Profile: Sendable {
         var file: [String: String] = [:]
         var encrypt: Bool?
         var retention: RetentionPolicy? = .standard
+        var previousCopies = 1
         let path = folder + "/config.json"
         if LocalFile.exists(path) {
             do {
@@ -146,8 +149,22 @@ struct Profile: Sendable {
                         retention = try Self.retention(value, in: path)
                         continue
                     }
+                    if key == "previousCopies" {
+                        let range = PreviousCopies.range
+                        guard let number = value as? Int, !(value is Bool), range.contains(number)
+                        else {
+                            throw CLIError(
+                                "\(path): setting 'previousCopies' must be a whole number from \(range.lowerBound) to \(range.upperBound)",
+                                .profileFile)
+                        }
+                        previousCopies = number
+                        continue
+                    }
                     guard Self.settings.contains(where: { $0.key == key }) else {
-                        let known = (Self.settings.map(\.key) + [Self.encryptSetting.key, "keep"])
+                        let known =
+                            (Self.settings.map(\.key) + [
+                                Self.encryptSetting.key, "keep", "previousCopies",
+                            ])
                             .joined(separator: ", ")
                         throw CLIError(
                             "\(path): unknown setting '\(key)'; known settings are \(known)",
@@ -208,7 +225,7 @@ struct Profile: Sendable {
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
             fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
             deviceCodeURL: value(9)!, identityFile: value(10), encrypt: encrypt,
-            retention: retention)
+            retention: retention, previousCopies: previousCopies)
         // Each URL's error names where it came from: the variable or the file.
         for index in [2, 3, 4, 5, 9] {
             let setting = Self.settings[index]

@@ -425,6 +425,13 @@ public enum LocalFile {
         }
     }
 
+    /// Renames `path` to `target`, replacing it; a missing `path` is not an error.
+    public static func move(_ path: String, to target: String) throws(LocalFileError) {
+        guard rename(path, target) == 0 || errno == ENOENT else {
+            throw LocalFileError(path: target, operation: .rename, errno: errno)
+        }
+    }
+
     public static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

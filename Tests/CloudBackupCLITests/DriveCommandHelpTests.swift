@@ -56,8 +56,9 @@ import Testing
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
             it would change in STATE, then write STATE atomically, keeping the previous file as
-            STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
-            created. A broken one (empty, not JSON, invalid, of a newer schema) is kept as
+            STATE.bak (replacing an older one; the profile's "previousCopies" keeps more, as
+            STATE.bak.1, .2, …). A restore that would change nothing writes nothing and says so.
+            A missing STATE is created. A broken one (empty, not JSON, invalid, of a newer schema) is kept as
             STATE.broken-<UTC time> by --replace, and refused by --merge (nothing to merge into).
             With --revision or --as-of, an older version of the backup from Drive's revision
             history ('cloudbackup history' lists them) instead of the latest.

@@ -185,33 +185,76 @@ import Testing
                 == before)
     }
 
-    /// A second restore keeps the first one's previous file: STATE.bak stays the original,
-    /// the next previous file goes beside it, and a third from a STATE already kept there
-    /// adds nothing.
-    @Test func aSecondRestoreKeepsTheFirstPreviousFile() throws {
+    /// One previous copy: a second restore over another STATE replaces STATE.bak rather than
+    /// adding STATE.bak.1 beside it.
+    @Test func aSecondRestoreReplacesThePreviousCopy() throws {
         let first = try restore("--replace", "--yes")
         #expect(first.status == 0, "\(first.stderr)")
-        let afterFirst = try Data(contentsOf: laptop.state)
-        try #require(afterFirst != Data(laptopText.utf8))
+        let edited = backupJSON(device: "laptop", challenges: ["C": "2026-11-03T00:00:00.000Z"])
+        try laptop.write(edited)
 
         let second = try restore("--merge", "--yes")
         #expect(second.status == 0, "\(second.stderr)")
         let state = laptop.state.path
-        #expect(second.stdout.contains("previous file kept as \(state).bak.1"))
-        #expect(
-            try String(contentsOf: laptop.state.appendingPathExtension("bak"), encoding: .utf8)
-                == laptopText)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: state + ".bak.1")) == afterFirst)
+        #expect(second.stdout.contains("previous file kept as \(state).bak)\n"))
+        #expect(try String(contentsOfFile: state + ".bak", encoding: .utf8) == edited)
+        #expect(!FileManager.default.fileExists(atPath: state + ".bak.1"))
         let mode =
-            try FileManager.default.attributesOfItem(atPath: state + ".bak.1")[.posixPermissions]
+            try FileManager.default.attributesOfItem(atPath: state + ".bak")[.posixPermissions]
             as? Int
         #expect(mode == 0o600)
+    }
 
-        try afterFirst.write(to: laptop.state)
-        let third = try restore("--merge", "--yes")
-        #expect(third.status == 0, "\(third.stderr)")
-        #expect(third.stdout.contains("previous file kept as \(state).bak.1"))
-        #expect(!FileManager.default.fileExists(atPath: state + ".bak.2"))
+    /// A restore that would change nothing writes nothing: STATE keeps its bytes, and the
+    /// copy of an earlier STATE is not replaced by a copy of this one.
+    @Test func aRestoreThatChangesNothingWritesNothing() throws {
+        let first = try restore("--replace", "--yes")
+        #expect(first.status == 0, "\(first.stderr)")
+        let afterFirst = try Data(contentsOf: laptop.state)
+
+        for mode in ["--merge", "--replace"] {
+            let again = try restore(mode, "--yes")
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(
+                again.stdout.hasSuffix("\(laptop.state.path) already holds it: nothing written\n"))
+            #expect(try Data(contentsOf: laptop.state) == afterFirst)
+            #expect(
+                try String(contentsOfFile: laptop.state.path + ".bak", encoding: .utf8)
+                    == laptopText)
+        }
+        let dryRun = try restore("--merge", "--dry-run")
+        #expect(
+            dryRun.stdout.hasSuffix(
+                "dry run: nothing written (\(laptop.state.path) already holds it)\n"))
+    }
+
+    /// `"previousCopies": 3` keeps three: the newest as STATE.bak, then .bak.1 and .bak.2; a
+    /// fourth restore drops the oldest.
+    @Test func theProfileMayKeepMorePreviousCopies() throws {
+        let config = laptop.folder.appendingPathComponent("config/cloudbackup/default/config.json")
+        try Data(#"{"previousCopies": 3}"#.utf8).write(to: config)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: config.path)
+        let states = ["C", "D", "E", "F"].map {
+            backupJSON(device: "laptop", challenges: [$0: "2026-11-03T00:00:00.000Z"])
+        }
+        for text in states {
+            try laptop.write(text)
+            let result = try restore("--replace", "--yes")
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let state = laptop.state.path
+        #expect(try String(contentsOfFile: state + ".bak", encoding: .utf8) == states[3])
+        #expect(try String(contentsOfFile: state + ".bak.1", encoding: .utf8) == states[2])
+        #expect(try String(contentsOfFile: state + ".bak.2", encoding: .utf8) == states[1])
+        #expect(!FileManager.default.fileExists(atPath: state + ".bak.3"))
+
+        try Data(#"{"previousCopies": 0}"#.utf8).write(to: config)
+        let refused = try restore("--replace", "--yes")
+        #expect(refused.status == 3)
+        #expect(
+            refused.stderr
+                == "cloudbackup: \(config.path): setting 'previousCopies' must be a whole number from 1 to 100\n"
+        )
     }
 
     @Test func aRestoreOntoAMissingStateCreatesIt() throws {

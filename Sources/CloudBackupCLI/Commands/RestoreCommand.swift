@@ -18,8 +18,9 @@ struct RestoreCommand: Command {
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
-        STATE.bak, or as STATE.bak.1, .2, … when an earlier one is there. A missing STATE is
-        created. A broken one (empty, not JSON, invalid, of a newer schema) is kept as
+        STATE.bak (replacing an older one; the profile's "previousCopies" keeps more, as
+        STATE.bak.1, .2, …). A restore that would change nothing writes nothing and says so.
+        A missing STATE is created. A broken one (empty, not JSON, invalid, of a newer schema) is kept as
         STATE.broken-<UTC time> by --replace, and refused by --merge (nothing to merge into).
         With --revision or --as-of, an older version of the backup from Drive's revision
         history ('cloudbackup history' lists them) instead of the latest.
@@ -159,7 +160,16 @@ struct RestoreCommand: Command {
         let ask = dryRun || yes ? nil : Self.question(in: context)
         // Where STATE's bytes will be kept, found once (it may read earlier copies) for the
         // question, the write and the last line.
-        let keepAs = dryRun ? nil : previous.map(keptCopyPath(for:))
+        let copies = PreviousCopies(file: file, count: session.profile.previousCopies)
+        let keepAs = dryRun ? nil : previous.map { _ in copies.newest }
+        // Nothing to write: the copy it would keep is STATE itself, and a dated file would tell
+        // the user something happened.
+        let unchanged =
+            current.map { current in
+                var result = outcome.document
+                result.exportedAt = current.exportedAt
+                return result == current
+            } ?? false
         let brokenAside = loaded.broken.map { ($0, "\(file).broken-\(now.compact)") }
         if let (broken, aside) = brokenAside {
             warn(
@@ -168,8 +178,9 @@ struct RestoreCommand: Command {
                     + " as \(aside.onOneLine) and writing the backup in its place")
         }
         let replacing = Replacing(
-            previous: loaded.broken?.bytes ?? previous, keepAs: brokenAside?.1 ?? keepAs)
-        if !dryRun, ask == nil {
+            previous: loaded.broken?.bytes ?? previous, keepAs: brokenAside?.1 ?? keepAs,
+            copies: brokenAside == nil ? copies : nil)
+        if !dryRun, !unchanged, ask == nil {
             try write(outcome.document, replacing: replacing, session: session, warn: warn)
         }
         if json {
@@ -198,7 +209,15 @@ struct RestoreCommand: Command {
                 Self.staleVerdict(backup: backup, options: options, report: outcome.report))
         }
         guard !dryRun else {
-            if !json { context.print("dry run: nothing written") }
+            if !json {
+                context.print(
+                    "dry run: nothing written"
+                        + (unchanged ? " (\(file.onOneLine) already holds it)" : ""))
+            }
+            return
+        }
+        guard !unchanged else {
+            if !json { context.print("\(file.onOneLine) already holds it: nothing written") }
             return
         }
         if let ask {
@@ -270,13 +289,15 @@ struct RestoreCommand: Command {
         }
     }
 
-    /// What STATE's write replaces: the bytes STATE held (nil: none), and where they are kept.
+    /// What STATE's write replaces: the bytes STATE held (nil: none), and where they are kept:
+    /// as the newest of the previous copies, or aside as a broken file (`copies` nil).
     private struct Replacing {
         var previous: [UInt8]?
         var keepAs: String?
+        var copies: PreviousCopies?
     }
 
-    /// `keepAs` (STATE.bak or the next free name, or STATE.broken-<time>) from the bytes STATE
+    /// `keepAs` (STATE.bak, or STATE.broken-<time>) from the bytes STATE
     /// held (when it existed), then STATE. Nothing is written when STATE
     /// is no longer those bytes. The merge was made from them, so an edit made since (at the
     /// question, during the download) would be overwritten without a trace, and `.bak` would
@@ -297,7 +318,11 @@ struct RestoreCommand: Command {
         }
         if let previous, let keepAs {
             do {
-                try LocalFile.writeAtomically(previous, to: keepAs, mode: 0o600)
+                if let copies = replacing.copies {
+                    try copies.keep(previous)
+                } else {
+                    try LocalFile.writeAtomically(previous, to: keepAs, mode: 0o600)
+                }
             } catch {
                 throw BackupFile.failedWrite(error, leaving: "\(file) is unchanged")
             }
@@ -317,21 +342,6 @@ struct RestoreCommand: Command {
                     + "; \(file) is restored, but a settings change made here before the next "
                     + "backup may not reach Drive")
         }
-    }
-
-    /// Where the bytes STATE held go: STATE.bak, or when that holds other bytes (an earlier
-    /// restore's previous file), the first of STATE.bak.1, .2, … that is free or holds these
-    /// same bytes. No restore overwrites an earlier previous file, and restoring again over
-    /// a STATE already kept adds no copy. A file that cannot be read counts as different; one
-    /// larger than `bytes` is not read at all.
-    private func keptCopyPath(for bytes: [UInt8]) -> String {
-        var path = file + ".bak"
-        var number = 0
-        while LocalFile.exists(path), (try? LocalFile.read(path, maxBytes: bytes.count)) != bytes {
-            number += 1
-            path = "\(file).bak.\(number)"
-        }
-        return path
     }
 
     /// STATE's bytes as they are now; nil when there is no STATE.
