@@ -162,13 +162,14 @@ struct RestoreCommand: Command {
         // question, the write and the last line.
         let copies = PreviousCopies(file: file, count: session.profile.previousCopies)
         let keepAs = dryRun ? nil : previous.map { _ in copies.newest }
-        // Nothing to write: the copy it would keep is STATE itself, and a dated file would tell
-        // the user something happened.
+        // Nothing to write: the copy it would keep is STATE itself, and a new file would tell
+        // the user something happened. A STATE exported before the tombstone window is
+        // changed by the export time alone: the next backup no longer holds its items back.
         let unchanged =
             current.map { current in
                 var result = outcome.document
                 result.exportedAt = current.exportedAt
-                return result == current
+                return result == current && current.exportedAt >= options.windowStart
             } ?? false
         let brokenAside = loaded.broken.map { ($0, "\(file).broken-\(now.compact)") }
         if let (broken, aside) = brokenAside {
