@@ -84,7 +84,8 @@ public struct BackupRun<Document> {
         /// v2 metadata with the etag, then the bytes (`DriveClient.read`); `.downloaded`, or
         /// `.gone` when the file is no longer there.
         case download(DriveFile)
-        /// v2 metadata with the etag only (`DriveClient.tagged`); `.tagged`.
+        /// v2 metadata with the etag only (`DriveClient.tagged`); `.tagged`, or `.gone` when
+        /// the file is no longer there.
         case readTag(DriveFile)
         /// Reserve an id and create our file with `bytes`; `.created`.
         case create(bytes: [UInt8])
@@ -176,7 +177,9 @@ public struct BackupRun<Document> {
         case backingOff
         case clearing
         case keepingAside([DriveSnapshot])
-        case deleting([String])
+        /// Reading a merged duplicate's metadata again just before it is deleted.
+        case confirming([DriveFile])
+        case deleting([DriveFile])
         case announcing
         case finished
     }
@@ -274,6 +277,9 @@ public struct BackupRun<Document> {
     private var duplicates: [DriveFile] = []
     /// Decoded duplicates, with their snapshots (kept aside when their items are held back).
     private var copies: [(document: Document, snapshot: DriveSnapshot)] = []
+    /// Each duplicate as it was read (decoded or kept aside), by id: deleted only while it
+    /// is still that.
+    private var duplicatesRead: [String: DriveSnapshot] = [:]
     private var holdingBack: [DriveSnapshot] = []
     /// Other writers' revisions found by a check, merged into every later round.
     private var owed: [Document] = []
@@ -469,6 +475,7 @@ public struct BackupRun<Document> {
 
         case (.readingCopies(var files), .downloaded(let snapshot)):
             duplicates.append(files.removeFirst())
+            duplicatesRead[snapshot.file.id] = snapshot
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, _): copies.append((document, snapshot))
             case .keepAside(let action):
@@ -510,6 +517,8 @@ public struct BackupRun<Document> {
             // Our file went (another device merged it into an older one and deleted it).
             return nextRound(waiting: false)
 
+        case (.taggingKept, .gone):
+            return nextRound(waiting: false)
         case (.taggingKept(let kept), .tagged(let file, let etag)):
             // The kept copy stands in for bytes read under this etag only if they are the same.
             guard kept.matches(file) else { return download() }
@@ -564,9 +573,19 @@ public struct BackupRun<Document> {
             snapshots.removeFirst()
             sideFiles.append(side)
             return keepAside(snapshots)
-        case (.deleting(var ids), .done):
-            ids.removeFirst()
-            return delete(ids)
+        case (.confirming(let files), .tagged(let file, let etag)):
+            guard duplicatesRead[file.id].map({ moved(file, etag: etag, since: $0) }) ?? true
+            else {
+                phase = .deleting(files)
+                return .delete(fileID: file.id)
+            }
+            // Written since we read it: another round, from the listing, reads it again and
+            // merges its new items into our file before it goes.
+            return nextRound(waiting: false)
+        case (.confirming(var files), .gone), (.deleting(var files), .done):
+            files.removeFirst()
+            return delete(files)
+
         case (.announcing, .done):
             return finish()
 
@@ -935,7 +954,7 @@ public struct BackupRun<Document> {
     }
 
     private mutating func keepAside(_ snapshots: [DriveSnapshot]) -> Action {
-        guard let snapshot = snapshots.first else { return delete(duplicates.map(\.id)) }
+        guard let snapshot = snapshots.first else { return delete(duplicates) }
         phase = .keepingAside(snapshots)
         do {
             return try keepAside(snapshot, label: "held-back", reason: .heldBack)
@@ -962,10 +981,22 @@ public struct BackupRun<Document> {
             snapshot, bytes: bytes, name: sideName(snapshot, label: label), reason: reason)
     }
 
-    private mutating func delete(_ ids: [String]) -> Action {
-        guard let id = ids.first else { return announce() }
-        phase = .deleting(ids)
-        return .delete(fileID: id)
+    /// Deletes the duplicates merged in, each once its metadata, read again, shows it as it
+    /// was read: a write into it since then would go with it. (A write between that read and
+    /// the delete still can: Google documents no condition for a delete.)
+    private mutating func delete(_ files: [DriveFile]) -> Action {
+        guard let file = files.first else { return announce() }
+        phase = .confirming(files)
+        return .readTag(file)
+    }
+
+    /// The duplicate's head is not the one read: another revision, other bytes, or (with
+    /// neither listed) another etag.
+    private func moved(_ file: DriveFile, etag: String, since read: DriveSnapshot) -> Bool {
+        if let now = file.headRevisionId, let then = read.file.headRevisionId {
+            return now != then || file.md5Checksum != read.file.md5Checksum
+        }
+        return etag != read.etag
     }
 
     /// Says that our file is in its new envelope, once the upload that did it is checked.

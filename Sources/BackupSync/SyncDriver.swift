@@ -73,8 +73,10 @@ public struct SyncDriver {
         case .download(let file):
             return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
         case .readTag(let file):
-            let tagged = try drive.tagged(id: file.id)
-            return .tagged(tagged.file, etag: tagged.etag)
+            return try orGone { () throws(DriveError) in
+                let tagged = try drive.tagged(id: file.id)
+                return .tagged(tagged.file, etag: tagged.etag)
+            }
         case .create(let bytes):
             return .created(
                 try drive.create(

@@ -325,7 +325,7 @@ func body(_ request: HTTPRequest) -> String {
     let transport = ScriptedTransport(
         [listing("F1", "F2")] + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [
             updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")),
-            marked("r2", text: "a\nb\nc"), answer(204),
+            marked("r2", text: "a\nb\nc"), remote("F2", etag: "x", "c")[0], answer(204),
         ])
     let outcome = try run(transport, lines("b"))
     #expect(outcome.deletedDuplicates == ["F2"])
@@ -334,6 +334,34 @@ func body(_ request: HTTPRequest) -> String {
     #expect(writes.first?.path == "/upload/drive/v2/files/F1")
     #expect(writes.first.map(body) == "a\nb\nc")
     #expect(writes.last?.path == "/drive/v3/files/F2")
+    // The duplicate's metadata is read again right before the delete.
+    #expect(transport.sent.dropLast().last?.path == "/drive/v2/files/F2")
+    #expect(transport.remaining == 0)
+}
+
+/// A device wrote d into the duplicate F2 after we read it (its head moved from r1 to r7):
+/// the metadata read before the delete shows it, so another round reads F2 again and merges d
+/// into F1 before F2 is deleted. Without that read, d went with F2.
+@Test func aDuplicateWrittenAfterItWasReadIsMergedAgainBeforeItIsDeleted() throws {
+    let transport = ScriptedTransport(
+        [listing("F1", "F2")] + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a") + [
+            updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")),
+            marked("r2", text: "a\nb\nc"), remote("F2", etag: "x7", revision: "r7", "c\nd")[0],
+            listing("F1", "F2"),
+        ] + remote("F2", etag: "x7", revision: "r7", "c\nd")
+            + remote("F1", etag: "m1", revision: "r2", "a\nb\nc")
+            + [
+                updated("a\nb\nc\nd", revision: "r3"),
+                history(("r1", "a"), ("r2", "a\nb\nc"), ("r3", "a\nb\nc\nd")),
+                marked("r3", text: "a\nb\nc\nd"),
+                remote("F2", etag: "x7", revision: "r7", "c\nd")[0],
+                answer(204),
+            ])
+    let outcome = try run(transport, lines("b"))
+    #expect(outcome.document == lines("a", "b", "c", "d"))
+    #expect(outcome.deletedDuplicates == ["F2"])
+    #expect(transport.sent.filter { $0.method == "DELETE" }.count == 1)
+    #expect(transport.remaining == 0)
 }
 
 @Test func aDuplicateAnotherDeviceDeletedMeanwhileIsSkipped() throws {
@@ -505,7 +533,7 @@ private func kept(
             + remote("F2", etag: "x", "c") + remote("F1", etag: "e1", "a")
             + [
                 updated("a\nb\nc"), history(("r1", "a"), ("r2", "a\nb\nc")),
-                marked("r2", text: "a\nb\nc"), answer(204),
+                marked("r2", text: "a\nb\nc"), remote("F2", etag: "x", "c")[0], answer(204),
             ])
     let outcome = try run(transport, lines("b"), kept: kept("a", version: 1, etag: "e1"))
     #expect(outcome.deletedDuplicates == ["F2"])

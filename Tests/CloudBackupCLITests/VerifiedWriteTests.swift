@@ -99,6 +99,29 @@ import Testing
         try expectDriveHolds([tablet, state])
     }
 
+    /// Two files of our name: the phone merges the newer (a duplicate) into the oldest, then
+    /// deletes it. The tablet writes into the duplicate after the phone read it, while the
+    /// phone checks its upload: the phone reads the duplicate's head again before deleting it,
+    /// sees it moved and merges it again, so the tablet's T reaches the file that stays.
+    @Test(arguments: modes)
+    func aWriteIntoADuplicateBeforeItIsDeletedIsMergedFirst(mode: Emulator.IfMatchEnforcement)
+        throws
+    {
+        try emulator.configure(ifMatch: mode)
+        let oldest = backupJSON(device: "laptop", challenges: ["A": "2026-11-01T00:00:00.000Z"])
+        let kept = try emulator.seedBackup(oldest)
+        let copy = backupJSON(device: "desk", challenges: ["D": "2026-11-04T00:00:00.000Z"])
+        let duplicate = try emulator.seedBackup(copy)
+        let state = phoneState(large: false)
+        try phone.write(state)
+        try emulator.interleave(Data(tablet.utf8), id: duplicate.id, at: .revisions)
+        let result = try phone.backup()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try emulator.log().contains { $0.interleaved == true }, "the race did not happen")
+        #expect(try emulator.files().map(\.id) == [kept.id])
+        try expectDriveHolds([oldest, copy, tablet, state])
+    }
+
     @Test(arguments: modes, races)
     func anotherDevicesWriteIsNeverLost(mode: Emulator.IfMatchEnforcement, race: Race) throws {
         try emulator.configure(ifMatch: mode)

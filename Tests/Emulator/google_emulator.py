@@ -71,13 +71,15 @@ Control API (JSON in and out, no auth; answers 200 or 400/404 with {"error": ...
                                  {"delay": s, "next": N} wait before answering;
                                  {"clear": true}; a list of rules is accepted too
     POST /__emulator/interleave  {"content" | "contentBase64" | "contentsBase64": [..],
-                                  "name"?, "count"?, "at"?}: another device writes this (or
-                                 each of these in turn) to the file; "at" says when:
+                                  "name"?, "id"?, "count"?, "at"?}: another device writes this
+                                 (or each of these in turn) to the file; "at" says when:
                                  "write" (default) between our client's next read of it
                                  (listing, download or metadata) and its next write to it;
                                  "list" / "download" right after our next listing of it /
                                  download of its bytes is answered; "chunk" before our next
                                  chunk (not the last) of a resumable upload to it;
+                                 "revisions" right after our next revision listing of any
+                                 file is answered (a write into a duplicate, by "id");
                                  {"clear": true} forgets one not yet spent
     POST /__emulator/deny        {"count"?}: the next authorization answers access_denied
     POST /__emulator/device      the device flow's user and switches, any of:
@@ -1003,6 +1005,16 @@ class State:
             return False
         return self.interleave_now(file)
 
+    def interleave_anywhere(self, point):
+        """Lets the other device write at `point` of our client's exchange with any file, into
+        the first file the interleave names (by id or name): a write into a duplicate while we
+        check our own file."""
+        pending = self.interleave
+        if not pending or pending["at"] != point:
+            return False
+        file = next((f for f in self.files.values() if self.interleave_matches(f)), None)
+        return file is not None and self.interleave_now(file)
+
     def interleave_now(self, file):
         pending = self.interleave
         self.write(file, pending["contents"][pending["written"] % len(pending["contents"])])
@@ -1014,7 +1026,9 @@ class State:
         return True
 
     def interleave_matches(self, file):
-        return self.interleave["name"] is None or self.interleave["name"] == file.name
+        pending = self.interleave
+        return ((pending["name"] is None or pending["name"] == file.name)
+                and (pending.get("id") is None or pending["id"] == file.id))
 
     # --- persistence ----------------------------------------------------------------------
 
@@ -1640,9 +1654,11 @@ class Drive:
         answer = {"kind": "drive#revisionList", "revisions": [r.v3() for r in page]}
         if next_token:
             answer["nextPageToken"] = next_token
-        return json_reply(200, self.selected(
+        reply = json_reply(200, self.selected(
             answer, query, "kind,nextPageToken,revisions(kind,id,mimeType,modifiedTime)",
             "RevisionList"))
+        reply.note["interleaved"] = self.state.interleave_anywhere("revisions")
+        return reply
 
     def revision(self, method, file_id, revision_id, query, headers, body):
         file = self.file(file_id)
@@ -1942,12 +1958,13 @@ class Control:
                     state.interleave = None
                     return json_reply(200, {"armed": False})
                 at = data.get("at", "write")
-                if at not in ("write", "list", "download", "chunk"):
+                if at not in ("write", "list", "download", "chunk", "revisions"):
                     return json_reply(400, {"error": f"unknown interleave point '{at}'"})
                 # A list makes a device that writes something new each time, in turn.
                 contents = ([base64.b64decode(item) for item in data["contentsBase64"]]
                             if "contentsBase64" in data else [self.content_of(data)])
                 state.interleave = {"contents": contents, "name": data.get("name"),
+                                    "id": data.get("id"),
                                     "remaining": int(data.get("count", len(contents))),
                                     "armed": set(), "at": at, "written": 0}
                 return json_reply(200, {"armed": True})

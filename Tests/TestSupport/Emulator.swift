@@ -187,19 +187,23 @@ public final class Emulator: @unchecked Sendable {
         case download
         /// Before this client's next chunk, not the last, of a resumable upload to the file.
         case chunk
+        /// Right after this client's next revision listing of any file: a write into another
+        /// file of the same name (name it by `id`) while the client checks its own.
+        case revisions
     }
 
     /// "Another device writes `content` to the file" at `point` of this client's exchange
-    /// with it (only files named `name`, when given), `count` times.
+    /// with it (only files named `name`, or the file `id`, when given), `count` times.
     public func interleave(
-        _ content: Data, name: String? = nil, count: Int = 1, at point: InterleavePoint = .write
+        _ content: Data, name: String? = nil, id: String? = nil, count: Int = 1,
+        at point: InterleavePoint = .write
     ) throws {
-        try interleave(each: [content], name: name, count: count, at: point)
+        try interleave(each: [content], name: name, id: id, count: count, at: point)
     }
 
     /// The same with a device that writes each of `contents` in turn, once each by default.
     public func interleave(
-        each contents: [Data], name: String? = nil, count: Int? = nil,
+        each contents: [Data], name: String? = nil, id: String? = nil, count: Int? = nil,
         at point: InterleavePoint = .write
     ) throws {
         var body: [String: Any] = [
@@ -207,6 +211,7 @@ public final class Emulator: @unchecked Sendable {
             "count": count ?? contents.count, "at": point.rawValue,
         ]
         if let name { body["name"] = name }
+        if let id { body["id"] = id }
         try control("POST", "interleave", body)
     }
 
