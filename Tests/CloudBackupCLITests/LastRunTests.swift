@@ -122,6 +122,34 @@ import Testing
         #expect(!LocalFile.exists(lastRunPath))
     }
 
+    /// A restore answered no to did not fail: the record still shows the run before it.
+    @Test func aRestoreAnsweredNoIsNotRecorded() throws {
+        #expect(try phone.backup().status == 0)
+        try phone.write(backupJSON(device: "phone", challenges: ["B": "2026-11-02T00:00:00.000Z"]))
+        let cancelled = try phone.runOnATerminal(
+            ["restore", "--file", phone.state.path, "--replace", "--now", BackupMachine.now],
+            answering: "n")
+        #expect(cancelled.status == 1)
+        #expect(cancelled.stderr.contains("restore cancelled"))
+        let run = try #require(
+            try json(try phone.run(["status", "--json"]))["lastRun"] as? [String: Any])
+        #expect(run["command"] as? String == "backup")
+        #expect(run["outcome"] as? String == "ok")
+    }
+
+    /// A record that cannot be written is worth a warning after a success (status would show
+    /// the run before it), and nothing more after a failure, which is said already.
+    @Test func aRecordThatCannotBeWrittenWarnsOnlyAfterASuccess() throws {
+        try FileManager.default.createDirectory(
+            atPath: lastRunPath, withIntermediateDirectories: false)
+        let backedUp = try phone.backup()
+        #expect(backedUp.status == 0)
+        #expect(backedUp.stderr.split(separator: "\n").count == 1, "\(backedUp.stderr)")
+        #expect(backedUp.stderr.contains("'cloudbackup status' will show the run before this one"))
+        let failed = try failingBackup()
+        #expect(failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
+    }
+
     /// Another run holding the lock means this one did not back up: a failed attempt.
     @Test func aLockHeldRunIsAFailedAttempt() throws {
         #expect(try phone.backup().status == 0)
