@@ -4,7 +4,7 @@ import LocalFiles
 /// The profile's record of its last `backup` or `restore` that tried (`last-run.json`), ok
 /// or not, for `status` to show beside the last success and to exit 8 on, so a monitoring
 /// check hears of a night that failed.
-struct LastRun: ProfileRecord, Equatable {
+struct LastRun: ProfileRecord {
     var command: String
     var at: String
     var exitCode: Int32

@@ -154,7 +154,7 @@ struct StatusCommand: Command {
                     "the last successful backup, \($0.time), is older than --max-age \(maxAge.text)"
                 }
                     ?? "no successful backup from this profile yet, so none is within --max-age \(maxAge.text)")
-                    + "; run `cloudbackup backup` and see why the scheduled one has not",
+                    + "; check that the scheduled backup runs (its last run is in the report)",
                 .tooOld)
         }
     }
