@@ -207,6 +207,21 @@ import Testing
         let json = try phone.run(["status", "--remote", "--json"])
         #expect(json.status == 4)
         #expect((try self.json(json)["login"] as? [String: Any])?["loggedIn"] as? Bool == false)
+
+        // The backup that meets the refusal records it, its reason naming no token.
+        let saved = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: phone.tokenPath)))
+                as? [String: Any])
+        let tokens = saved.filter { $0.key.lowercased().contains("token") }.compactMap {
+            $0.value as? String
+        }
+        try #require(tokens.count >= 2, "\(saved.keys)")
+        #expect(try phone.backup().status == 4)
+        let record = try String(contentsOfFile: lastRunPath, encoding: .utf8)
+        #expect(record.contains("revoked or expired"), "\(record)")
+        #expect(tokens.allSatisfy { !record.contains($0) })
+        #expect(try phone.run(["status"]).status == 8)
     }
 
     /// RFC 3339 UTC, `seconds` from now.
