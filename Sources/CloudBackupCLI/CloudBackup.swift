@@ -57,7 +57,8 @@ public enum CloudBackup {
             wherever a command takes them.
             Exit codes: 0 done, 1 unexpected failure, 2 usage, 3 invalid or unreadable file,
             4 not logged in, 5 network or server failure, 6 another run holds the lock,
-            7 refused (newer schema, or a file that predates the tombstone window).
+            7 refused (newer schema, or a file that predates the tombstone window),
+            8 (status) the last backup or restore failed, 9 (status --max-age) no recent backup.
             """
     }
 
@@ -100,13 +101,24 @@ public enum CloudBackup {
             context.print(command.help)
             return .success
         }
+        let instance: any Command
         do {
             var parsed = Arguments(rest, usage: command.usage)
-            let instance = try command.init(arguments: &parsed)
-            try instance.run(in: context)
-            return .success
+            instance = try command.init(arguments: &parsed)
         } catch {
             return report(error, in: context)
         }
+        var failure: CLIError?
+        do {
+            try instance.run(in: context)
+        } catch {
+            failure = describe(error)
+        }
+        // Here, once, so every way a run ends (a throw from deep in a sync, an early success)
+        // is recorded alike.
+        if let profile = instance.recordedProfile {
+            LastRun.record(command.name, failure: failure, profileName: profile, in: context)
+        }
+        return failure.map { report($0, in: context) } ?? .success
     }
 }

@@ -15,6 +15,14 @@ public protocol Command {
     init(arguments: inout Arguments) throws(CLIError)
 
     func run(in context: Context) throws
+
+    /// The profile whose `last-run.json` records how this run ended, for the runs a monitoring
+    /// check cares about (`backup`, `restore`); nil for every other command and a dry run.
+    var recordedProfile: String? { get }
+}
+
+extension Command {
+    var recordedProfile: String? { nil }
 }
 
 extension String {

@@ -1,4 +1,5 @@
 import BackupKit
+import Foundation
 import GoogleDrive
 
 /// The sections `status` gains from backup (FORMAT.md §8.2): the remote file, this profile's last
@@ -15,15 +16,14 @@ enum DriveStatus {
         } catch {
             let failure = CloudBackup.describe(error)
             let problem = failure.lines.joined(separator: "; ")
-            return (
-                StatusSection(
-                    key: "remote",
-                    rows: [
-                        StatusRow(
-                            key: "error", label: "remote file", text: problem,
-                            value: .string(problem))
-                    ]), failure
-            )
+            // A refused login is the login row's to show, and the failure's line says why:
+            // the text does not say it a third time.
+            let row =
+                failure.failure == .notLoggedIn
+                ? StatusRow(key: "error", value: .string(problem))
+                : StatusRow(
+                    key: "error", label: "remote file", text: problem, value: .string(problem))
+            return (StatusSection(key: "remote", rows: [row]), failure)
         }
         guard !files.isEmpty else {
             return (
@@ -88,8 +88,8 @@ enum DriveStatus {
     }
 
     /// From the profile's `last-backup.json`; no network.
-    static func lastBackupSection(_ profile: Profile) -> StatusSection {
-        guard let last = LastBackup.load(from: profile.lastBackupPath) else {
+    static func lastBackupSection(_ last: LastBackup?) -> StatusSection {
+        guard let last else {
             return StatusSection(
                 key: "lastBackup",
                 rows: [
@@ -111,6 +111,36 @@ enum DriveStatus {
                 // Said in the time row's text already; separate values for scripts.
                 StatusRow(key: "uploaded", value: .bool(last.uploaded)),
                 StatusRow(key: "bytes", value: .integer(last.bytes)),
+            ])
+    }
+
+    /// From the profile's `last-run.json`: the last attempt, beside the last success. Its
+    /// text gives the local time, the JSON the UTC one.
+    static func lastRunSection(_ run: LastRun?, zone: TimeZone) -> StatusSection {
+        guard let run else {
+            return StatusSection(
+                key: "lastRun",
+                rows: [
+                    StatusRow(
+                        key: "outcome", label: "last run", text: "none recorded", value: .null)
+                ])
+        }
+        let when = Timestamp(run.at).map { HistoryCommand.wallTime($0, zone: zone) } ?? run.at
+        let text =
+            run.failed
+            ? "\(run.command) failed \(when), exit \(run.exitCode): \(run.reason ?? "no reason recorded")"
+            : "\(run.command) ok \(when)"
+        return StatusSection(
+            key: "lastRun",
+            rows: [
+                StatusRow(
+                    key: "outcome", label: "last run", text: text,
+                    value: .string(run.failed ? "failed" : "ok")),
+                // Said in the outcome row's text already; separate values for scripts.
+                StatusRow(key: "command", value: .string(run.command)),
+                StatusRow(key: "exitCode", value: .integer(Int(run.exitCode))),
+                StatusRow(key: "at", value: .string(run.at)),
+                StatusRow(key: "reason", value: run.reason.map(StatusValue.string) ?? .null),
             ])
     }
 

@@ -36,6 +36,10 @@ public enum Failure: CaseIterable, Sendable {
     case busy
     /// A file of a newer schema, or one that predates the tombstone window.
     case refused
+    /// `status`: the profile's last backup or restore failed.
+    case lastRunFailed
+    /// `status --max-age`: no successful backup as recent as that.
+    case tooOld
     /// A local write that failed (a full disk, a read-only folder).
     case localWrite
     /// A restore the user answered no to; nothing was written.
@@ -52,6 +56,8 @@ public enum Failure: CaseIterable, Sendable {
         case .remote: .network
         case .busy: .locked
         case .refused: .refused
+        case .lastRunFailed: .lastRunFailed
+        case .tooOld: .tooOld
         }
     }
 }

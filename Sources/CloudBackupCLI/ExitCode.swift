@@ -8,4 +8,8 @@ public enum ExitCode: Int32, Sendable {
     case network = 5
     case locked = 6
     case refused = 7
+    /// `status`: the profile's last backup or restore failed.
+    case lastRunFailed = 8
+    /// `status --max-age`: the last successful backup is older than that, or there is none.
+    case tooOld = 9
 }

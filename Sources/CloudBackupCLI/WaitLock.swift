@@ -15,30 +15,8 @@ enum WaitLock {
     /// Seconds to wait; 0 when the option is absent (exit 6 at once, as before).
     static func seconds(_ arguments: inout Arguments) throws(CLIError) -> Double {
         try arguments.option(
-            option, expecting: "a duration such as 90s, 10m or 1h30m (at most 24h)", seconds(in:)
+            option, expecting: "a duration such as 90s, 10m or 1h30m (at most 24h)",
+            { DurationText.seconds(in: $0, atMost: 86_400).map(Double.init) }
         ) ?? 0
-    }
-
-    /// `90`, `90s`, `10m`, `1h30m`: hours, minutes and seconds in that order, each at most
-    /// once, as Go's durations (restic's `--retry-lock`) read them; at most a day.
-    static func seconds(in text: String) -> Double? {
-        if let plain = Int(text) { return (0...86_400).contains(plain) ? Double(plain) : nil }
-        var total = 0
-        var number = ""
-        var units = Array("hms")[...]
-        for character in text {
-            if character.isASCII, character.isNumber {
-                number.append(character)
-                continue
-            }
-            guard let value = Int(number), let at = units.firstIndex(of: character) else {
-                return nil
-            }
-            total += value * [3_600, 60, 1][at]
-            units = units[(at + 1)...]
-            number = ""
-        }
-        guard number.isEmpty, !text.isEmpty, total <= 86_400 else { return nil }
-        return Double(total)
     }
 }

@@ -122,11 +122,12 @@ import Testing
         (
             "status",
             """
-            usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-bytes N]
+            usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]
 
             Shows the profile's login: whether it is logged in and when the saved access token
-            expires (an expired one is refreshed by the next command that needs it), and the
-            profile's last successful backup. Works offline unless --remote is given.
+            expires (an expired one is refreshed by the next command that needs it), the
+            profile's last successful backup, and how its last backup or restore ended. Works
+            offline unless --remote is given.
 
             options:
               --profile NAME  which profile (default: default)
@@ -134,7 +135,16 @@ import Testing
               --verbose       with --remote, trace each HTTP exchange (tokens redacted)
               --file STATE    also count the challenges, day logs and tombstones in STATE
               --json          print one JSON object instead of text
+              --max-age DURATION  exit 9 when the last successful backup is older than
+                              DURATION (36h, 2d, 90m; at most 365d), or there is none
+              --now T         measure --max-age and the token's expiry from T, RFC 3339
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            exit status: 0 all is well, 2 usage, 3 the profile's config.json or token file is broken
+            or readable by others, or STATE is invalid, 4 not logged in (with --remote: or Google
+            refused the login), 5 (--remote) network or Drive failure, 8 the last backup or
+            restore failed, 9 the last successful backup is older than --max-age; the first of
+            these that applies, after the report.
 
             """
         ),

@@ -109,10 +109,13 @@ import Testing
     @Test func statusSaysNotLoggedIn() throws {
         let home = try Home()
         defer { home.remove() }
+        // A monitoring check hears of it by the exit code, after the report.
         let text = try cloudbackup(["status"], environment: home.environment)
-        #expect(text.status == 0)
+        #expect(text.status == 4)
         #expect(text.stdout.contains("not logged in; run `cloudbackup login`"))
+        #expect(text.stderr.split(separator: "\n").count == 1)
         let json = try cloudbackup(["status", "--json"], environment: home.environment)
+        #expect(json.status == 4)
         let object = try #require(
             try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect((object["login"] as? [String: Any])?["loggedIn"] as? Bool == false)

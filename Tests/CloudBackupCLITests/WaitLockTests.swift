@@ -82,16 +82,19 @@ import Testing
     }
 
     @Test(arguments: [
-        ("90", 90.0), ("90s", 90), ("10m", 600), ("1h30m", 5_400), ("1h", 3_600), ("0", 0),
-        ("2h3m4s", 7_384), ("24h", 86_400),
+        ("90", 90), ("90s", 90), ("10m", 600), ("1h30m", 5_400), ("1h", 3_600), ("0", 0),
+        ("2h3m4s", 7_384), ("24h", 86_400), ("1d", 86_400), ("0d23h59m60s", 86_400),
     ])
-    func durationsReadAsGoWritesThem(text: String, seconds: Double) {
-        #expect(WaitLock.seconds(in: text) == seconds)
+    func durationsReadAsGoWritesThem(text: String, seconds: Int) {
+        #expect(DurationText.seconds(in: text, atMost: 86_400) == seconds)
     }
 
-    @Test(arguments: ["", "m", "10x", "5m1h", "1h1h", "-5", "1.5m", "25h", "90000", "10 m"])
+    @Test(arguments: [
+        "", "m", "10x", "5m1h", "1h1d", "1h1h", "-5", "1.5m", "25h", "2d", "90000", "10 m",
+        "99999999999999999d",
+    ])
     func otherDurationsAreRefused(text: String) {
-        #expect(WaitLock.seconds(in: text) == nil)
+        #expect(DurationText.seconds(in: text, atMost: 86_400) == nil)
     }
 
     @Test func aBadDurationIsAUsageError() throws {

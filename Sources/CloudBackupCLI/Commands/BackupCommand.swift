@@ -80,6 +80,8 @@ struct BackupCommand: Command {
         _ = try arguments.positionals(exactly: [])
     }
 
+    var recordedProfile: String? { dryRun ? nil : profile }
+
     func run(in context: Context) throws {
         // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
         // else is wrong, and an invalid file never takes the lock or touches the network. A

@@ -173,12 +173,17 @@ struct HistoryCommand: Command {
         guard let text = revision.modifiedTime, let time = Timestamp(text) else {
             return "at an unknown time"
         }
+        return "\(wallTime(time, zone: zone)) (\(time))"
+    }
+
+    /// "2026-11-29 23:14:03 +0100": a time as the clock on the wall showed it, with its offset.
+    static func wallTime(_ time: Timestamp, zone: TimeZone) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = zone
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss xx"
-        let date = Date(timeIntervalSince1970: Double(time.millisecondsSince1970) / 1000)
-        return "\(formatter.string(from: date)) (\(time))"
+        return formatter.string(
+            from: Date(timeIntervalSince1970: Double(time.millisecondsSince1970) / 1000))
     }
 
     static func lines(_ row: Row, zone: TimeZone) -> [String] {

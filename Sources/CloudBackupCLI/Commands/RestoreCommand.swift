@@ -99,6 +99,8 @@ struct RestoreCommand: Command {
         _ = try arguments.positionals(exactly: [])
     }
 
+    var recordedProfile: String? { dryRun ? nil : profile }
+
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profile, environment: context.environment)
         let session = try DriveSession(

@@ -3,19 +3,23 @@ import Foundation
 import OAuth
 
 /// `cloudbackup status`: one section per subject, each a list of rows, printed as aligned
-/// text or, with `--json`, as one object per section: the login and the last backup (offline),
-/// then the remote file (`--remote`) and local counts (`--file`).
+/// text or, with `--json`, as one object per section: the login, the last backup and the last
+/// run (offline), then the remote file (`--remote`) and local counts (`--file`). Its exit code
+/// makes it a monitoring check: 4 not logged in, 8 the last run failed, 9 (`--max-age`) no
+/// backup as recent as that.
 struct StatusCommand: Command {
     static let name = "status"
-    static let summary = "show the login, the last backup, the remote file and local counts"
+    static let summary =
+        "show the login, the last backup and run, the remote file and local counts"
     static let usage =
-        "usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-bytes N]"
+        "usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]"
     static let help = """
         \(usage)
 
         Shows the profile's login: whether it is logged in and when the saved access token
-        expires (an expired one is refreshed by the next command that needs it), and the
-        profile's last successful backup. Works offline unless --remote is given.
+        expires (an expired one is refreshed by the next command that needs it), the
+        profile's last successful backup, and how its last backup or restore ended. Works
+        offline unless --remote is given.
 
         options:
           --profile NAME  which profile (default: default)
@@ -23,7 +27,18 @@ struct StatusCommand: Command {
           --verbose       with --remote, trace each HTTP exchange (tokens redacted)
           --file STATE    also count the challenges, day logs and tombstones in STATE
           --json          print one JSON object instead of text
+        \(HelpLine.option(
+            "--max-age DURATION", column: 18,
+            "exit 9 when the last successful backup is older than",
+            "DURATION (36h, 2d, 90m; at most 365d), or there is none"))
+          --now T         measure --max-age and the token's expiry from T, RFC 3339
         \(BackupFile.maxBytesHelp(column: 18))
+
+        exit status: 0 all is well, 2 usage, 3 the profile's config.json or token file is broken
+        or readable by others, or STATE is invalid, 4 not logged in (with --remote: or Google
+        refused the login), 5 (--remote) network or Drive failure, 8 the last backup or
+        restore failed, 9 the last successful backup is older than --max-age; the first of
+        these that applies, after the report.
         """
 
     var profileName: String
@@ -32,6 +47,9 @@ struct StatusCommand: Command {
     var verbose: Bool
     var file: String?
     var readOptions: ReadOptions
+    /// `--max-age` as given, for the message, and in seconds.
+    var maxAge: (text: String, seconds: Int)?
+    var now: Timestamp?
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
@@ -40,14 +58,22 @@ struct StatusCommand: Command {
         verbose = arguments.flag("--verbose")
         file = try arguments.option("--file")
         readOptions = try BackupFile.readOptions(&arguments)
+        maxAge = try arguments.option(
+            "--max-age", expecting: "a duration such as 36h, 2d or 90m (at most 365d)",
+            { text in DurationText.seconds(in: text, atMost: 365 * 86_400).map { (text, $0) } })
+        now = try ClockOptions.fixedNow(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
     func run(in context: Context) throws {
         let profile = try Profile.load(name: profileName, environment: context.environment)
+        let now = self.now ?? ClockOptions.systemNow()
+        let login = try profile.tokenStore.load()
+        let lastBackup = LastBackup.load(from: profile.lastBackupPath)
+        let lastRun = LastRun.load(from: profile.lastRunPath)
         var sections = [
-            try Self.loginSection(profile: profile, now: Date()),
-            DriveStatus.lastBackupSection(profile),
+            DriveStatus.lastBackupSection(lastBackup),
+            DriveStatus.lastRunSection(lastRun, zone: .current),
         ]
         var remoteFailure: CLIError?
         if remote {
@@ -81,6 +107,11 @@ struct StatusCommand: Command {
             session.clockSkew()
         }
         if let file { sections.append(try DriveStatus.localSection(file, options: readOptions)) }
+        // A login Google refused is no login, whatever the token file says; the failure
+        // thrown below says why, once.
+        let loggedIn = login != nil && remoteFailure?.failure != .notLoggedIn
+        sections.insert(
+            Self.loginSection(login, loggedIn: loggedIn, profile: profile, now: now), at: 0)
         if json {
             var out = JSONOutput()
             out.beginObject()
@@ -97,32 +128,62 @@ struct StatusCommand: Command {
             }
             out.endObject()
             context.print(String(decoding: out.bytes, as: UTF8.self))
-            if let remoteFailure { throw remoteFailure }
-            return
-        }
-        let rows =
-            [("profile", "\(profile.name) (\(profile.folder))")]
-            + sections.flatMap(\.rows).compactMap { row in row.label.map { ($0, row.text) } }
-        let width = rows.map(\.0.count).max() ?? 0
-        for (label, text) in rows {
-            context.print(
-                label + String(repeating: " ", count: width - label.count + 2) + text.onOneLine)
+        } else {
+            let rows =
+                [("profile", "\(profile.name) (\(profile.folder))")]
+                + sections.flatMap(\.rows).compactMap { row in row.label.map { ($0, row.text) } }
+            let width = rows.map(\.0.count).max() ?? 0
+            for (label, text) in rows {
+                context.print(
+                    label + String(repeating: " ", count: width - label.count + 2)
+                        + text.onOneLine)
+            }
         }
         if let remoteFailure { throw remoteFailure }
+        if login == nil {
+            throw CloudBackup.describe(OAuthError.notLoggedIn(tokenFile: profile.tokenPath))
+        }
+        if let lastRun, lastRun.failed {
+            throw CLIError(
+                "the last \(lastRun.command) failed (exit \(lastRun.exitCode), the report says why); run it again once that is fixed",
+                .lastRunFailed)
+        }
+        if let maxAge, !Self.isFresh(lastBackup, maxAge: maxAge.seconds, now: now) {
+            throw CLIError(
+                (lastBackup.map {
+                    "the last successful backup, \($0.time), is older than --max-age \(maxAge.text)"
+                }
+                    ?? "no successful backup from this profile yet, so none is within --max-age \(maxAge.text)")
+                    + "; check that the scheduled backup runs (its last run is in the report)",
+                .tooOld)
+        }
     }
 
-    /// Reads the token file only; no network, so `status` works offline.
-    static func loginSection(profile: Profile, now: Date) throws -> StatusSection {
-        guard let login = try profile.tokenStore.load() else {
+    /// Whether the last successful backup was at most `maxAge` seconds before `now`; none
+    /// ever counts as too old.
+    static func isFresh(_ last: LastBackup?, maxAge: Int, now: Timestamp) -> Bool {
+        guard let time = last.flatMap({ Timestamp($0.time) }) else { return false }
+        return now.millisecondsSince1970 - time.millisecondsSince1970 <= Int64(maxAge) * 1000
+    }
+
+    /// From the token file only (no network, so `status` works offline), unless `--remote`
+    /// found Google refusing it: `loggedIn` false with a login saved.
+    static func loginSection(
+        _ login: StoredLogin?, loggedIn: Bool, profile: Profile, now: Timestamp
+    ) -> StatusSection {
+        guard let login, loggedIn else {
             return StatusSection(
                 key: "login",
                 rows: [
                     StatusRow(
                         key: "loggedIn", label: "login",
-                        text: "not logged in; run `cloudbackup login`",
+                        text: login == nil
+                            ? "not logged in; run `cloudbackup login`"
+                            : "not logged in (Google refused the saved login)",
                         value: .bool(false))
                 ])
         }
+        let now = Date(timeIntervalSince1970: Double(now.millisecondsSince1970) / 1000)
         var rows = [
             StatusRow(
                 key: "loggedIn", label: "login", text: "logged in (\(profile.tokenPath))",
