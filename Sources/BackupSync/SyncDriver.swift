@@ -208,6 +208,16 @@ public struct SyncDriver {
         return (plan, failures)
     }
 
+    /// Pins `revision` of `fileID` (`keepForever`): a point the user may come back to, which
+    /// the retention policy releases only once it is older than Drive keeps unpinned ones.
+    public func keep(fileID: String, revision: String) throws(SyncError) {
+        do {
+            try drive.pin(id: fileID, revision: revision)
+        } catch {
+            throw .drive(error)
+        }
+    }
+
     /// The event, or `.gone` when the file or revision is no longer there.
     private func orGone<Event: GoneEvent>(_ perform: () throws(DriveError) -> Event)
         throws(DriveError) -> Event

@@ -30,6 +30,7 @@ public enum CloudBackup {
             StatusCommand.self,
             BackupCommand.self,
             RestoreCommand.self,
+            RollbackCommand.self,
             HistoryCommand.self,
             CompletionCommand.self,
             ManualCommand.self,

@@ -102,4 +102,15 @@ struct RollbackTests {
         #expect(result.document.dayLogs == head.dayLogs)
         #expect(result.document.tombstones == head.tombstones)
     }
+
+    /// An undo in the same millisecond (a fixed clock, or a fast hand): the rollback's own
+    /// stamps are `now`, so the undo writes one millisecond later, and wins.
+    @Test func anUndoAtTheSameInstantStillWins() {
+        let rolledBack = Rollback.document(backTo: revision, from: head, now: rollbackNow).document
+        let undo = Rollback.document(backTo: head, from: rolledBack, now: rollbackNow).document
+        #expect(undo.challenges.allSatisfy { $0.updatedAt == rollbackNow.adding(milliseconds: 1) })
+        let merged = merge(
+            local: rolledBack, incoming: undo, options: MergeOptions(now: rollbackNow))
+        #expect(content(merged.document).sorted() == content(head).sorted())
+    }
 }

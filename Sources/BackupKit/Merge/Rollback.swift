@@ -41,11 +41,16 @@ public enum Rollback {
     }
 
     /// `revision`'s content as a document that wins over `head` and every older copy in any
-    /// merge, written at `now` (see the type's rules). `now` must be later than every stamp
-    /// in `head` for that: the caller's clock, corrected by Drive's.
+    /// merge (see the type's rules). Items are written at `now`, or one millisecond after the
+    /// latest stamp of either document when that is later (a clock set back, or an undo in the
+    /// same millisecond): a rewrite must be strictly newer to win (`HybridLogicalClock`).
     public static func document(
         backTo revision: BackupDocument, from head: BackupDocument, now: Timestamp
     ) -> Result {
+        var clock = HybridLogicalClock()
+        _ = clock.receive(stampsOf: head, now: now)
+        _ = clock.receive(stampsOf: revision, now: now)
+        let now = clock.stampLocalEdit(now: now)
         var settings = revision.settings
         settings.premium = head.settings.premium
         settings.appLock = head.settings.appLock

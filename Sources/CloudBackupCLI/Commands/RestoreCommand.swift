@@ -164,15 +164,8 @@ struct RestoreCommand: Command {
         // question, the write and the last line.
         let copies = PreviousCopies(file: file, count: session.profile.previousCopies)
         let keepAs = dryRun ? nil : previous.map { _ in copies.newest }
-        // Nothing to write: the copy it would keep is STATE itself, and a new file would tell
-        // the user something happened. A STATE exported before the tombstone window is
-        // changed by the export time alone: the next backup no longer holds its items back.
-        let unchanged =
-            current.map { current in
-                var result = outcome.document
-                result.exportedAt = current.exportedAt
-                return result == current && current.exportedAt >= options.windowStart
-            } ?? false
+        let unchanged = StateWrite.holds(
+            current, outcome.document, windowStart: options.windowStart)
         let brokenAside = loaded.broken.map { ($0, "\(file).broken-\(now.compact)") }
         if let (broken, aside) = brokenAside {
             warn(
@@ -180,9 +173,10 @@ struct RestoreCommand: Command {
                     + (dryRun ? "a restore would keep it" : "keeping it")
                     + " as \(aside.onOneLine) and writing the backup in its place")
         }
-        let replacing = Replacing(
-            previous: loaded.broken?.bytes ?? previous, keepAs: brokenAside?.1 ?? keepAs,
-            copies: brokenAside == nil ? copies : nil)
+        let replacing = StateWrite(
+            file: file, command: Self.name, doing: "restoring",
+            previous: loaded.broken?.bytes ?? previous,
+            keepAs: brokenAside?.1 ?? keepAs, copies: brokenAside == nil ? copies : nil)
         if !dryRun, !unchanged, ask == nil {
             try write(outcome.document, replacing: replacing, session: session, warn: warn)
         }
@@ -260,7 +254,7 @@ struct RestoreCommand: Command {
     /// Where to put the question before writing; nil when nobody is there to answer it
     /// (stdin is not a terminal). It goes to stderr when that is a terminal, else straight to
     /// the controlling terminal, so `2>log` does not skip the question a person would answer.
-    private static func question(in context: Context) -> ((String) -> Void)? {
+    static func question(in context: Context) -> ((String) -> Void)? {
         guard context.stdinIsTerminal else { return nil }
         if context.stderrIsTerminal { return context.writeError }
         let terminal = open("/dev/tty", O_WRONLY | O_CLOEXEC)
@@ -292,45 +286,14 @@ struct RestoreCommand: Command {
         }
     }
 
-    /// What STATE's write replaces: the bytes STATE held (nil: none), and where they are kept:
-    /// as the newest of the previous copies, or aside as a broken file (`copies` nil).
-    private struct Replacing {
-        var previous: [UInt8]?
-        var keepAs: String?
-        var copies: PreviousCopies?
-    }
-
-    /// `keepAs` (STATE.bak, or STATE.broken-<time>) from the bytes STATE
-    /// held (when it existed), then STATE. Nothing is written when STATE
-    /// is no longer those bytes. The merge was made from them, so an edit made since (at the
-    /// question, during the download) would be overwritten without a trace, and `.bak` would
-    /// not hold it either. Exit 6, like a held lock: someone else was using STATE, and running
-    /// again is the fix.
-    ///
-    /// Once STATE is written it and the backup are in step, and the profile's record of STATE's
-    /// shared settings says which settings are (see `SharedSettings`).
+    /// STATE written over the bytes it was read with (see `StateWrite`). Once it is, STATE and
+    /// the backup are in step, and the profile's record of STATE's shared settings says which
+    /// settings are (see `SharedSettings`).
     private func write(
-        _ document: BackupDocument, replacing: Replacing, session: DriveSession,
+        _ document: BackupDocument, replacing: StateWrite, session: DriveSession,
         warn: (String) -> Void
     ) throws(CLIError) {
-        let (previous, keepAs) = (replacing.previous, replacing.keepAs)
-        guard try bytesNow() == previous else {
-            throw CLIError(
-                "\(file) changed while restoring; nothing was written; run restore again",
-                .busy)
-        }
-        if let previous, let keepAs {
-            do {
-                if let copies = replacing.copies {
-                    try copies.keep(previous)
-                } else {
-                    try LocalFile.writeAtomically(previous, to: keepAs, mode: 0o600)
-                }
-            } catch {
-                throw BackupFile.failedWrite(error, leaving: "\(file) is unchanged")
-            }
-        }
-        try BackupFile.save(document, to: file)
+        try replacing.write(document)
         // A replace brings STATE's settings and the backup's in step. A merge keeps STATE's as
         // they are, changes made here and not backed up yet among them: the record stays as it
         // was (a new profile's starts here), so the next backup still sends those changes.
@@ -344,18 +307,6 @@ struct RestoreCommand: Command {
                 error.lines.joined(separator: "; ")
                     + "; \(file) is restored, but a settings change made here before the next "
                     + "backup may not reach Drive")
-        }
-    }
-
-    /// STATE's bytes as they are now; nil when there is no STATE.
-    private func bytesNow() throws(CLIError) -> [UInt8]? {
-        do {
-            return try LocalFile.read(file)
-        } catch {
-            guard error.isMissing else {
-                throw CLIError("\(error.description); nothing was written", .localWrite)
-            }
-            return nil
         }
     }
 

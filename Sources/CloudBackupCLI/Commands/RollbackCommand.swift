@@ -1,0 +1,242 @@
+import BackupKit
+import BackupSync
+import Foundation
+import LocalFiles
+
+/// `cloudbackup rollback`: an older revision of the backup made the state on every device
+/// (`BackupKit.Rollback`), through the normal verified upload, with STATE given the same
+/// document. A restore of that revision changes one STATE only, and the next merge anywhere
+/// brings the bad change back.
+struct RollbackCommand: Command {
+    static let name = "rollback"
+    static let summary = "make an older revision of the backup the state on every device"
+    static let usage =
+        "usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+    static let help = """
+        usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run]
+                                    [--allow-stale] [--yes] [--profile P] [--now T] [--json]
+                                    [--verbose] [--wait-lock DURATION] [--max-bytes N]
+                                    [--password-file FILE | --password-command CMD]
+
+        Make an older revision of the backup ('cloudbackup history' lists them) the state on
+        every device: each item that differs from the backup on Drive now is written again at
+        this run's time (changed or deleted since: the revision's version; a challenge added
+        since: deleted; a day log added since: emptied), so every device's next merge ends on
+        the revision's content. It goes up like a backup (another device's write meanwhile is
+        merged, never lost), and STATE gets the same document, its previous file kept as
+        STATE.bak. The revision it replaces is kept forever first, so the rollback itself can
+        be undone with another rollback to it. The counts are shown before anything is
+        written; a rollback that would change nothing writes nothing.
+
+        options:
+          --file STATE    the local state file, written with the rolled-back document
+          --revision ID   roll back to that revision
+          --as-of TIME    to the newest revision written at or before TIME: RFC 3339, or a
+                          date YYYY-MM-DD meaning the end of that day in the local time zone
+          --dry-run       only show the counts; write nothing anywhere
+          --allow-stale   roll back to a revision older than the tombstone window (challenges
+                          deleted since may have lost their tombstones, and would come back)
+          --yes           do not ask before writing (asked only on a terminal)
+          --profile P     the profile to use (default: default)
+          --now T         the time for the tombstone window, RFC 3339 (default: now)
+          --json          print the counts as one JSON object
+          --verbose       trace each HTTP exchange (tokens redacted)
+        \(WaitLock.help(column: 18))
+        \(BackupFile.maxBytesHelp(column: 18))
+        \(RemoteEncryption.Options.help(column: 18))
+
+        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
+        revision, or TIME is before the oldest, or the revision is older than the tombstone
+        window without --allow-stale, 3 STATE or the backup is invalid, or there is no backup,
+        or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
+        failure, 6 another run holds the profile's lock (still, after --wait-lock's wait), or
+        STATE changed while rolling back (Drive is rolled back, STATE is not; run again), 7 a
+        newer schema.
+        """
+
+    let file: String
+    let revision: RevisionChoice
+    let dryRun: Bool
+    let allowStale: Bool
+    let yes: Bool
+    let profile: String
+    let now: Timestamp?
+    let json: Bool
+    let verbose: Bool
+    let readOptions: ReadOptions
+    let keys: RemoteEncryption.Options
+    let waitLock: Double
+
+    init(arguments: inout Arguments) throws(CLIError) {
+        guard let file = try arguments.option("--file") else {
+            throw .usage("--file STATE is required", Self.usage)
+        }
+        self.file = file
+        let id = try arguments.option("--revision")
+        let asOf = try arguments.option(
+            "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
+            { RestoreCommand.asOf($0, in: .current) })
+        switch (id, asOf) {
+        case (let id?, nil): revision = .id(id)
+        case (nil, let time?): revision = .asOf(time)
+        default: throw .usage("say which revision: --revision ID or --as-of TIME", Self.usage)
+        }
+        dryRun = arguments.flag("--dry-run")
+        allowStale = arguments.flag("--allow-stale")
+        yes = arguments.flag("--yes")
+        json = arguments.flag("--json")
+        verbose = arguments.flag("--verbose")
+        profile = try arguments.option("--profile") ?? "default"
+        now = try ClockOptions.fixedNow(&arguments)
+        readOptions = try BackupFile.readOptions(&arguments)
+        keys = try RemoteEncryption.Options(&arguments)
+        waitLock = try WaitLock.seconds(&arguments)
+        _ = try arguments.positionals(exactly: [])
+    }
+
+    var recordedProfile: String? { dryRun ? nil : profile }
+
+    func run(in context: Context) throws {
+        let profile = try Profile.load(name: profile, environment: context.environment)
+        let session = try DriveSession(
+            profile: profile, context: context, now: now, verbose: verbose, quiet: json,
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment),
+            waitingForLock: waitLock)
+        // STATE before the network, as for restore: its bytes are the ones kept as STATE.bak.
+        let loaded: (result: ReadResult, bytes: [UInt8])? =
+            LocalFile.exists(file)
+            ? try BackupFile.loadWithBytes(file, options: readOptions) : nil
+        let current = loaded?.result.document
+        let warn = { (line: String) in context.printWarning(line) }
+        if !dryRun { try session.settle(warn: warn) }
+        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
+            .codec
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
+            warn: warn)
+        let name = session.profile.fileName
+        guard let (old, remote, chosen) = try driver.fetch(revision, name: name, codec: codec),
+            let head = try driver.run(FetchRun(name: name, codec: codec))?.document
+        else {
+            throw CLIError(
+                "no backup named '\(name)' in this account's Drive app folder; nothing to roll back",
+                .noBackup)
+        }
+        let now = session.now()
+        let options = MergeOptions(now: now)
+        guard allowStale || old.exportedAt >= options.windowStart else {
+            throw CLIError(
+                "revision \(chosen.id) was exported \(old.exportedAt), before the "
+                    + "\(options.windowDays)-day tombstone window: challenges deleted since may "
+                    + "have lost their tombstones and would come back; pass --allow-stale to "
+                    + "roll back to it anyway",
+                .arguments)
+        }
+        var rollback = Rollback.document(backTo: old, from: head, now: now)
+        rollback.document.deviceId = current?.deviceId ?? head.deviceId
+        let source = "revision \(chosen.id) (written \(chosen.modifiedTime ?? "?"))"
+        if json {
+            context.print(Self.report(rollback, revision: chosen.id))
+        } else {
+            context.print("\(source) → the backup on Drive and \(file.onOneLine):")
+            context.print("  challenges: " + Self.words(rollback.challenges, removed: "deleted"))
+            context.print("  day logs: " + Self.words(rollback.dayLogs, removed: "emptied"))
+        }
+        guard !rollback.isEmpty else {
+            if !json {
+                context.print(
+                    "the backup on Drive holds that revision's content: nothing to roll back")
+            }
+            return
+        }
+        guard !dryRun else {
+            if !json { context.print("dry run: nothing written") }
+            return
+        }
+        if !yes, let ask = RestoreCommand.question(in: context) {
+            ask("roll back the backup on Drive and \(file.onOneLine)? [y/N] ")
+            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard answer == "y" || answer == "yes" else {
+                throw CLIError("rollback cancelled; nothing was written", .cancelled)
+            }
+        }
+        // The head it replaces is kept forever first: a rollback to it undoes this one.
+        let replaced = remote.headRevisionId
+        if let replaced { try driver.keep(fileID: remote.id, revision: replaced) }
+        var machine = BackupRun(
+            name: name, codec: codec, local: rollback.document,
+            kept: KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes),
+            pending: session.pendingVerification)
+        machine.maxBytes = readOptions.maxBytes
+        machine.retention = session.profile.retention
+        let outcome = try driver.run(machine)
+        if let kept = outcome.kept {
+            do {
+                try kept.save(to: session.profile.keptCopyPath)
+            } catch {
+                warn(
+                    error.lines.joined(separator: "; ")
+                        + "; the backup on Drive is rolled back, but the next backup will download it again"
+                )
+            }
+        }
+        // STATE takes what Drive holds now (another device's write merged in), as a replace.
+        let uploaded = outcome.document ?? rollback.document
+        let state = BackupKit.merge(
+            local: current ?? RestoreCommand.emptyDocument(at: now, settingsFrom: uploaded),
+            incoming: uploaded, options: MergeOptions(now: now, mode: .replace, allowStale: true)
+        ).document
+        let undo = replaced.map { " (undo: cloudbackup rollback --revision \($0))" } ?? ""
+        guard !StateWrite.holds(current, state, windowStart: options.windowStart) else {
+            if !json {
+                context.print(
+                    "rolled back the backup on Drive\(undo); \(file.onOneLine) already holds it")
+            }
+            return
+        }
+        let copies = PreviousCopies(file: file, count: session.profile.previousCopies)
+        try StateWrite(
+            file: file, command: Self.name, doing: "rolling back", previous: loaded?.bytes,
+            keepAs: loaded.map { _ in copies.newest }, copies: copies
+        ).write(state)
+        try? SharedSettings(state.settings).save(to: session.profile.syncedSettingsPath)
+        if !json {
+            let kept =
+                loaded.map { _ in " (previous file kept as \(copies.newest.onOneLine))" } ?? ""
+            context.print("rolled back the backup on Drive\(undo) and \(file.onOneLine)\(kept)")
+        }
+    }
+
+    /// "1 changed back, 1 revived, 1 deleted", or "none".
+    static func words(_ counts: Rollback.Counts, removed: String) -> String {
+        let parts = [
+            (counts.changedBack, "changed back"), (counts.revived, "revived"),
+            (counts.removed, removed),
+        ].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        return parts.isEmpty ? "none" : parts.joined(separator: ", ")
+    }
+
+    /// `--json`: the revision and the counts, by kind and in all.
+    static func report(_ rollback: Rollback.Result, revision: String) -> String {
+        struct Counts: Encodable {
+            var changedBack, revived, removed: Int
+            init(_ counts: Rollback.Counts) {
+                (changedBack, revived, removed) = (
+                    counts.changedBack, counts.revived, counts.removed
+                )
+            }
+        }
+        struct Report: Encodable {
+            var revision: String
+            var challenges, dayLogs: Counts
+            var changes: Int
+        }
+        return JSONLine.encode(
+            Report(
+                revision: revision, challenges: Counts(rollback.challenges),
+                dayLogs: Counts(rollback.dayLogs),
+                changes: rollback.challenges.total + rollback.dayLogs.total))
+    }
+}
