@@ -93,15 +93,15 @@ say "An old backup turns up: does it predate the 90-day tombstone window?"
 step "$BIN" verify Examples/old-v1.json --against "$WORK/new/state.json" --now "$NOW"
 step "$BIN" merge "$WORK/new/state.json" Examples/old-v1.json -o "$WORK/new/merged.json" --dry-run --now "$NOW"
 
-say "A bad merge reaches Drive; the backup from before it comes back from Drive's history"
+say "A bad merge reaches Drive; a rollback to the revision before it undoes it on every device"
 BEFORE=$(date -u +%FT%T.%3NZ)
 # The old v1 file is merged in and backed up by mistake: its forgotten deletes come back.
 "$BIN" merge "$WORK/new/state.json" Examples/old-v1.json -o "$WORK/new/state.json" --allow-stale --now "$NOW" >/dev/null
 step "$BIN" backup --file "$WORK/new/state.json" --now "$NOW"
 step "$BIN" history --contents
 echo "(the bad merge happened after $BEFORE)"
-step "$BIN" restore --file "$WORK/new/state.json" --replace --as-of "$BEFORE" --dry-run --now "$NOW"
-step "$BIN" restore --file "$WORK/new/state.json" --replace --as-of "$BEFORE" --yes --now "$NOW"
+step "$BIN" rollback --file "$WORK/new/state.json" --as-of "$BEFORE" --dry-run --now "$NOW"
+step "$BIN" rollback --file "$WORK/new/state.json" --as-of "$BEFORE" --yes --now "$NOW"
 step "$BIN" inspect "$WORK/new/state.json" --now "$NOW"
 
 say "Encrypted: with a passphrase (read from a file, never an argument) the backup is an age file"
