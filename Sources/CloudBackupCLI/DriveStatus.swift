@@ -63,7 +63,7 @@ enum DriveStatus {
                     value: file.size.map(StatusValue.integer) ?? .null),
                 StatusRow(
                     key: "modified" + suffix, label: "  modified",
-                    text: file.modifiedTime ?? "unknown",
+                    text: file.modifiedTime.map { WallTime.text(rfc3339: $0) } ?? "unknown",
                     value: file.modifiedTime.map(StatusValue.string) ?? .null),
                 StatusRow(
                     key: "version" + suffix, label: "  version",
@@ -106,7 +106,8 @@ enum DriveStatus {
             key: "lastBackup",
             rows: [
                 StatusRow(
-                    key: "time", label: "last backup", text: "\(last.time) (\(what))",
+                    key: "time", label: "last backup",
+                    text: "\(WallTime.text(rfc3339: last.time)) (\(what))",
                     value: .string(last.time)),
                 StatusRow(
                     key: "fileId", label: "  to", text: "\(last.name) (id \(last.fileId))",
@@ -128,7 +129,7 @@ enum DriveStatus {
                         key: "outcome", label: "last run", text: "none recorded", value: .null)
                 ])
         }
-        let when = Timestamp(run.at).map { HistoryCommand.wallTime($0, zone: zone) } ?? run.at
+        let when = WallTime.text(rfc3339: run.at, zone: zone)
         let text =
             run.failed
             ? "\(run.command) failed \(when), exit \(run.exitCode): \(run.reason ?? "no reason recorded")"

@@ -172,7 +172,7 @@ struct StatusCommand: Command {
         if let maxAge, !Self.isFresh(lastBackup, maxAge: maxAge.seconds, now: now) {
             throw CLIError(
                 (lastBackup.map {
-                    "the last successful backup, \($0.time), is older than --max-age \(maxAge.text)"
+                    "the last successful backup, \(WallTime.text(rfc3339: $0.time)), is older than --max-age \(maxAge.text)"
                 }
                     ?? "no successful backup from this profile yet, so none is within --max-age \(maxAge.text)")
                     + "; check that the scheduled backup runs (its last run is in the report)",
@@ -225,10 +225,11 @@ struct StatusCommand: Command {
         if let expiresAt = login.accessTokenExpiresAt {
             let stamp = expiresAt.formatted(.iso8601)
             let seconds = Int(expiresAt.timeIntervalSince(now).rounded(.down))
+            let wall = WallTime.text(expiresAt)
             let text =
                 seconds > 0
-                ? "expires \(stamp) (in \(Self.span(seconds)))"
-                : "expired \(stamp) (the next command refreshes it)"
+                ? "expires \(wall) (in \(Self.span(seconds)))"
+                : "expired \(wall) (the next command refreshes it)"
             rows.append(
                 StatusRow(
                     key: "accessTokenExpiresAt", label: "access token", text: text,
