@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import GoogleDrive
 
@@ -8,7 +9,9 @@ enum DriveStatus {
     /// Lists the app folder (a network call); a failure becomes the row's text, so the
     /// other sections still show, and is returned too: `status` exits with its code (4, 5)
     /// after printing, as every command does.
-    static func remoteSection(_ session: DriveSession) -> (StatusSection, failure: CLIError?) {
+    static func remoteSection(_ session: DriveSession) -> (
+        StatusSection, failure: CLIError?, files: [DriveFile]
+    ) {
         let name = session.profile.fileName
         let files: [DriveFile]
         do {
@@ -23,7 +26,7 @@ enum DriveStatus {
                 ? StatusRow(key: "error", value: .string(problem))
                 : StatusRow(
                     key: "error", label: "remote file", text: problem, value: .string(problem))
-            return (StatusSection(key: "remote", rows: [row]), failure)
+            return (StatusSection(key: "remote", rows: [row]), failure, [])
         }
         guard !files.isEmpty else {
             return (
@@ -34,7 +37,7 @@ enum DriveStatus {
                             key: "id", label: "remote file",
                             text: "none named '\(name)' yet; run `cloudbackup backup`",
                             value: .null)
-                    ]), nil
+                    ]), nil, []
             )
         }
         var rows: [StatusRow] = []
@@ -60,7 +63,7 @@ enum DriveStatus {
                     value: file.size.map(StatusValue.integer) ?? .null),
                 StatusRow(
                     key: "modified" + suffix, label: "  modified",
-                    text: file.modifiedTime ?? "unknown",
+                    text: file.modifiedTime.map { WallTime.text(rfc3339: $0) } ?? "unknown",
                     value: file.modifiedTime.map(StatusValue.string) ?? .null),
                 StatusRow(
                     key: "version" + suffix, label: "  version",
@@ -84,7 +87,7 @@ enum DriveStatus {
                     key: "pinnedBytes", value: storage.map(StatusValue.integer) ?? .null),
             ]
         }
-        return (StatusSection(key: "remote", rows: rows), nil)
+        return (StatusSection(key: "remote", rows: rows), nil, files)
     }
 
     /// From the profile's `last-backup.json`; no network.
@@ -103,7 +106,8 @@ enum DriveStatus {
             key: "lastBackup",
             rows: [
                 StatusRow(
-                    key: "time", label: "last backup", text: "\(last.time) (\(what))",
+                    key: "time", label: "last backup",
+                    text: "\(WallTime.text(rfc3339: last.time)) (\(what))",
                     value: .string(last.time)),
                 StatusRow(
                     key: "fileId", label: "  to", text: "\(last.name) (id \(last.fileId))",
@@ -125,7 +129,7 @@ enum DriveStatus {
                         key: "outcome", label: "last run", text: "none recorded", value: .null)
                 ])
         }
-        let when = Timestamp(run.at).map { HistoryCommand.wallTime($0, zone: zone) } ?? run.at
+        let when = WallTime.text(rfc3339: run.at, zone: zone)
         let text =
             run.failed
             ? "\(run.command) failed \(when), exit \(run.exitCode): \(run.reason ?? "no reason recorded")"
@@ -144,9 +148,14 @@ enum DriveStatus {
             ])
     }
 
-    /// Counts of a local state file; an invalid file is an error (exit 3), as everywhere.
-    static func localSection(_ path: String, options: ReadOptions) throws -> StatusSection {
-        let document = try BackupFile.load(path, options: options).document
+    /// Counts of a local state file, and what in it waits for the next backup: the items
+    /// `lastSynced` (the kept copy of the last backup or restore, nil when there was none)
+    /// lacks or holds in an older version, and the settings changed since (`SharedSettings`:
+    /// `changedSettings` are those the next backup sends). No network.
+    static func localSection(
+        _ path: String, document: BackupDocument, lastSynced: BackupDocument?,
+        changedSettings: [SharedSettings.Field], now: Timestamp
+    ) -> StatusSection {
         let kept = document.keptDayLogCount
         let counts = [
             ("challenges", "challenges", document.challenges.count),
@@ -154,12 +163,88 @@ enum DriveStatus {
             ("keptDayLogs", "kept logs", kept),
             ("tombstones", "tombstones", document.tombstones.count),
         ]
-        return StatusSection(
-            key: "local",
-            rows: [StatusRow(key: "file", label: "local file", text: path, value: .string(path))]
-                + counts.map { key, label, count in
+        var rows =
+            [StatusRow(key: "file", label: "local file", text: path, value: .string(path))]
+            + counts.map { key, label, count in
+                StatusRow(key: key, label: "  " + label, text: "\(count)", value: .integer(count))
+            }
+        guard let lastSynced else {
+            // Null, not 0: with nothing to compare with, nothing is known to be backed up.
+            return StatusSection(
+                key: "local",
+                rows: rows + [
                     StatusRow(
-                        key: key, label: "  " + label, text: "\(count)", value: .integer(count))
-                })
+                        key: "changesNotBackedUp", label: "  not backed up",
+                        text: "unknown: no backup or restore from this profile yet", value: .null),
+                    StatusRow(key: "changesNotBackedUpByKind", value: .null),
+                    StatusRow(key: "settingsNotBackedUp", value: .null),
+                ])
+        }
+        let changes = ItemChanges(of: document, over: lastSynced, now: now)
+        rows += [
+            StatusRow(
+                key: "changesNotBackedUp", label: "  not backed up",
+                text: changes.total == 0
+                    ? "nothing: the last backup or restore holds every item"
+                    : "\(changes.total) \(changes.total == 1 ? "change" : "changes") since the last backup or restore (\(changes.byKind))",
+                value: .integer(changes.total)),
+            StatusRow(key: "changesNotBackedUpByKind", value: changes.value),
+            StatusRow(
+                key: "settingsNotBackedUp", label: "  settings",
+                text: changedSettings.isEmpty
+                    ? "unchanged since the last backup or restore"
+                    : "changed since the last backup or restore: "
+                        + changedSettings.map(\.rawValue).joined(separator: ", "),
+                value: .integer(changedSettings.count)),
+        ]
+        return StatusSection(key: "local", rows: rows)
+    }
+
+    /// How many items the backup on Drive holds that `state` lacks or holds in an older
+    /// version: what a `restore --merge` would bring. The kept copy stands in for a download
+    /// when the listing shows it is still the backup, as `backup` uses it. A failure becomes
+    /// the row's text and is returned, as `remoteSection`'s.
+    static func itemsNotInStateRow(
+        _ session: DriveSession, files: [DriveFile], state: BackupDocument,
+        lastSynced: (copy: KeptCopy, document: BackupDocument)?, now: Timestamp
+    ) -> (StatusRow, failure: CLIError?) {
+        let backup: BackupDocument?
+        if files.count == 1, let lastSynced, lastSynced.copy.matches(files[0]) {
+            backup = lastSynced.document
+        } else if files.isEmpty {
+            backup = nil
+        } else {
+            // status is quiet: what a merge of several copies would warn about is for the
+            // backup or restore that makes it.
+            let codec = session.codec(allowStale: false, warn: { _ in }).codec
+            do {
+                backup = try session.driver(restoreCommand: "", warn: { _ in })
+                    .run(FetchRun(name: session.profile.fileName, codec: codec))?.document
+            } catch {
+                let failure = CloudBackup.describe(error)
+                let problem = failure.lines.joined(separator: "; ")
+                return (
+                    StatusRow(
+                        key: "itemsNotInState", label: "  not in file", text: problem,
+                        value: .null), failure
+                )
+            }
+        }
+        guard let backup else {
+            return (
+                StatusRow(
+                    key: "itemsNotInState", label: "  not in file",
+                    text: "nothing: there is no backup", value: .integer(0)), nil
+            )
+        }
+        let changes = ItemChanges(of: backup, over: state, now: now)
+        return (
+            StatusRow(
+                key: "itemsNotInState", label: "  not in file",
+                text: changes.total == 0
+                    ? "nothing: the file holds every item of the backup"
+                    : "\(changes.total) \(changes.total == 1 ? "item" : "items") of the backup the file lacks (\(changes.byKind))",
+                value: .integer(changes.total)), nil
+        )
     }
 }

@@ -133,7 +133,9 @@ import Testing
               --profile NAME  which profile (default: default)
               --remote        also ask Drive for the backup file: id, size, modified, version
               --verbose       with --remote, trace each HTTP exchange (tokens redacted)
-              --file STATE    also count the challenges, day logs and tombstones in STATE
+              --file STATE    also count the challenges, day logs and tombstones in STATE, and
+                              those changed since the last backup or restore (offline); with
+                              --remote, also those on Drive that STATE lacks
               --json          print one JSON object instead of text
               --max-age DURATION  exit 9 when the last successful backup is older than
                               DURATION (36h, 2d, 90m; at most 365d), or there is none

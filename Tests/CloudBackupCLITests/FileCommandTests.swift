@@ -157,7 +157,7 @@ import Testing
             result.stdout == """
                 file:        \(valid)
                 schema:      3 (shown migrated to schema 4)
-                exported:    2026-11-29T22:14:03.120Z (3 hours ago)
+                exported:    2026-11-29 22:14:03 +0000 (3 hours ago)
                 device:      0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a
                 challenges:  1
                 live tasks:  1
@@ -179,7 +179,7 @@ import Testing
         #expect(result.stdout.contains("schema:      1 (shown migrated to schema 4)\n"))
         #expect(
             result.stdout.contains(
-                "exported:    2026-03-12T10:00:00.500Z (in 2 days, ahead of this clock)\n"))
+                "exported:    2026-03-12 10:00:00 +0000 (in 2 days, ahead of this clock)\n"))
         #expect(result.stdout.contains("live tasks:  2\n"))
     }
 

@@ -340,7 +340,7 @@ struct MergeEndToEndTests {
         #expect(result.status == 0)
         #expect(
             result.stdout == """
-                \(file): exported 2026-11-28T21:00:00.000Z (1 day ago), by device laptop
+                \(file): exported 2026-11-28 21:00:00 +0000 (1 day ago), by device laptop
                 inside the 90-day window (which starts 2026-09-01T12:00:00.000Z)
 
                 """)
@@ -486,7 +486,7 @@ struct MergeExamplesTests {
         #expect(fresh.status == 0)
         #expect(
             fresh.stdout.hasPrefix(
-                "\(Self.phone): exported 2026-11-29T22:14:03.120Z (today), by device 0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a\n"
+                "\(Self.phone): exported 2026-11-29 22:14:03 +0000 (today), by device 0193a5b2-7c1e-7d3a-9f00-3b2c1d0e4f5a\n"
                     + "inside the 90-day window (which starts 2026-09-01T12:00:00.000Z)\n"))
         #expect(fresh.stdout.hasSuffix("  hold back nothing and revive nothing\n"))
         // Three months later the same file predates the window.

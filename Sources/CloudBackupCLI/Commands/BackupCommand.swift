@@ -256,7 +256,7 @@ struct BackupCommand: Command {
             return
         }
         let target =
-            fetched.map { "the backup (exported \($0.document.exportedAt))" }
+            fetched.map { "the backup (exported \(WallTime.text($0.document.exportedAt)))" }
             ?? "a new backup (none on Drive yet)"
         context.print("\(file.onOneLine) → \(target):")
         for line in report.map({ MergeCommand.plainWords($0, mode: .merge) }) ?? [] {

@@ -173,17 +173,7 @@ struct HistoryCommand: Command {
         guard let text = revision.modifiedTime, let time = Timestamp(text) else {
             return "at an unknown time"
         }
-        return "\(wallTime(time, zone: zone)) (\(time))"
-    }
-
-    /// "2026-11-29 23:14:03 +0100": a time as the clock on the wall showed it, with its offset.
-    static func wallTime(_ time: Timestamp, zone: TimeZone) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = zone
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss xx"
-        return formatter.string(
-            from: Date(timeIntervalSince1970: Double(time.millisecondsSince1970) / 1000))
+        return "\(WallTime.text(time, zone: zone)) (\(time))"
     }
 
     static func lines(_ row: Row, zone: TimeZone) -> [String] {
@@ -196,7 +186,7 @@ struct HistoryCommand: Command {
         switch row.contents {
         case .success(let summary):
             lines.append(
-                "  exported \(summary.exportedAt) by \(summary.deviceId.onOneLine): "
+                "  exported \(WallTime.text(rfc3339: summary.exportedAt)) by \(summary.deviceId.onOneLine): "
                     + "\(summary.challenges) challenge(s), \(summary.dayLogs) day log(s)"
                     + (summary.keptDayLogs > 0 ? " (+ \(summary.keptDayLogs) kept)" : "")
                     + ", \(summary.tombstones) tombstone(s)")

@@ -96,7 +96,7 @@ struct InspectCommand: Command {
             """
             file:        \(file.onOneLine)
             schema:      \(version)
-            exported:    \(document.exportedAt) (\(Self.describeAge(milliseconds: age)))
+            exported:    \(WallTime.text(document.exportedAt)) (\(Self.describeAge(milliseconds: age)))
             device:      \(document.deviceId)
             challenges:  \(document.challenges.count)
             live tasks:  \(liveTasks)

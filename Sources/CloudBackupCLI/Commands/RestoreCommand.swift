@@ -193,7 +193,9 @@ struct RestoreCommand: Command {
             let state =
                 loaded.broken != nil
                 ? " (replacing a broken file)" : previous == nil ? " (new)" : ""
-            context.print("\(source) exported \(backup.exportedAt) → \(file.onOneLine)\(state):")
+            context.print(
+                "\(source) exported \(WallTime.text(backup.exportedAt)) → \(file.onOneLine)\(state):"
+            )
             for line in MergeCommand.plainWords(outcome.report, mode: mode) {
                 context.print("  " + line)
             }

@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import Foundation
 import OAuth
 
@@ -25,7 +26,9 @@ struct StatusCommand: Command {
           --profile NAME  which profile (default: default)
           --remote        also ask Drive for the backup file: id, size, modified, version
           --verbose       with --remote, trace each HTTP exchange (tokens redacted)
-          --file STATE    also count the challenges, day logs and tombstones in STATE
+          --file STATE    also count the challenges, day logs and tombstones in STATE, and
+                          those changed since the last backup or restore (offline); with
+                          --remote, also those on Drive that STATE lacks
           --json          print one JSON object instead of text
         \(HelpLine.option(
             "--max-age DURATION", column: 18,
@@ -75,6 +78,9 @@ struct StatusCommand: Command {
             DriveStatus.lastBackupSection(lastBackup),
             DriveStatus.lastRunSection(lastRun, zone: .current),
         ]
+        // STATE first: a broken one fails the command before any network.
+        let state = try file.map { try BackupFile.load($0, options: readOptions).document }
+        let lastSynced = state == nil ? nil : Self.lastSynced(profile, options: readOptions)
         var remoteFailure: CLIError?
         if remote {
             // status takes no passphrase options: a previous run's check that it finishes (and
@@ -100,13 +106,28 @@ struct StatusCommand: Command {
                     settled = CloudBackup.describe(error)
                 }
             }
-            let (section, failure) = DriveStatus.remoteSection(session)
+            var (section, failure, files) = DriveStatus.remoteSection(session)
+            if let state, failure == nil {
+                let (row, fetchFailure) = DriveStatus.itemsNotInStateRow(
+                    session, files: files, state: state, lastSynced: lastSynced, now: now)
+                section.rows.append(row)
+                failure = fetchFailure
+            }
             sections.append(section)
             remoteFailure = settled ?? failure
             // FORMAT.md §9.2: a clock off Google's is warned about whenever Drive answered.
             session.clockSkew()
         }
-        if let file { sections.append(try DriveStatus.localSection(file, options: readOptions)) }
+        if let file, let state {
+            // What the next backup sends of STATE's settings (`SharedSettings`).
+            let changedSettings =
+                SharedSettings.load(from: profile.syncedSettingsPath)?
+                .changes(to: SharedSettings(state.settings)) ?? []
+            sections.append(
+                DriveStatus.localSection(
+                    file, document: state, lastSynced: lastSynced?.document,
+                    changedSettings: changedSettings, now: now))
+        }
         // A login Google refused is no login, whatever the token file says; the failure
         // thrown below says why, once.
         let loggedIn = login != nil && remoteFailure?.failure != .notLoggedIn
@@ -151,12 +172,24 @@ struct StatusCommand: Command {
         if let maxAge, !Self.isFresh(lastBackup, maxAge: maxAge.seconds, now: now) {
             throw CLIError(
                 (lastBackup.map {
-                    "the last successful backup, \($0.time), is older than --max-age \(maxAge.text)"
+                    "the last successful backup, \(WallTime.text(rfc3339: $0.time)), is older than --max-age \(maxAge.text)"
                 }
                     ?? "no successful backup from this profile yet, so none is within --max-age \(maxAge.text)")
                     + "; check that the scheduled backup runs (its last run is in the report)",
                 .tooOld)
         }
+    }
+
+    /// The kept copy of the last backup or restore, read; nil when there is none, or it is
+    /// damaged (the next backup then downloads, as it would).
+    static func lastSynced(_ profile: Profile, options: ReadOptions) -> (
+        copy: KeptCopy, document: BackupDocument
+    )? {
+        guard let copy = KeptCopy.load(from: profile.keptCopyPath, maxBytes: options.maxBytes),
+            let read = try? BackupFile.decode(
+                copy.bytes, file: profile.keptCopyPath, options: options)
+        else { return nil }
+        return (copy, read.document)
     }
 
     /// Whether the last successful backup was at most `maxAge` seconds before `now`; none
@@ -192,10 +225,11 @@ struct StatusCommand: Command {
         if let expiresAt = login.accessTokenExpiresAt {
             let stamp = expiresAt.formatted(.iso8601)
             let seconds = Int(expiresAt.timeIntervalSince(now).rounded(.down))
+            let wall = WallTime.text(expiresAt)
             let text =
                 seconds > 0
-                ? "expires \(stamp) (in \(Self.span(seconds)))"
-                : "expired \(stamp) (the next command refreshes it)"
+                ? "expires \(wall) (in \(Self.span(seconds)))"
+                : "expired \(wall) (the next command refreshes it)"
             rows.append(
                 StatusRow(
                     key: "accessTokenExpiresAt", label: "access token", text: text,
@@ -251,6 +285,8 @@ enum StatusValue: Sendable {
     case integer(Int)
     case bool(Bool)
     case null
+    /// Members in this order.
+    case object([(key: String, value: StatusValue)])
 
     func write(into out: inout JSONOutput) {
         switch self {
@@ -258,6 +294,13 @@ enum StatusValue: Sendable {
         case .integer(let value): out.integer(value)
         case .bool(let value): out.bool(value)
         case .null: out.null()
+        case .object(let members):
+            out.beginObject()
+            for (key, value) in members {
+                out.key(text: key)
+                value.write(into: &out)
+            }
+            out.endObject()
         }
     }
 }

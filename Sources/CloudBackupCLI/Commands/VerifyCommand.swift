@@ -141,7 +141,7 @@ struct VerifyCommand: Command {
         } else {
             let when = file.sourceVersion == 1 ? "newest stamp" : "exported"
             context.print(
-                "\(path.onOneLine): \(when) \(exportedAt) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
+                "\(path.onOneLine): \(when) \(WallTime.text(exportedAt)) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
             )
             context.print(
                 predates
