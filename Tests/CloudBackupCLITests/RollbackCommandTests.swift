@@ -62,6 +62,11 @@ import Testing
         let result = try rollback("--revision", good, "--yes")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("\n  challenges: 1 deleted\n"))
+        // When Drive wrote it, as people read times: local (TZ=UTC here), with the offset.
+        let written = try #require(try emulator.files().first).revisions[0].modifiedTime
+        let local = "\(written.prefix(10)) \(written.dropFirst(11).prefix(8)) +0000"
+        #expect(
+            result.stdout.hasPrefix("revision \(good) (written \(local)) → the backup on Drive"))
         #expect(
             result.stdout.hasSuffix(
                 "rolled back the backup on Drive (undo: cloudbackup rollback --revision \(bad)) and \(phone.state.path) (previous file kept as \(phone.state.path).bak)\n"

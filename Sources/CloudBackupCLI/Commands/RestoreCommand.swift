@@ -1,6 +1,7 @@
 import BackupKit
 import BackupSync
 import Foundation
+import GoogleDrive
 import LocalFiles
 
 /// `cloudbackup restore`: the Drive backup into STATE, by merge or replace (FORMAT.md §5.2, §8.2).
@@ -129,7 +130,7 @@ struct RestoreCommand: Command {
             fetched = try driver.fetch(revision, name: session.profile.fileName, codec: codec).map {
                 (
                     $0.document,
-                    "revision \($0.revision.id) (written \($0.revision.modifiedTime ?? "?"))"
+                    Self.words(for: $0.revision)
                 )
             }
         } else {
@@ -235,6 +236,11 @@ struct RestoreCommand: Command {
                         " (\(loaded.broken == nil ? "previous" : "broken") file kept as \($0.onOneLine))"
                     } ?? ""))
         }
+    }
+
+    /// A revision as restore and rollback name it: its id and when Drive says it was written.
+    static func words(for revision: DriveRevision) -> String {
+        "revision \(revision.id) (written \(revision.modifiedTime.map { WallTime.text(rfc3339: $0) } ?? "?"))"
     }
 
     /// `--as-of`: an RFC 3339 time, or a date meaning the end of that local day (the last

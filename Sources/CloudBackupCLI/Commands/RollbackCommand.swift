@@ -136,7 +136,7 @@ struct RollbackCommand: Command {
         }
         var rollback = Rollback.document(backTo: old, from: head, now: now)
         rollback.document.deviceId = current?.deviceId ?? head.deviceId
-        let source = "revision \(chosen.id) (written \(chosen.modifiedTime ?? "?"))"
+        let source = RestoreCommand.words(for: chosen)
         if json {
             context.print(Self.report(rollback, revision: chosen.id))
         } else {
