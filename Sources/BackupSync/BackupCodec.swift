@@ -36,7 +36,11 @@ public enum BackupCodec {
                 local: base, incoming: incoming,
                 options: MergeOptions(now: now, allowStale: allowStale))
             let source: MergeNotice.Source = copy ? .copy : .state(backingUp?.path)
-            if !copy { journal.lastReport = outcome.report }
+            if !copy {
+                journal.lastReport = outcome.report
+                journal.lastDecisions = outcome.decisions
+                journal.lastBaseDevice = base.deviceId
+            }
             let heldBack = outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0
             if heldBack { journal.say(.heldBack(outcome, from: source)) }
             if !outcome.futureStamped.isEmpty { journal.say(.futureStamped(outcome, in: source)) }
@@ -130,6 +134,10 @@ public final class MergeJournal {
     private var said: Set<String> = []
     /// The report of the latest merge of the state file into the backup.
     public internal(set) var lastReport: MergeReport?
+    /// Its non-trivial decisions, for the profile's decision log.
+    public internal(set) var lastDecisions: [MergeDecision] = []
+    /// The device id of the copy on Drive it merged into.
+    public internal(set) var lastBaseDevice: DeviceID?
     /// The backup's settings before and after the latest merge took the state file's
     /// (`backingUp` only).
     public internal(set) var lastSettings: (before: Settings, after: Settings)?

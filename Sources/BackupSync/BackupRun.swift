@@ -1025,6 +1025,7 @@ public struct BackupRun<Document> {
         outcome.mergedRevisions = owed.count
         outcome.revisions = checkedRevisions?.filter { !released.contains($0.id) }
         outcome.releasedPins = released.count
+        outcome.baseRevision = base.revision
         return .finish(outcome)
     }
 
@@ -1115,4 +1116,6 @@ public struct BackupOutcome<Document> {
     /// Read pins released: revisions pinned to be read, deleted once their items were in the
     /// checked head.
     public var releasedPins = 0
+    /// The revision the last round's merge started from (nil: a new file).
+    public var baseRevision: String?
 }

@@ -32,6 +32,7 @@ public enum CloudBackup {
             RestoreCommand.self,
             RollbackCommand.self,
             HistoryCommand.self,
+            LogCommand.self,
             CompletionCommand.self,
             ManualCommand.self,
         ]

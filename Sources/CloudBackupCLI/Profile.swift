@@ -47,6 +47,8 @@ struct Profile: Sendable {
     var historyCachePath: String { folder + "/history-cache.json" }
     /// STATE's shared settings when it and the backup were last brought together.
     var syncedSettingsPath: String { folder + "/synced-settings.json" }
+    /// Every merge decision of backup and restore (see `DecisionLog`).
+    var decisionLogPath: String { folder + "/decisions.jsonl" }
     /// What the last backup that changed nothing proved (see `SteadyState`).
     var steadyStatePath: String { Self.steadyStatePath(in: folder) }
     /// The same, for `backup`, which decides from it whether to read STATE before the

@@ -174,6 +174,16 @@ struct BackupCommand: Command {
         keep(
             { () throws(CLIError) in try settings.save(to: session.profile.syncedSettingsPath) },
             orElse: "a settings change made here before the next backup may not reach Drive")
+        keep(
+            { () throws(CLIError) in
+                try DecisionLog(path: session.profile.decisionLogPath).append(
+                    command: Self.name, at: ClockOptions.systemNow(),
+                    local: .init(
+                        role: "backup", deviceId: journal.lastBaseDevice ?? local.deviceId,
+                        revision: ran.baseRevision),
+                    incoming: .init(role: "state", deviceId: local.deviceId, path: file),
+                    decisions: journal.lastDecisions)
+            }, orElse: "this backup's merge decisions are not in the decision log")
         // Only a night that changed nothing and said nothing is steady: one that warned warns
         // again tomorrow.
         if let stamp, !outcome.uploaded, outcome.deletedDuplicates.isEmpty,

@@ -284,34 +284,7 @@ struct MergeCommand: Command {
         out.key("report")
         outcome.report.write(into: &out)
         out.key("decisions")
-        out.beginArray()
-        for decision in outcome.decisions {
-            out.beginObject()
-            out.key("item")
-            switch decision.item {
-            case .challenge: out.string("challenge")
-            case .dayLog: out.string("dayLog")
-            }
-            out.key("key")
-            out.string(decision.item.key)
-            out.key("winner")
-            out.string(decision.winner.rawValue)
-            out.key("reason")
-            out.string(decision.reason.rawValue)
-            for (side, version) in [("local", decision.local), ("incoming", decision.incoming)] {
-                out.key(text: side)
-                if let version {
-                    out.beginObject()
-                    out.key(version.isTombstone ? "deletedAt" : "updatedAt")
-                    out.timestamp(version.stamp)
-                    out.endObject()
-                } else {
-                    out.null()
-                }
-            }
-            out.endObject()
-        }
-        out.endArray()
+        DecisionLog.write(outcome.decisions, into: &out)
         out.endObject()
         return out.bytes
     }

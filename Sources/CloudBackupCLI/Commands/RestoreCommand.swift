@@ -125,23 +125,21 @@ struct RestoreCommand: Command {
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        let fetched: (document: BackupDocument, source: String)?
+        let fetched: (document: BackupDocument, source: String, revision: String?)?
         if let revision {
             fetched = try driver.fetch(revision, name: session.profile.fileName, codec: codec).map {
-                (
-                    $0.document,
-                    Self.words(for: $0.revision)
-                )
+                ($0.document, Self.words(for: $0.revision), $0.revision.id)
             }
         } else {
             fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec)).map {
                 (
                     $0.document,
-                    $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)"
+                    $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)",
+                    $0.files.first?.headRevisionId
                 )
             }
         }
-        guard let (backup, source) = fetched else {
+        guard let (backup, source, revisionRead) = fetched else {
             throw CLIError(
                 "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
                     + "run 'cloudbackup backup' on the device that has the data",
@@ -179,7 +177,9 @@ struct RestoreCommand: Command {
             previous: loaded.broken?.bytes ?? previous,
             keepAs: brokenAside?.1 ?? keepAs, copies: brokenAside == nil ? copies : nil)
         if !dryRun, !unchanged, ask == nil {
-            try write(outcome.document, replacing: replacing, session: session, warn: warn)
+            try write(
+                outcome, from: (backup, revisionRead), replacing: replacing, session: session,
+                warn: warn)
         }
         if json {
             // The report's heldBack counts alone do not say why, or that --allow-stale exists.
@@ -227,7 +227,9 @@ struct RestoreCommand: Command {
             guard answer == "y" || answer == "yes" else {
                 throw CLIError("restore cancelled; \(file) is unchanged", .cancelled)
             }
-            try write(outcome.document, replacing: replacing, session: session, warn: warn)
+            try write(
+                outcome, from: (backup, revisionRead), replacing: replacing, session: session,
+                warn: warn)
         }
         if !json {
             context.print(
@@ -297,11 +299,29 @@ struct RestoreCommand: Command {
     /// STATE written over the bytes it was read with (see `StateWrite`). Once it is, STATE and
     /// the backup are in step, and the profile's record of STATE's shared settings says which
     /// settings are (see `SharedSettings`).
+    /// A merge's decisions go to the profile's decision log once STATE holds its result.
     private func write(
-        _ document: BackupDocument, replacing: StateWrite, session: DriveSession,
-        warn: (String) -> Void
+        _ outcome: MergeOutcome, from backup: (document: BackupDocument, revision: String?),
+        replacing: StateWrite, session: DriveSession, warn: (String) -> Void
     ) throws(CLIError) {
+        let document = outcome.document
         try replacing.write(document)
+        if mode == .merge {
+            do {
+                try DecisionLog(path: session.profile.decisionLogPath).append(
+                    command: Self.name, at: ClockOptions.systemNow(),
+                    local: .init(role: "state", deviceId: document.deviceId, path: file),
+                    incoming: .init(
+                        role: "backup", deviceId: backup.document.deviceId,
+                        revision: backup.revision),
+                    decisions: outcome.decisions)
+            } catch {
+                warn(
+                    error.lines.joined(separator: "; ")
+                        + "; \(file) is restored, but this merge's decisions are not in the decision log"
+                )
+            }
+        }
         // A replace brings STATE's settings and the backup's in step. A merge keeps STATE's as
         // they are, changes made here and not backed up yet among them: the record stays as it
         // was (a new profile's starts here), so the next backup still sends those changes.

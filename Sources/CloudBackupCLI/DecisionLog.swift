@@ -1,0 +1,150 @@
+import BackupKit
+import Foundation
+import LocalFiles
+
+/// What each merge decided, kept for the moment a user says "I did it and the system lost it":
+/// `merge --log FILE` for a manual merge, and the profile's `decisions.jsonl` for the merges
+/// `backup` and `restore --merge` make. One JSON line per merge, one vocabulary (`write`):
+/// each non-trivial decision with its item key, the winner, the rule (`MergeDecision.Reason`)
+/// and both sides' stamps. Keys and stamps only, never titles, so an encrypted profile's log
+/// says no more about the data than Drive's file names do.
+///
+/// The profile's log is bounded: lines older than `maxAgeDays` go, then the oldest until it is
+/// under `maxBytes`, trimmed by whole lines in an atomic rewrite when a line is added.
+struct DecisionLog {
+    let path: String
+    var maxAgeDays = 90
+    var maxBytes = 10 << 20
+
+    /// One side of a merge as the log names it: what it was, and whose.
+    struct Side {
+        /// `backup` (the copy on Drive) or `state` (STATE).
+        var role: String
+        var deviceId: DeviceID
+        /// The Drive revision, for the backup's side.
+        var revision: String?
+        /// STATE's path, for the state's side.
+        var path: String?
+    }
+
+    /// Adds one merge's line, when it decided anything; the caller warns on a throw, as a log
+    /// that cannot be written never fails the run it describes.
+    func append(
+        command: String, at now: Timestamp, local: Side, incoming: Side,
+        decisions: [MergeDecision]
+    ) throws(CLIError) {
+        guard !decisions.isEmpty else { return }
+        var out = JSONOutput()
+        out.beginObject()
+        out.key("time")
+        out.timestamp(now)
+        out.key("command")
+        out.string(command)
+        for (name, side) in [("local", local), ("incoming", incoming)] {
+            out.key(text: name)
+            out.beginObject()
+            out.key("role")
+            out.string(side.role)
+            out.key("deviceId")
+            out.string(side.deviceId.rawValue)
+            if let revision = side.revision {
+                out.key("revision")
+                out.string(revision)
+            }
+            if let path = side.path {
+                out.key("path")
+                out.string(path)
+            }
+            out.endObject()
+        }
+        out.key("decisions")
+        Self.write(decisions, into: &out)
+        out.endObject()
+        try add(out.bytes, now: now)
+    }
+
+    /// The decisions as `merge --log` and the profile's log record them.
+    static func write(_ decisions: [MergeDecision], into out: inout JSONOutput) {
+        out.beginArray()
+        for decision in decisions {
+            out.beginObject()
+            out.key("item")
+            switch decision.item {
+            case .challenge: out.string("challenge")
+            case .dayLog: out.string("dayLog")
+            }
+            out.key("key")
+            out.string(decision.item.key)
+            out.key("winner")
+            out.string(decision.winner.rawValue)
+            out.key("reason")
+            out.string(decision.reason.rawValue)
+            for (side, version) in [("local", decision.local), ("incoming", decision.incoming)] {
+                out.key(text: side)
+                if let version {
+                    out.beginObject()
+                    out.key(version.isTombstone ? "deletedAt" : "updatedAt")
+                    out.timestamp(version.stamp)
+                    out.endObject()
+                } else {
+                    out.null()
+                }
+            }
+            out.endObject()
+        }
+        out.endArray()
+    }
+
+    private func add(_ line: [UInt8], now: Timestamp) throws(CLIError) {
+        do {
+            guard let mode = try LocalFile.mode(of: path) else {
+                return try LocalFile.appendLine(line, to: path)
+            }
+            // It names the user's items and when each was edited: theirs alone, like the token.
+            guard mode & 0o077 == 0 else {
+                throw CLIError.tooOpen(
+                    path, mode: UInt32(mode), for: "the decision log",
+                    holding: "when each of your items was edited")
+            }
+            let old = try LocalFile.read(path)
+            guard old.count + line.count + 1 > maxBytes || oldestIsExpired(old, now: now) else {
+                return try LocalFile.appendLine(line, to: path)
+            }
+            try LocalFile.writeAtomically(
+                trimmed(old, adding: line, now: now), to: path, mode: 0o600)
+        } catch let error as CLIError {
+            throw error
+        } catch let error as LocalFileError {
+            throw CLIError(error.description, .localWrite)
+        } catch {
+            throw CLIError("\(path): \(error)", .localWrite)
+        }
+    }
+
+    /// The lines kept, oldest first, and `line` last: none older than the age limit, and the
+    /// newest of the rest that fit under the size limit with `line`.
+    func trimmed(_ old: [UInt8], adding line: [UInt8], now: Timestamp) -> [UInt8] {
+        let cutoff = now.adding(days: -maxAgeDays)
+        var kept = old.split(separator: UInt8(ascii: "\n")).filter {
+            Self.time(of: $0).map { $0 >= cutoff } ?? false
+        }
+        var size = kept.reduce(line.count + 1) { $0 + $1.count + 1 }
+        while size > maxBytes, !kept.isEmpty {
+            size -= kept.removeFirst().count + 1
+        }
+        return kept.flatMap { Array($0) + [UInt8(ascii: "\n")] } + line + [UInt8(ascii: "\n")]
+    }
+
+    private func oldestIsExpired(_ old: [UInt8], now: Timestamp) -> Bool {
+        guard let first = old.split(separator: UInt8(ascii: "\n")).first else { return false }
+        return Self.time(of: first).map { $0 < now.adding(days: -maxAgeDays) } ?? true
+    }
+
+    /// A line's `time`, which every line starts with.
+    static func time(of line: some Collection<UInt8>) -> Timestamp? {
+        let prefix = Array(#"{"time":""#.utf8)
+        guard line.starts(with: prefix) else { return nil }
+        let stamp = line.dropFirst(prefix.count).prefix { $0 != UInt8(ascii: "\"") }
+        return Timestamp(String(decoding: stamp, as: UTF8.self))
+    }
+}
