@@ -120,6 +120,23 @@ import Testing
             ) == true)
     }
 
+    /// A log others can read is refused like every file of the user's data: the backup warns
+    /// and adds nothing to it, and `log` exits 3 with the chmod advice.
+    @Test func aLogOthersCanReadIsRefused() throws {
+        try laptop.write(
+            backupJSON(device: "laptop", challenges: ["A": "2026-11-20T10:05:00.000Z"]))
+        #expect(try laptop.backup().status == 0)
+        try LocalFile.writeAtomically(Array(), to: logPath, mode: 0o644)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-20T10:02:00.000Z"]))
+        let backup = try phone.backup()
+        #expect(backup.status == 0)
+        #expect(backup.stderr.contains("run `chmod 600 \(logPath)`"), "\(backup.stderr)")
+        #expect(try LocalFile.read(logPath).isEmpty)
+        let shown = try log()
+        #expect(shown.status == 3)
+        #expect(shown.stderr.contains("permissions 0644 are too open for the decision log"))
+    }
+
     /// Trimming drops whole lines: those older than the age limit, then the oldest until the
     /// rest and the new line fit the size limit.
     @Test func trimmingKeepsWholeLines() throws {
