@@ -210,6 +210,8 @@ public struct BackupRun<Document> {
     private struct Base {
         var document: Document?
         var revision: String?
+        /// The checksum Drive listed for that revision's bytes.
+        var md5: String?
         var etag: String?
         /// The base's envelope on Drive is not the one this run uploads in (`changesEnvelope`):
         /// upload even with nothing new.
@@ -494,7 +496,9 @@ public struct BackupRun<Document> {
 
         case (.readingTarget, .downloaded(let snapshot)):
             target = snapshot.file
-            base = Base(revision: snapshot.file.headRevisionId, etag: snapshot.etag)
+            base = Base(
+                revision: snapshot.file.headRevisionId, md5: snapshot.file.md5Checksum,
+                etag: snapshot.etag)
             if keptAsideEtags.contains(snapshot.etag) { return mergeAndUpload() }
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, let plain):
@@ -642,7 +646,8 @@ public struct BackupRun<Document> {
             let document = try? codec.decode(kept.bytes)
         {
             base = Base(
-                document: document, revision: target.headRevisionId, etag: kept.etag(for: target),
+                document: document, revision: target.headRevisionId, md5: target.md5Checksum,
+                etag: kept.etag(for: target),
                 rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes))
             var copied = Head(
                 target, etag: base.etag, document: document, plain: kept.bytes,
@@ -1026,6 +1031,7 @@ public struct BackupRun<Document> {
         outcome.revisions = checkedRevisions?.filter { !released.contains($0.id) }
         outcome.releasedPins = released.count
         outcome.baseRevision = base.revision
+        outcome.baseMd5 = base.md5
         return .finish(outcome)
     }
 
@@ -1116,6 +1122,7 @@ public struct BackupOutcome<Document> {
     /// Read pins released: revisions pinned to be read, deleted once their items were in the
     /// checked head.
     public var releasedPins = 0
-    /// The revision the last round's merge started from (nil: a new file).
+    /// The revision the last round's merge started from (nil: a new file), and its checksum.
     public var baseRevision: String?
+    public var baseMd5: String?
 }

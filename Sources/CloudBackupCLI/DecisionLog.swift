@@ -21,8 +21,9 @@ struct DecisionLog {
         /// `backup` (the copy on Drive) or `state` (STATE).
         var role: String
         var deviceId: DeviceID
-        /// The Drive revision, for the backup's side.
+        /// The Drive revision, and its checksum, for the backup's side.
         var revision: String?
+        var md5: String?
         /// STATE's path, for the state's side.
         var path: String?
     }
@@ -50,6 +51,10 @@ struct DecisionLog {
             if let revision = side.revision {
                 out.key("revision")
                 out.string(revision)
+            }
+            if let md5 = side.md5 {
+                out.key("md5Checksum")
+                out.string(md5)
             }
             if let path = side.path {
                 out.key("path")

@@ -77,6 +77,11 @@ import Testing
         let stored = try String(contentsOfFile: logPath, encoding: .utf8)
         #expect(json.stdout == stored)
         #expect(stored.contains(#""reason":"editedAfterDelete""#))
+        // The revision merged into, with its checksum: which bytes the decisions were made on.
+        let merged = try #require(try emulator.files().first).revisions[0]
+        #expect(
+            stored.contains(
+                #""revision":"\#(merged.id)","md5Checksum":"\#(merged.md5Checksum)""#))
         let mode =
             try FileManager.default.attributesOfItem(atPath: logPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)

@@ -180,7 +180,7 @@ struct BackupCommand: Command {
                     command: Self.name, at: ClockOptions.systemNow(),
                     local: .init(
                         role: "backup", deviceId: journal.lastBaseDevice ?? local.deviceId,
-                        revision: ran.baseRevision),
+                        revision: ran.baseRevision, md5: ran.baseMd5),
                     incoming: .init(role: "state", deviceId: local.deviceId, path: file),
                     decisions: journal.lastDecisions)
             }, orElse: "this backup's merge decisions are not in the decision log")

@@ -125,17 +125,21 @@ struct RestoreCommand: Command {
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        let fetched: (document: BackupDocument, source: String, revision: String?)?
+        let fetched: (document: BackupDocument, source: String, revision: DriveRevision?)?
         if let revision {
             fetched = try driver.fetch(revision, name: session.profile.fileName, codec: codec).map {
-                ($0.document, Self.words(for: $0.revision), $0.revision.id)
+                ($0.document, Self.words(for: $0.revision), $0.revision)
             }
         } else {
             fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec)).map {
                 (
                     $0.document,
                     $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)",
-                    $0.files.first?.headRevisionId
+                    $0.files.first.flatMap { file in
+                        file.headRevisionId.map {
+                            DriveRevision(id: $0, md5Checksum: file.md5Checksum)
+                        }
+                    }
                 )
             }
         }
@@ -301,7 +305,7 @@ struct RestoreCommand: Command {
     /// settings are (see `SharedSettings`).
     /// A merge's decisions go to the profile's decision log once STATE holds its result.
     private func write(
-        _ outcome: MergeOutcome, from backup: (document: BackupDocument, revision: String?),
+        _ outcome: MergeOutcome, from backup: (document: BackupDocument, revision: DriveRevision?),
         replacing: StateWrite, session: DriveSession, warn: (String) -> Void
     ) throws(CLIError) {
         let document = outcome.document
@@ -313,7 +317,7 @@ struct RestoreCommand: Command {
                     local: .init(role: "state", deviceId: document.deviceId, path: file),
                     incoming: .init(
                         role: "backup", deviceId: backup.document.deviceId,
-                        revision: backup.revision),
+                        revision: backup.revision?.id, md5: backup.revision?.md5Checksum),
                     decisions: outcome.decisions)
             } catch {
                 warn(
