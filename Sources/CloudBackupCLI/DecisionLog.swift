@@ -13,8 +13,35 @@ import LocalFiles
 /// under `maxBytes`, trimmed by whole lines in an atomic rewrite when a line is added.
 struct DecisionLog {
     let path: String
-    var maxAgeDays = 90
-    var maxBytes = 10 << 20
+    var bounds = Bounds()
+
+    /// How much the log keeps: the profile's `"decisionLog": {"days": N, "megabytes": N}`.
+    struct Bounds: Equatable {
+        var days = 90
+        var bytes = 10 << 20
+
+        init() {}
+
+        /// From config.json, each level left out keeping its default.
+        init(_ value: Any, in path: String) throws(CLIError) {
+            let fix = #"give e.g. "decisionLog": {"days": 90, "megabytes": 10}"#
+            guard let object = value as? [String: Any] else {
+                throw CLIError(
+                    "\(path): setting 'decisionLog' must be an object; \(fix)", .profileFile)
+            }
+            for (name, count) in object {
+                let range = name == "days" ? 1...3650 : 1...1024
+                guard let number = Profile.wholeNumber(count), range.contains(number),
+                    ["days", "megabytes"].contains(name)
+                else {
+                    throw CLIError(
+                        "\(path): 'decisionLog.\(name)' must be days (1 to 3650) or megabytes (1 to 1024); \(fix)",
+                        .profileFile)
+                }
+                if name == "days" { days = number } else { bytes = number << 20 }
+            }
+        }
+    }
 
     /// One side of a merge as the log names it: what it was, and whose.
     struct Side {
@@ -112,7 +139,7 @@ struct DecisionLog {
                     holding: "when each of your items was edited")
             }
             let old = try LocalFile.read(path)
-            guard old.count + line.count + 1 > maxBytes || oldestIsExpired(old, now: now) else {
+            guard old.count + line.count + 1 > bounds.bytes || oldestIsExpired(old, now: now) else {
                 return try LocalFile.appendLine(line, to: path)
             }
             try LocalFile.writeAtomically(
@@ -129,12 +156,12 @@ struct DecisionLog {
     /// The lines kept, oldest first, and `line` last: none older than the age limit, and the
     /// newest of the rest that fit under the size limit with `line`.
     func trimmed(_ old: [UInt8], adding line: [UInt8], now: Timestamp) -> [UInt8] {
-        let cutoff = now.adding(days: -maxAgeDays)
+        let cutoff = now.adding(days: -bounds.days)
         var kept = old.split(separator: UInt8(ascii: "\n")).filter {
             Self.time(of: $0).map { $0 >= cutoff } ?? false
         }
         var size = kept.reduce(line.count + 1) { $0 + $1.count + 1 }
-        while size > maxBytes, !kept.isEmpty {
+        while size > bounds.bytes, !kept.isEmpty {
             size -= kept.removeFirst().count + 1
         }
         return kept.flatMap { Array($0) + [UInt8(ascii: "\n")] } + line + [UInt8(ascii: "\n")]
@@ -142,7 +169,7 @@ struct DecisionLog {
 
     private func oldestIsExpired(_ old: [UInt8], now: Timestamp) -> Bool {
         guard let first = old.split(separator: UInt8(ascii: "\n")).first else { return false }
-        return Self.time(of: first).map { $0 < now.adding(days: -maxAgeDays) } ?? true
+        return Self.time(of: first).map { $0 < now.adding(days: -bounds.days) } ?? true
     }
 
     /// A line's `time`, which every line starts with.

@@ -30,6 +30,8 @@ struct Profile: Sendable {
     var retention: RetentionPolicy? = .standard
     /// How many copies of STATE a restore keeps (`"previousCopies"`; see `PreviousCopies`).
     var previousCopies = 1
+    /// The decision log's bounds (`"decisionLog": {"days": N, "megabytes": N}`).
+    var decisionLog = DecisionLog.Bounds()
 
     var configPath: String { folder + "/config.json" }
     var tokenPath: String { folder + "/token.json" }
@@ -122,6 +124,7 @@ struct Profile: Sendable {
         var encrypt: Bool?
         var retention: RetentionPolicy? = .standard
         var previousCopies = 1
+        var decisionLog = DecisionLog.Bounds()
         let path = folder + "/config.json"
         if LocalFile.exists(path) {
             do {
@@ -153,9 +156,13 @@ struct Profile: Sendable {
                         retention = try Self.retention(value, in: path)
                         continue
                     }
+                    if key == "decisionLog" {
+                        decisionLog = try DecisionLog.Bounds(value, in: path)
+                        continue
+                    }
                     if key == "previousCopies" {
                         let range = PreviousCopies.range
-                        guard let number = value as? Int, !(value is Bool), range.contains(number)
+                        guard let number = Self.wholeNumber(value), range.contains(number)
                         else {
                             throw CLIError(
                                 "\(path): setting 'previousCopies' must be a whole number from \(range.lowerBound) to \(range.upperBound)",
@@ -167,7 +174,7 @@ struct Profile: Sendable {
                     guard Self.settings.contains(where: { $0.key == key }) else {
                         let known =
                             (Self.settings.map(\.key) + [
-                                Self.encryptSetting.key, "keep", "previousCopies",
+                                Self.encryptSetting.key, "keep", "previousCopies", "decisionLog",
                             ])
                             .joined(separator: ", ")
                         throw CLIError(
@@ -229,7 +236,7 @@ struct Profile: Sendable {
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
             fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
             deviceCodeURL: value(9)!, identityFile: value(10), encrypt: encrypt,
-            retention: retention, previousCopies: previousCopies)
+            retention: retention, previousCopies: previousCopies, decisionLog: decisionLog)
         // Each URL's error names where it came from: the variable or the file.
         for index in [2, 3, 4, 5, 9] {
             let setting = Self.settings[index]
@@ -240,6 +247,16 @@ struct Profile: Sendable {
             try checkEndpoint(value(index)!, named: origin.0, failure: origin.1)
         }
         return profile
+    }
+
+    /// A whole number of config.json, never `true` or `false`: those parse to NSNumbers that
+    /// `as? Int` reads as 1 and 0, while `is Bool` holds for the numbers 0 and 1 as well (Linux
+    /// Foundation), so only the number's type tells them apart.
+    static func wholeNumber(_ value: Any) -> Int? {
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else {
+            return nil
+        }
+        return value as? Int
     }
 
     /// `"keep"`: `false` (pin nothing), or `{"daily": N, "weekly": N, "monthly": N}` with
@@ -255,7 +272,7 @@ struct Profile: Sendable {
         }
         var policy = RetentionPolicy.standard
         for (level, count) in object {
-            guard let number = count as? Int, !(count is Bool), number >= 0,
+            guard let number = Self.wholeNumber(count), number >= 0,
                 number <= RetentionPolicy.maxPins
             else {
                 throw CLIError(

@@ -142,11 +142,38 @@ import Testing
         #expect(shown.stderr.contains("permissions 0644 are too open for the decision log"))
     }
 
+    /// `"decisionLog": {"days": 1}` keeps a day: a line from two days ago goes with the next
+    /// merge's line (the default 90 days would keep it).
+    @Test func theProfileSetsHowLongTheLogKeeps() throws {
+        let config = phone.folder.appendingPathComponent("config/cloudbackup/default/config.json")
+        try LocalFile.writeAtomically(
+            Array(#"{"decisionLog": {"days": 1}}"#.utf8), to: config.path, mode: 0o600)
+        let twoDaysAgo = ClockOptions.systemNow().adding(days: -2)
+        try LocalFile.writeAtomically(
+            Array(#"{"time":"\#(twoDaysAgo)","command":"backup","decisions":[]}"#.utf8 + [10]),
+            to: logPath, mode: 0o600)
+        try laptop.write(
+            backupJSON(device: "laptop", challenges: ["A": "2026-11-20T10:05:00.000Z"]))
+        #expect(try laptop.backup().status == 0)
+        try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-20T10:02:00.000Z"]))
+        let backup = try phone.backup()
+        #expect(backup.status == 0, "\(backup.stderr)")
+        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains(#""key":"A""#) == true)
+
+        try LocalFile.writeAtomically(
+            Array(#"{"decisionLog": {"weeks": 1}}"#.utf8), to: config.path, mode: 0o600)
+        let refused = try phone.backup()
+        #expect(refused.status == 3)
+        #expect(
+            refused.stderr.contains("'decisionLog.weeks' must be days (1 to 3650) or megabytes"))
+    }
+
     /// Trimming drops whole lines: those older than the age limit, then the oldest until the
     /// rest and the new line fit the size limit.
     @Test func trimmingKeepsWholeLines() throws {
         var log = DecisionLog(path: "/unused")
-        log.maxAgeDays = 90
         let now = try #require(Timestamp("2026-12-01T00:00:00.000Z"))
         func line(_ time: String, _ pad: Int = 0) -> String {
             #"{"time":"\#(time)","pad":"\#(String(repeating: "x", count: pad))"}"#
@@ -161,7 +188,7 @@ import Testing
         #expect(
             String(decoding: trimmed, as: UTF8.self) == [old[1], old[2], new].joined(
                 separator: "\n") + "\n")
-        log.maxBytes = old[2].utf8.count + new.utf8.count + 2
+        log.bounds.bytes = old[2].utf8.count + new.utf8.count + 2
         let small = log.trimmed(
             Array((old.joined(separator: "\n") + "\n").utf8), adding: Array(new.utf8), now: now)
         #expect(

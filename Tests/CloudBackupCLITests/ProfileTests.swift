@@ -216,3 +216,22 @@ import Testing
         }
     }
 }
+
+/// config.json's whole numbers 0 and 1 are numbers, not booleans: `"daily": 0` turns that level
+/// off as the README says, `"days": 1` keeps a day, and `true` is refused where a number goes.
+/// (Linux Foundation's `is Bool` holds for the numbers 0 and 1, and refused them.)
+@Test func zeroAndOneAreNumbersInConfigAndTrueIsNot() throws {
+    let policy = try Profile.retention(
+        try JSONSerialization.jsonObject(with: Data(#"{"daily": 0, "weekly": 1}"#.utf8)),
+        in: "config.json")
+    #expect(policy?.daily == 0 && policy?.weekly == 1)
+    let bounds = try DecisionLog.Bounds(
+        try JSONSerialization.jsonObject(with: Data(#"{"days": 1, "megabytes": 1}"#.utf8)),
+        in: "config.json")
+    #expect(bounds.days == 1 && bounds.bytes == 1 << 20)
+    #expect(throws: CLIError.self) {
+        try Profile.retention(
+            try JSONSerialization.jsonObject(with: Data(#"{"daily": true}"#.utf8)),
+            in: "config.json")
+    }
+}

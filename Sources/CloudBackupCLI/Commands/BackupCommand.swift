@@ -176,7 +176,9 @@ struct BackupCommand: Command {
             orElse: "a settings change made here before the next backup may not reach Drive")
         keep(
             { () throws(CLIError) in
-                try DecisionLog(path: session.profile.decisionLogPath).append(
+                try DecisionLog(
+                    path: session.profile.decisionLogPath, bounds: session.profile.decisionLog
+                ).append(
                     command: Self.name, at: ClockOptions.systemNow(),
                     local: .init(
                         role: "backup", deviceId: journal.lastBaseDevice ?? local.deviceId,

@@ -312,7 +312,9 @@ struct RestoreCommand: Command {
         try replacing.write(document)
         if mode == .merge {
             do {
-                try DecisionLog(path: session.profile.decisionLogPath).append(
+                try DecisionLog(
+                    path: session.profile.decisionLogPath, bounds: session.profile.decisionLog
+                ).append(
                     command: Self.name, at: ClockOptions.systemNow(),
                     local: .init(role: "state", deviceId: document.deviceId, path: file),
                     incoming: .init(
