@@ -6,8 +6,9 @@ import LocalFiles
 /// `merge --log FILE` for a manual merge, and the profile's `decisions.jsonl` for the merges
 /// `backup` and `restore --merge` make. One JSON line per merge, one vocabulary (`write`):
 /// each non-trivial decision with its item key, the winner, the rule (`MergeDecision.Reason`)
-/// and both sides' stamps. Keys and stamps only, never titles, so an encrypted profile's log
-/// says no more about the data than Drive's file names do.
+/// and both sides' stamps, and the challenge's title, so a person finds the item, except in a
+/// profile that encrypts its backups: its log keeps keys and stamps only, so it says no more
+/// about the data than Drive's file names do.
 ///
 /// The profile's log is bounded: lines older than `maxAgeDays` go, then the oldest until it is
 /// under `maxBytes`, trimmed by whole lines in an atomic rewrite when a line is added.
@@ -56,10 +57,11 @@ struct DecisionLog {
     }
 
     /// Adds one merge's line, when it decided anything; the caller warns on a throw, as a log
-    /// that cannot be written never fails the run it describes.
+    /// that cannot be written never fails the run it describes. `titles`: the challenges'
+    /// titles, from the documents merged; nil (an encrypting profile) leaves them out.
     func append(
         command: String, at now: Timestamp, local: Side, incoming: Side,
-        decisions: [MergeDecision]
+        decisions: [MergeDecision], titles: [BackupDocument]?
     ) throws(CLIError) {
         guard !decisions.isEmpty else { return }
         var out = JSONOutput()
@@ -90,13 +92,21 @@ struct DecisionLog {
             out.endObject()
         }
         out.key("decisions")
-        Self.write(decisions, into: &out)
+        let titled = titles.map { documents in
+            Dictionary(
+                documents.flatMap(\.challenges).map { ($0.id, $0.title) },
+                uniquingKeysWith: { first, _ in first })
+        }
+        Self.write(decisions, into: &out, titles: titled)
         out.endObject()
         try add(out.bytes, now: now)
     }
 
     /// The decisions as `merge --log` and the profile's log record them.
-    static func write(_ decisions: [MergeDecision], into out: inout JSONOutput) {
+    static func write(
+        _ decisions: [MergeDecision], into out: inout JSONOutput,
+        titles: [ChallengeID: String]? = nil
+    ) {
         out.beginArray()
         for decision in decisions {
             out.beginObject()
@@ -107,6 +117,15 @@ struct DecisionLog {
             }
             out.key("key")
             out.string(decision.item.key)
+            let challenge: ChallengeID =
+                switch decision.item {
+                case .challenge(let id): id
+                case .dayLog(let key): key.challengeID
+                }
+            if let title = titles?[challenge] {
+                out.key("title")
+                out.string(title)
+            }
             out.key("winner")
             out.string(decision.winner.rawValue)
             out.key("reason")

@@ -63,11 +63,12 @@ import Testing
                     + "\(try #require(try emulator.files().first).revisions[0].id))"))
         #expect(
             lines[1]
-                == "  challenge A: the backup on Drive (revision \(try #require(try emulator.files().first).revisions[0].id))'s edit of 2026-11-20 10:05:00 +0000 won over \(state)'s edit of 2026-11-20 10:02:00 +0000 (newer updatedAt)"
+                == "  challenge A 'Challenge A': the backup on Drive (revision \(try #require(try emulator.files().first).revisions[0].id))'s edit of 2026-11-20 10:05:00 +0000 won over \(state)'s edit of 2026-11-20 10:02:00 +0000 (newer updatedAt)"
         )
         #expect(
             lines[2].hasPrefix(
-                "  challenge B: \(state)'s edit of 2026-11-15 00:00:00 +0000 won over"))
+                "  challenge B 'Challenge B': \(state)'s edit of 2026-11-15 00:00:00 +0000 won over"
+            ))
         #expect(lines[2].hasSuffix("(edited after the delete, so it returns)"))
 
         let onlyB = try log("--item", "B")
@@ -104,7 +105,7 @@ import Testing
         let revision = try #require(try emulator.files().first).revisions[0].id
         #expect(
             shown.stdout.hasSuffix(
-                "  challenge OLD: the backup on Drive (revision \(revision))'s edit of 2026-06-01 00:00:00 +0000 not taken (held back: missing here and older than the window, from a file that predates it)\n"
+                "  challenge OLD 'Challenge OLD': the backup on Drive (revision \(revision))'s edit of 2026-06-01 00:00:00 +0000 not taken (held back: missing here and older than the window, from a file that predates it)\n"
             ), "\(shown.stdout)")
     }
 
@@ -168,6 +169,30 @@ import Testing
         #expect(refused.status == 3)
         #expect(
             refused.stderr.contains("'decisionLog.weeks' must be days (1 to 3650) or megabytes"))
+    }
+
+    /// A profile that encrypts keeps keys and stamps only: no title reaches the log.
+    @Test func anEncryptingProfilesLogHoldsNoTitles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "decisions-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let document = try BackupReader.read(
+            Array(backupJSON(device: "d", challenges: ["A": "2026-11-20T10:05:00.000Z"]).utf8)
+        ).document
+        let decision = MergeDecision(
+            item: .challenge(ChallengeID(unchecked: "A")), winner: .local, reason: .newer,
+            local: .init(isTombstone: false, stamp: document.challenges[0].updatedAt),
+            incoming: .init(isTombstone: false, stamp: document.exportedAt))
+        let side = DecisionLog.Side(role: "state", deviceId: document.deviceId)
+        for (titles, expected) in [([document], true), (nil, false)] {
+            let path = folder.appendingPathComponent("log-\(expected)").path
+            try DecisionLog(path: path).append(
+                command: "backup", at: document.exportedAt, local: side, incoming: side,
+                decisions: [decision], titles: titles)
+            let line = try String(contentsOfFile: path, encoding: .utf8)
+            #expect(line.contains(#""title":"Challenge A""#) == expected, "\(line)")
+        }
     }
 
     /// Trimming drops whole lines: those older than the age limit, then the oldest until the

@@ -184,7 +184,8 @@ struct BackupCommand: Command {
                         role: "backup", deviceId: journal.lastBaseDevice ?? local.deviceId,
                         revision: ran.baseRevision, md5: ran.baseMd5),
                     incoming: .init(role: "state", deviceId: local.deviceId, path: file),
-                    decisions: journal.lastDecisions)
+                    decisions: journal.lastDecisions,
+                    titles: session.encryption.encrypts ? nil : [local, document])
             }, orElse: "this backup's merge decisions are not in the decision log")
         // Only a night that changed nothing and said nothing is steady: one that warned warns
         // again tomorrow.

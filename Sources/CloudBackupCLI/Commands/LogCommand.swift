@@ -111,7 +111,9 @@ struct LogCommand: Command {
     /// "challenge A: STATE's edit of … won over the backup's edit of …: newer updatedAt".
     static func words(_ decision: [String: Any], local: String, incoming: String) -> String {
         let item = decision["item"] as? String == "dayLog" ? "day log" : "challenge"
-        let key = (decision["key"] as? String ?? "?").onOneLine
+        let key =
+            (decision["key"] as? String ?? "?").onOneLine
+            + ((decision["title"] as? String).map { " '\($0.onOneLine)'" } ?? "")
         let reason =
             (decision["reason"] as? String).map {
                 MergeDecision.Reason(rawValue: $0)?.explanation ?? $0

@@ -320,7 +320,8 @@ struct RestoreCommand: Command {
                     incoming: .init(
                         role: "backup", deviceId: backup.document.deviceId,
                         revision: backup.revision?.id, md5: backup.revision?.md5Checksum),
-                    decisions: outcome.decisions)
+                    decisions: outcome.decisions,
+                    titles: session.encryption.encrypts ? nil : [document, backup.document])
             } catch {
                 warn(
                     error.lines.joined(separator: "; ")
