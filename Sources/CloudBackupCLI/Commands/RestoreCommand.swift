@@ -53,17 +53,12 @@ struct RestoreCommand: Command {
         """
 
     let file: String
+    let drive: DriveOptions
     let mode: MergeOptions.Mode
     let dryRun: Bool
-    let waitLock: Double
     let allowStale: Bool
     let yes: Bool
-    let profile: String
-    let now: Timestamp?
     let json: Bool
-    let verbose: Bool
-    let readOptions: ReadOptions
-    let keys: RemoteEncryption.Options
     /// An older version of the backup, from its revision history.
     let revision: RevisionChoice?
 
@@ -81,35 +76,15 @@ struct RestoreCommand: Command {
         allowStale = arguments.flag("--allow-stale")
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
-        verbose = arguments.flag("--verbose")
-        let id = try arguments.option("--revision")
-        let asOf = try arguments.option(
-            "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
-            { Self.asOf($0, in: .current) })
-        switch (id, asOf) {
-        case (let id?, nil): revision = .id(id)
-        case (nil, let time?): revision = .asOf(time)
-        case (nil, nil): revision = nil
-        default: throw .usage("--revision and --as-of exclude each other", Self.usage)
-        }
-        profile = try arguments.option("--profile") ?? "default"
-        now = try ClockOptions.fixedNow(&arguments)
-        readOptions = try BackupFile.readOptions(&arguments)
-        keys = try RemoteEncryption.Options(&arguments)
-        waitLock = try WaitLock.seconds(&arguments)
+        revision = try DriveOptions.revision(&arguments, usage: Self.usage)
+        drive = try DriveOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
-    var recordedProfile: String? { dryRun ? nil : profile }
+    var recordedProfile: String? { dryRun ? nil : drive.profile }
 
     func run(in context: Context) throws {
-        let profile = try Profile.load(name: profile, environment: context.environment)
-        let session = try DriveSession(
-            profile: profile, context: context, now: now, verbose: verbose, quiet: json,
-            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
-            encryption: try RemoteEncryption.load(
-                profile: profile, options: keys, environment: context.environment),
-            waitingForLock: waitLock)
+        let session = try drive.session(in: context, quiet: json, dryRun: dryRun)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one; a broken one (empty, not JSON, invalid, of a newer
@@ -120,8 +95,10 @@ struct RestoreCommand: Command {
         let warn = { (line: String) in context.printWarning(line) }
         // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
         if !dryRun { try session.settle(warn: warn) }
-        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
-            .codec
+        let codec = session.codec(
+            allowStale: allowStale, readOptions: drive.readOptions, warn: warn
+        )
+        .codec
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
@@ -285,9 +262,11 @@ struct RestoreCommand: Command {
         valid: (result: ReadResult, bytes: [UInt8])?, broken: (bytes: [UInt8], reason: CLIError)?
     ) {
         guard LocalFile.exists(file) else { return (nil, nil) }
-        let bytes = try BackupFile.loadBytes(file, options: readOptions)
+        let bytes = try BackupFile.loadBytes(file, options: drive.readOptions)
         do {
-            return ((try BackupFile.decode(bytes, file: file, options: readOptions), bytes), nil)
+            return (
+                (try BackupFile.decode(bytes, file: file, options: drive.readOptions), bytes), nil
+            )
         } catch {
             guard mode == .replace else {
                 throw CLIError(

@@ -55,64 +55,45 @@ struct RollbackCommand: Command {
         """
 
     let file: String
+    let drive: DriveOptions
     let revision: RevisionChoice
     let dryRun: Bool
     let allowStale: Bool
     let yes: Bool
-    let profile: String
-    let now: Timestamp?
     let json: Bool
-    let verbose: Bool
-    let readOptions: ReadOptions
-    let keys: RemoteEncryption.Options
-    let waitLock: Double
 
     init(arguments: inout Arguments) throws(CLIError) {
         guard let file = try arguments.option("--file") else {
             throw .usage("--file STATE is required", Self.usage)
         }
         self.file = file
-        let id = try arguments.option("--revision")
-        let asOf = try arguments.option(
-            "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
-            { RestoreCommand.asOf($0, in: .current) })
-        switch (id, asOf) {
-        case (let id?, nil): revision = .id(id)
-        case (nil, let time?): revision = .asOf(time)
-        default: throw .usage("say which revision: --revision ID or --as-of TIME", Self.usage)
+        guard let revision = try DriveOptions.revision(&arguments, usage: Self.usage) else {
+            throw .usage("say which revision: --revision ID or --as-of TIME", Self.usage)
         }
+        self.revision = revision
         dryRun = arguments.flag("--dry-run")
         allowStale = arguments.flag("--allow-stale")
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
-        verbose = arguments.flag("--verbose")
-        profile = try arguments.option("--profile") ?? "default"
-        now = try ClockOptions.fixedNow(&arguments)
-        readOptions = try BackupFile.readOptions(&arguments)
-        keys = try RemoteEncryption.Options(&arguments)
-        waitLock = try WaitLock.seconds(&arguments)
+        drive = try DriveOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
     }
 
-    var recordedProfile: String? { dryRun ? nil : profile }
+    var recordedProfile: String? { dryRun ? nil : drive.profile }
 
     func run(in context: Context) throws {
-        let profile = try Profile.load(name: profile, environment: context.environment)
-        let session = try DriveSession(
-            profile: profile, context: context, now: now, verbose: verbose, quiet: json,
-            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
-            encryption: try RemoteEncryption.load(
-                profile: profile, options: keys, environment: context.environment),
-            waitingForLock: waitLock)
+        let session = try drive.session(in: context, quiet: json, dryRun: dryRun)
         // STATE before the network, as for restore: its bytes are the ones kept as STATE.bak.
         let loaded: (result: ReadResult, bytes: [UInt8])? =
             LocalFile.exists(file)
-            ? try BackupFile.loadWithBytes(file, options: readOptions) : nil
+            ? try BackupFile.loadWithBytes(file, options: drive.readOptions) : nil
         let current = loaded?.result.document
         let warn = { (line: String) in context.printWarning(line) }
         if !dryRun { try session.settle(warn: warn) }
-        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
-            .codec
+        let codec = session.codec(
+            allowStale: allowStale, readOptions: drive.readOptions, warn: warn
+        )
+        .codec
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
@@ -167,9 +148,10 @@ struct RollbackCommand: Command {
         if let replaced { try driver.keep(fileID: remote.id, revision: replaced) }
         var machine = BackupRun(
             name: name, codec: codec, local: rollback.document,
-            kept: KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes),
+            kept: KeptCopy.load(
+                from: session.profile.keptCopyPath, maxBytes: drive.readOptions.maxBytes),
             pending: session.pendingVerification)
-        machine.maxBytes = readOptions.maxBytes
+        machine.maxBytes = drive.readOptions.maxBytes
         machine.retention = session.profile.retention
         let outcome = try driver.run(machine)
         if let kept = outcome.kept {

@@ -1,0 +1,51 @@
+import BackupKit
+import BackupSync
+
+/// The options `restore` and `rollback` take alike, parsed once: which profile, the clock of
+/// the tombstone window, the read limits, the keys and the lock's wait, and which revision.
+struct DriveOptions {
+    let profile: String
+    let now: Timestamp?
+    let verbose: Bool
+    let readOptions: ReadOptions
+    let keys: RemoteEncryption.Options
+    let waitLock: Double
+
+    init(_ arguments: inout Arguments) throws(CLIError) {
+        verbose = arguments.flag("--verbose")
+        profile = try arguments.option("--profile") ?? "default"
+        now = try ClockOptions.fixedNow(&arguments)
+        readOptions = try BackupFile.readOptions(&arguments)
+        keys = try RemoteEncryption.Options(&arguments)
+        waitLock = try WaitLock.seconds(&arguments)
+    }
+
+    /// The profile's session with Drive. A dry run takes no lock and saves no refreshed login:
+    /// it writes nothing anywhere.
+    func session(in context: Context, quiet: Bool, dryRun: Bool) throws -> DriveSession {
+        let profile = try Profile.load(name: profile, environment: context.environment)
+        return try DriveSession(
+            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet,
+            locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
+            encryption: try RemoteEncryption.load(
+                profile: profile, options: keys, environment: context.environment),
+            waitingForLock: waitLock)
+    }
+
+    /// `--revision ID` or `--as-of TIME` (an RFC 3339 time, or a date meaning the end of that
+    /// local day); nil: neither.
+    static func revision(_ arguments: inout Arguments, usage: String) throws(CLIError)
+        -> RevisionChoice?
+    {
+        let id = try arguments.option("--revision")
+        let asOf = try arguments.option(
+            "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
+            { RestoreCommand.asOf($0, in: .current) })
+        switch (id, asOf) {
+        case (let id?, nil): return .id(id)
+        case (nil, let time?): return .asOf(time)
+        case (nil, nil): return nil
+        default: throw .usage("--revision and --as-of exclude each other", usage)
+        }
+    }
+}
