@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import CloudBackupCLI
+
 /// `-` as a FILE (standard input) or an OUT (standard output), end to end on the binary.
 @Suite final class StandardStreamTests {
     let folder: URL
@@ -92,6 +94,29 @@ import Testing
             result.stderr
                 == "cloudbackup: <stdin>: the file is over the 100-byte limit; raise it with --max-bytes if the file is genuine\n"
         )
+    }
+
+    /// A test's context hands a command its stdin and takes the document it writes to `-`.
+    @Test func aContextInjectsStandardInputAndTakesStandardOutput() throws {
+        final class Streams: @unchecked Sendable {
+            var out = ""
+            var err = ""
+        }
+        func runInProcess(_ arguments: [String]) throws -> (ExitCode, Streams) {
+            let streams = Streams()
+            let context = Context(
+                environment: [:], stdout: { streams.out += $0 }, stderr: { streams.err += $0 },
+                stdin: Array(try bytes(phone)))
+            return (CloudBackup.run(arguments, in: context), streams)
+        }
+        let output = folder.appendingPathComponent("out.json").path
+        #expect(try cloudbackup(["migrate", phone, "-o", output]).status == 0)
+        let (migrated, migrate) = try runInProcess(["migrate", "-", "-o", "-"])
+        #expect(migrated == .success)
+        #expect(Data(migrate.out.utf8) == (try bytes(output)))
+        let (refused, validate) = try runInProcess(["validate", "-", "--max-bytes", "100"])
+        #expect(refused == .invalidFile)
+        #expect(validate.err.hasPrefix("cloudbackup: <stdin>: the file is over the 100-byte"))
     }
 
     @Test func aTerminalIsRefusedAsStandardInput() throws {
