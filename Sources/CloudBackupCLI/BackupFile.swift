@@ -9,11 +9,35 @@ import LocalFiles
 
 /// Reading and writing backup files for commands, with errors that name the file.
 enum BackupFile {
+    /// The FILE or OUT that stands for standard input or output, where a command takes it
+    /// (it passes its context); a file of that name is `./-`.
+    static let standardStream = "-"
+    /// How messages name standard input and output.
+    static let stdinName = "<stdin>"
+    static let stdoutName = "<stdout>"
+
+    /// How messages name an input of a command that takes `-`.
+    static func shown(_ path: String) -> String { path == standardStream ? stdinName : path }
+    /// How messages name an output of a command that takes `-`.
+    static func shown(output path: String) -> String {
+        path == standardStream ? stdoutName : path
+    }
+
+    /// Refuses a command line that gives `-` as more than one of its inputs: there is only
+    /// one standard input.
+    static func requireOneStandardInput(_ paths: [String?], usage: String) throws(CLIError) {
+        guard paths.count(where: { $0 == standardStream }) <= 1 else {
+            throw .usage("only one FILE can be - (standard input)", usage)
+        }
+    }
+
     /// Reads, validates and migrates `path`; every problem becomes one `FILE: …` line.
-    static func load(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError)
-        -> ReadResult
-    {
-        try decode(try loadBytes(path, options: options), file: path, options: options)
+    /// With a context, `-` is its standard input.
+    static func load(
+        _ path: String, options: ReadOptions = ReadOptions(), in context: Context? = nil
+    ) throws(CLIError) -> ReadResult {
+        let bytes = try loadBytes(path, options: options, in: context)
+        return try decode(bytes, file: context == nil ? path : shown(path), options: options)
     }
 
     /// `load`, also handing back the file's bytes (restore keeps them as `.bak`).
@@ -24,16 +48,27 @@ enum BackupFile {
         return (try decode(bytes, file: path, options: options), bytes)
     }
 
-    /// The file's bytes, refusing one over `options.maxBytes` before reading it.
-    static func loadBytes(_ path: String, options: ReadOptions = ReadOptions()) throws(CLIError)
-        -> [UInt8]
-    {
-        do {
-            return try LocalFile.read(path, maxBytes: options.maxBytes)
+    /// The file's bytes, refusing one over `options.maxBytes` before reading it. With a
+    /// context, `-` is its standard input, refused when it is a terminal (nobody types a
+    /// backup) and read no further than one byte over the limit.
+    static func loadBytes(
+        _ path: String, options: ReadOptions = ReadOptions(), in context: Context? = nil
+    ) throws(CLIError) -> [UInt8] {
+        do throws(LocalFileError) {
+            guard path == standardStream, let context else {
+                return try LocalFile.read(path, maxBytes: options.maxBytes)
+            }
+            guard !context.stdinIsTerminal else {
+                throw LocalFileError(
+                    path: stdinName, operation: .read, errno: ENOTTY,
+                    reason: "it is a terminal; pipe a file into it (… - < FILE) "
+                        + "or give the path of a file")
+            }
+            return try context.readStandardInput(maxBytes: options.maxBytes)
         } catch {
             guard error.errno != EFBIG else {
                 throw CLIError(
-                    "\(path): the file is over the \(options.maxBytes)-byte limit; raise it with --max-bytes if the file is genuine",
+                    "\(error.path): the file is over the \(options.maxBytes)-byte limit; raise it with --max-bytes if the file is genuine",
                     .invalidBackup)
             }
             throw CLIError(error.description, .unreadableFile)
@@ -75,11 +110,28 @@ enum BackupFile {
     }
 
     /// Writes the canonical bytes of `document` to `path` atomically, streamed: the bytes
-    /// go to the file a few MB at a time and are never held whole.
+    /// go to the file a few MB at a time and are never held whole. With a context, `-` is
+    /// its standard output, which cannot be written atomically: a failed write there leaves
+    /// what was written so far.
     static func save(
         _ document: BackupDocument, to path: String, pretty: Bool = false,
-        schema: BackupWriter.WrittenSchema = .current
+        schema: BackupWriter.WrittenSchema = .current, in context: Context? = nil
     ) throws(CLIError) {
+        if path == standardStream, let context {
+            do {
+                try BackupWriter.write(
+                    document, pretty: pretty, schema: schema,
+                    to: {
+                        chunk throws(LocalFileError) in
+                        if let code = context.writeOut(bytes: chunk) {
+                            throw LocalFileError(path: stdoutName, operation: .write, errno: code)
+                        }
+                    })
+            } catch {
+                throw failedWrite(error, leaving: "the document written there is incomplete")
+            }
+            return
+        }
         do {
             try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
                 try BackupWriter.write(document, pretty: pretty, schema: schema, to: write)

@@ -12,6 +12,10 @@ public final class Context: @unchecked Sendable {
     public let environment: [String: String]
     private let writeOut: (String) -> Void
     private let writeErr: (String) -> Void
+    /// A document on stdout (`-o -`): the errno of a failed write, or nil.
+    private let writeOutBytes: (UnsafeRawBufferPointer) -> Int32?
+    /// All of stdin, at most the given number of bytes and one more (`FILE` given as `-`).
+    private let readIn: (Int) throws(LocalFileError) -> [UInt8]
     /// Whether stderr is a terminal (progress lines and prompts only then).
     public let stderrIsTerminal: Bool
     public let stdinIsTerminal: Bool
@@ -23,22 +27,34 @@ public final class Context: @unchecked Sendable {
         stdout: @escaping (String) -> Void,
         stderr: @escaping (String) -> Void,
         stderrIsTerminal: Bool = false,
-        stdinIsTerminal: Bool = false
+        stdinIsTerminal: Bool = false,
+        stdin: [UInt8] = []
     ) {
         self.init(
             environment: environment, stdout: stdout, stderr: stderr,
+            // A test's documents are small enough to come as one chunk, whole characters.
+            stdoutBytes: {
+                stdout(String(decoding: $0, as: UTF8.self))
+                return nil
+            },
+            stdin: { maxBytes in Array(stdin.prefix(maxBytes + 1)) },
             stderrIsTerminal: stderrIsTerminal, stdinIsTerminal: stdinIsTerminal,
             leave: { _ in })
     }
 
     private init(
         environment: [String: String], stdout: @escaping (String) -> Void,
-        stderr: @escaping (String) -> Void, stderrIsTerminal: Bool, stdinIsTerminal: Bool,
+        stderr: @escaping (String) -> Void,
+        stdoutBytes: @escaping (UnsafeRawBufferPointer) -> Int32?,
+        stdin: @escaping (Int) throws(LocalFileError) -> [UInt8],
+        stderrIsTerminal: Bool, stdinIsTerminal: Bool,
         leave: @escaping (Any) -> Void
     ) {
         self.environment = environment
         self.writeOut = stdout
         self.writeErr = stderr
+        self.writeOutBytes = stdoutBytes
+        self.readIn = stdin
         self.stderrIsTerminal = stderrIsTerminal
         self.stdinIsTerminal = stdinIsTerminal
         self.leave = leave
@@ -68,6 +84,10 @@ public final class Context: @unchecked Sendable {
             // `exit`; a closed stream (EPIPE) has nobody left to tell.
             stdout: { LocalFile.writeAll($0.utf8, to: 1) },
             stderr: { LocalFile.writeAll($0.utf8, to: 2) },
+            stdoutBytes: { LocalFile.writeAll($0, to: 1) },
+            stdin: { maxBytes throws(LocalFileError) in
+                try LocalFile.readStandardInput(maxBytes: maxBytes, naming: BackupFile.stdinName)
+            },
             stderrIsTerminal: isatty(2) == 1,
             stdinIsTerminal: isatty(0) == 1,
             // Never released: `exit` follows the command.
@@ -84,6 +104,16 @@ public final class Context: @unchecked Sendable {
     }
     /// Raw stderr, for progress lines that rewrite themselves with `\r`.
     public func writeError(_ text: String) { writeErr(text) }
+    /// Raw stdout, for a document written to `-o -`; the errno of a failed write, or nil.
+    func writeOut(bytes: UnsafeRawBufferPointer) -> Int32? { writeOutBytes(bytes) }
+    /// All of stdin, refusing (EFBIG) more than `maxBytes` after reading one byte more.
+    func readStandardInput(maxBytes: Int) throws(LocalFileError) -> [UInt8] {
+        let bytes = try readIn(maxBytes)
+        guard bytes.count <= maxBytes else {
+            throw LocalFileError(path: BackupFile.stdinName, operation: .read, errno: EFBIG)
+        }
+        return bytes
+    }
 }
 
 /// What `Context.leaveForExit` keeps for the process's end.

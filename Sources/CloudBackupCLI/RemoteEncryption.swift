@@ -80,7 +80,7 @@ struct RemoteEncryption {
         if let command { passphrase = try Self.passphrase(fromCommand: command) }
         // The envelope keeps its own wiped copies; this one is cleared as far as Swift lets.
         defer {
-            passphrase?.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            passphrase?.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
         }
         let keyed = try profile.identityFile.map(identities(inFile:)) ?? []
         var identities = keyed

@@ -123,20 +123,42 @@ public enum LocalFile {
             }
         }
         if let failure { throw LocalFileError(path: path, operation: .read, errno: failure) }
+        try readToEnd(fd, appendingTo: &bytes, maxBytes: maxBytes, naming: path)
+        return bytes
+    }
+
+    /// All of standard input (a pipe, or a file it was redirected from), refusing (EFBIG)
+    /// more than `maxBytes` having read at most one byte more: a pipe has no size to check
+    /// first, and a producer that never stops must not fill the memory. Errors name `name`.
+    public static func readStandardInput(maxBytes: Int, naming name: String)
+        throws(LocalFileError) -> [UInt8]
+    {
+        var bytes: [UInt8] = []
+        try readToEnd(0, appendingTo: &bytes, maxBytes: maxBytes, naming: name)
+        return bytes
+    }
+
+    /// Reads `fd` to its end onto `bytes` in chunks, never asking for more than one byte past
+    /// `maxBytes` in all, and refuses (EFBIG) once past it.
+    private static func readToEnd(
+        _ fd: Int32, appendingTo bytes: inout [UInt8], maxBytes: Int, naming path: String
+    ) throws(LocalFileError) {
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            // `maxBytes` may be Int.max: the one byte more is added only below the chunk.
+            let room = maxBytes - bytes.count
+            let wanted = room < chunk.count ? room + 1 : chunk.count
+            let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
             if got < 0 {
                 if errno == EINTR { continue }
                 throw LocalFileError(path: path, operation: .read, errno: errno)
             }
-            if got == 0 { break }
+            if got == 0 { return }
             bytes.append(contentsOf: chunk[..<got])
             guard bytes.count <= maxBytes else {
                 throw LocalFileError(path: path, operation: .read, errno: EFBIG)
             }
         }
-        return bytes
     }
 
     /// "a FIFO", "a socket" or "a device" for a file that is neither regular nor a folder.

@@ -46,6 +46,9 @@ let readerCases: [ReaderCase] = [
         "invalid UTF-8 in a string", [0x7B, 0x22, 0xC0, 0x80, 0x22, 0x3A, 0x31, 0x7D],
         .syntax(line: 1, column: 3, containing: "UTF-8")),
     ReaderCase(
+        "a binary byte below 0x10", Array(#"{"a":"#.utf8) + [0x0C, 0x7D],
+        .syntax(line: 1, column: 6, containing: "expected a value, found byte 0x0c")),
+    ReaderCase(
         "UTF-8 surrogate bytes", [0x7B, 0x22, 0xED, 0xA0, 0x80, 0x22, 0x3A, 0x31, 0x7D],
         .syntax(line: 1, column: 3, containing: "UTF-8")),
     ReaderCase(

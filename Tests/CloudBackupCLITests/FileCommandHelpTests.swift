@@ -12,7 +12,8 @@ import Testing
             Checks each backup FILE (any schema version) against every rule of the
             document format and prints every problem on stderr as FILE: /pointer: message,
             where /pointer is the JSON Pointer of the broken value. Prints nothing when
-            all files are valid.
+            all files are valid. A FILE of - is standard input, named <stdin> (a file
+            called - is ./-); one FILE at most can be -.
 
             options:
               --verbose      also say which files are valid, with their schema version, and
@@ -35,7 +36,8 @@ import Testing
             archived), day logs and tombstones it has. Day logs kept under a tombstone (a
             deleted challenge's, kept in case another device's later edit brings it back)
             are counted on their own and count for no streak. Older schema versions are
-            migrated in memory first; the file is not changed.
+            migrated in memory first; the file is not changed. A FILE of - is standard
+            input, named <stdin> (a file called - is ./-).
 
             Then each challenge's streaks as of today: the current and the longest run of
             complete days, and how many of the days decided so far were complete. Today is
@@ -67,7 +69,9 @@ import Testing
             Reads a backup FILE of any schema version, checks it, and writes it to OUT as
             schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
             replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
-            writes nothing.
+            writes nothing. A FILE of - is standard input; an OUT of - is standard output,
+            written as it goes (not atomically) and holding only the document: --verbose
+            then speaks on stderr. A file called - is ./-.
 
             options:
               -o, --output OUT  where to write (required)

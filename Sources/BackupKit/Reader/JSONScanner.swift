@@ -73,8 +73,14 @@ final class JSONScanner {
         case 0x20..<0x7F:
             return error("expected \(what), found '\(Character(Unicode.Scalar(found)))'")
         default:
-            return error("expected \(what), found byte 0x\(String(found, radix: 16))")
+            return error("expected \(what), found byte \(Self.hex(found))")
         }
+    }
+
+    /// `0x0c`: a byte as it is written in a hex dump, always two digits.
+    static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16)
+        return (byte < 0x10 ? "0x0" : "0x") + digits
     }
 
     // MARK: Structure
@@ -560,7 +566,7 @@ final class JSONScanner {
             length = 4
             high = 0x8F
         default:
-            throw error("invalid UTF-8 (byte 0x\(String(lead, radix: 16))); the file must be UTF-8")
+            throw error("invalid UTF-8 (byte \(Self.hex(lead))); the file must be UTF-8")
         }
         for index in 1..<length {
             let next = byte(at: position + index)

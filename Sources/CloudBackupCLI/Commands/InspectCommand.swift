@@ -16,7 +16,8 @@ struct InspectCommand: Command {
         archived), day logs and tombstones it has. Day logs kept under a tombstone (a
         deleted challenge's, kept in case another device's later edit brings it back)
         are counted on their own and count for no streak. Older schema versions are
-        migrated in memory first; the file is not changed.
+        migrated in memory first; the file is not changed. A FILE of - is standard
+        input, named <stdin> (a file called - is ./-).
 
         Then each challenge's streaks as of today: the current and the longest run of
         complete days, and how many of the days decided so far were complete. Today is
@@ -54,7 +55,8 @@ struct InspectCommand: Command {
     }
 
     func run(in context: Context) throws {
-        let result = try BackupFile.load(file, options: options)
+        let result = try BackupFile.load(file, options: options, in: context)
+        let name = BackupFile.shown(file)
         let document = result.document
         let now = self.now ?? ClockOptions.systemNow()
         let age = now.millisecondsSince1970 - document.exportedAt.millisecondsSince1970
@@ -68,7 +70,7 @@ struct InspectCommand: Command {
         let reports = StreakOptions.reports(for: document, today: today, zone: zone)
         if json {
             let object: [String: Any] = [
-                "file": file,
+                "file": name,
                 "schemaVersion": result.sourceVersion,
                 "exportedAt": document.exportedAt.description,
                 "exportedMillisecondsAgo": age,
@@ -94,7 +96,7 @@ struct InspectCommand: Command {
             ? "\(current)" : "\(result.sourceVersion) (shown migrated to schema \(current))"
         context.print(
             """
-            file:        \(file.onOneLine)
+            file:        \(name.onOneLine)
             schema:      \(version)
             exported:    \(WallTime.text(document.exportedAt)) (\(Self.describeAge(milliseconds: age)))
             device:      \(document.deviceId)

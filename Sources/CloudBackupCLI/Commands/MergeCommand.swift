@@ -19,7 +19,10 @@ struct MergeCommand: Command {
         logs of a deleted challenge are kept under its tombstone, and come back if an edit
         after the delete revives it; tombstones older than the window are forgotten, with
         the day logs kept under them; settings stay LOCAL's. Both files are validated
-        first: an invalid one writes nothing (exit 3).
+        first: an invalid one writes nothing (exit 3). LOCAL or INCOMING (not both) may
+        be - for standard input; OUT may be - for standard output, written as it goes
+        (not atomically) and holding only the document: the report goes to stderr. A
+        file called - is ./-.
 
         options:
           -o, --output OUT  where to write the result (LOCAL itself is fine)
@@ -66,6 +69,7 @@ struct MergeCommand: Command {
         let paths = try arguments.positionals(exactly: ["LOCAL", "INCOMING"])
         localPath = paths[0]
         incomingPath = paths[1]
+        try BackupFile.requireOneStandardInput(paths, usage: Self.usage)
         if outputPath == nil, !dryRun {
             throw .usage("missing -o OUT (or --dry-run to write nothing)", Self.usage)
         }
@@ -97,14 +101,18 @@ struct MergeCommand: Command {
         // inputs are never held beside both documents.
         let fileOptions = readOptions
         let load = { @Sendable [fileOptions] (path: String) in
-            Result { () throws(CLIError) in try BackupFile.loadBytes(path, options: fileOptions) }
+            Result { () throws(CLIError) in
+                try BackupFile.loadBytes(path, options: fileOptions, in: context)
+            }
         }
         let (localPath, incomingPath) = (localPath, incomingPath)
         let (localBytes, incomingBytes) = concurrently(
             { load(localPath) }, { load(incomingPath) })
-        let local = try input((consume localBytes).get(), file: localPath, options: fileOptions)
+        let local = try input(
+            (consume localBytes).get(), file: BackupFile.shown(localPath), options: fileOptions)
         let incoming = try input(
-            (consume incomingBytes).get(), file: incomingPath, options: fileOptions)
+            (consume incomingBytes).get(), file: BackupFile.shown(incomingPath),
+            options: fileOptions)
         let options = MergeOptions(
             now: clock.now, windowDays: clock.windowDays, mode: mode, allowStale: allowStale,
             clockGuard: clockGuard)
@@ -118,20 +126,23 @@ struct MergeCommand: Command {
         // Written before anything goes to stdout: a run whose write fails prints its error
         // alone, not a report that reads like a success.
         if !dryRun, let outputPath {
-            try BackupFile.save(outcome.document, to: outputPath)
+            try BackupFile.save(outcome.document, to: outputPath, in: context)
         }
+        // Stdout holds the document when OUT is `-`: the report goes to stderr.
+        let toStdout = dryRun || outputPath != BackupFile.standardStream
+        let say = toStdout ? context.print : context.printError
         if json {
-            context.print(outcome.report.json)
+            say(outcome.report.json)
         } else {
-            for line in Self.plainWords(outcome.report, mode: mode) { context.print(line) }
+            for line in Self.plainWords(outcome.report, mode: mode) { say(line) }
             if explain {
-                for decision in outcome.decisions { context.print("  \(decision)") }
+                for decision in outcome.decisions { say("  \(decision)") }
             }
         }
         if dryRun {
-            if !json { context.print("dry run: nothing written") }
-        } else if let outputPath, !json {
-            context.print("wrote \(outputPath.onOneLine)")
+            if !json { say("dry run: nothing written") }
+        } else if let outputPath, !json, toStdout {
+            say("wrote \(outputPath.onOneLine)")
         }
         if let logPath {
             let line = logLine(outcome, local: local, incoming: incoming)
@@ -193,14 +204,14 @@ struct MergeCommand: Command {
     func warnings(_ outcome: MergeOutcome, incoming: BackupDocument) -> [String] {
         var lines: [String] = []
         if let line = Self.heldBackAsStale(
-            outcome, incoming: incoming, named: incomingPath, now: clock.now,
+            outcome, incoming: incoming, named: BackupFile.shown(incomingPath), now: clock.now,
             windowDays: clock.windowDays)
         {
             lines.append(line)
         }
         let shown = 10
         for item in outcome.futureStamped.prefix(shown) {
-            let what = MergeWarning.futureStamped(item, in: incomingPath)
+            let what = MergeWarning.futureStamped(item, in: BackupFile.shown(incomingPath))
             switch (mode, clockGuard) {
             case (.replace, _): lines.append("warning: \(what)")
             case (.merge, true): lines.append("held back \(what)")

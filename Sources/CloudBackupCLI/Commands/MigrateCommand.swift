@@ -13,7 +13,9 @@ struct MigrateCommand: Command {
         Reads a backup FILE of any schema version, checks it, and writes it to OUT as
         schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
         replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
-        writes nothing.
+        writes nothing. A FILE of - is standard input; an OUT of - is standard output,
+        written as it goes (not atomically) and holding only the document: --verbose
+        then speaks on stderr. A file called - is ./-.
 
         options:
           -o, --output OUT  where to write (required)
@@ -54,26 +56,29 @@ struct MigrateCommand: Command {
     }
 
     func run(in context: Context) throws {
-        let result = try BackupFile.load(file, options: options)
+        let result = try BackupFile.load(file, options: options, in: context)
         defer { context.leaveForExit(result) }
         var document = result.document
         var dropped = 0
         if schema == .version3 {
             (document, dropped) = document.droppingKeptDayLogs()
         }
-        try BackupFile.save(document, to: output, pretty: pretty, schema: schema)
+        try BackupFile.save(document, to: output, pretty: pretty, schema: schema, in: context)
+        let (input, written) = (BackupFile.shown(file), BackupFile.shown(output: output))
         // Not silent: day logs that were in FILE are not in OUT.
         if dropped > 0 {
             context.printError(
-                "cloudbackup: note: \(output) (schema 3) leaves out the \(dropped) day log(s) "
-                    + "kept under a tombstone in \(file): schema 3 cannot hold them; an app that "
+                "cloudbackup: note: \(written) (schema 3) leaves out the \(dropped) day log(s) "
+                    + "kept under a tombstone in \(input): schema 3 cannot hold them; an app that "
                     + "reads schema 4 keeps them")
         }
         guard verbose else { return }
-        context.print(
-            "\(file.onOneLine) (schema \(result.sourceVersion)) → \(output.onOneLine) (schema \(schema.rawValue))"
+        // Stdout holds the document when OUT is `-`: what is said of it goes to stderr.
+        let say = output == BackupFile.standardStream ? context.printError : context.print
+        say(
+            "\(input.onOneLine) (schema \(result.sourceVersion)) → \(written.onOneLine) (schema \(schema.rawValue))"
         )
         // A note points into the migrated document, which is OUT.
-        for note in result.notes { context.print("\(output.onOneLine): \(note)") }
+        for note in result.notes { say("\(written.onOneLine): \(note)") }
     }
 }

@@ -12,7 +12,8 @@ struct ValidateCommand: Command {
         Checks each backup FILE (any schema version) against every rule of the
         document format and prints every problem on stderr as FILE: /pointer: message,
         where /pointer is the JSON Pointer of the broken value. Prints nothing when
-        all files are valid.
+        all files are valid. A FILE of - is standard input, named <stdin> (a file
+        called - is ./-); one FILE at most can be -.
 
         options:
           --verbose      also say which files are valid, with their schema version, and
@@ -36,6 +37,7 @@ struct ValidateCommand: Command {
         self.options = options
         files = try arguments.positionals()
         guard !files.isEmpty else { throw .usage("missing <FILE>", Self.usage) }
+        try BackupFile.requireOneStandardInput(files, usage: Self.usage)
     }
 
     func run(in context: Context) throws {
@@ -48,23 +50,23 @@ struct ValidateCommand: Command {
         var latest: ReadResult?
         defer { if let latest { context.leaveForExit(latest) } }
         for file in files {
+            let name = BackupFile.shown(file).onOneLine
             do {
                 latest = nil
-                let result = try BackupFile.load(file, options: options)
+                let result = try BackupFile.load(file, options: options, in: context)
                 latest = result
                 guard verbose else { continue }
                 let migrated =
                     result.sourceVersion == BackupDocument.currentSchemaVersion
                     ? "" : ", migrates to schema \(BackupDocument.currentSchemaVersion)"
                 context.print(
-                    "\(file.onOneLine): valid (schema \(result.sourceVersion)\(migrated))")
+                    "\(name): valid (schema \(result.sourceVersion)\(migrated))")
                 // A note points into the current-schema document. Versions 3 and 4 share their
                 // pointers (3→4 changes only the number); an older file's notes point into the
                 // migrated document, which has no file of its own to name.
                 let place =
                     result.sourceVersion >= 3
-                    ? file.onOneLine
-                    : "\(file.onOneLine) (as schema \(BackupDocument.currentSchemaVersion))"
+                    ? name : "\(name) (as schema \(BackupDocument.currentSchemaVersion))"
                 for note in result.notes { context.print("\(place): \(note)") }
             } catch {
                 failures += error.lines

@@ -12,7 +12,8 @@ struct VerifyCommand: Command {
 
         Says when FILE was exported (a schema-1 file: its newest stamp) and whether that is
         before the tombstone window. Deletes older than the window are forgotten, so an item
-        in such a file may be a delete this device no longer remembers.
+        in such a file may be a delete this device no longer remembers. FILE or STATE
+        (not both) may be - for standard input; a file called - is ./-.
         Exit status: 0 inside the window, 7 when FILE predates it, 3 when it is invalid.
 
         options:
@@ -37,6 +38,7 @@ struct VerifyCommand: Command {
         againstPath = try arguments.option("--against")
         clock = try ClockOptions(arguments: &arguments)
         path = try arguments.positionals(exactly: ["FILE"])[0]
+        try BackupFile.requireOneStandardInput([path, againstPath], usage: Self.usage)
     }
 
     /// A challenge a merge would hold back or revive.
@@ -49,7 +51,8 @@ struct VerifyCommand: Command {
     }
 
     func run(in context: Context) throws {
-        let file = try BackupFile.load(path, options: readOptions)
+        let file = try BackupFile.load(path, options: readOptions, in: context)
+        let name = BackupFile.shown(path)
         let exportedAt = file.document.exportedAt
         let options = MergeOptions(now: clock.now, windowDays: clock.windowDays)
         let predates = exportedAt < options.windowStart
@@ -60,7 +63,7 @@ struct VerifyCommand: Command {
         var heldBack: [Finding] = []
         var revived: [Finding] = []
         if let againstPath {
-            let state = try BackupFile.load(againstPath, options: readOptions)
+            let state = try BackupFile.load(againstPath, options: readOptions, in: context)
             let outcome = BackupKit.merge(
                 local: state.document, incoming: file.document, options: options)
             // STATE holds the revived challenges' tombstones, so all their day logs there
@@ -99,7 +102,7 @@ struct VerifyCommand: Command {
             var out = JSONOutput()
             out.beginObject()
             out.key("file")
-            out.string(path)
+            out.string(name)
             out.key("schemaVersion")
             out.integer(file.sourceVersion)
             out.key("exportedAt")
@@ -141,7 +144,7 @@ struct VerifyCommand: Command {
         } else {
             let when = file.sourceVersion == 1 ? "newest stamp" : "exported"
             context.print(
-                "\(path.onOneLine): \(when) \(WallTime.text(exportedAt)) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
+                "\(name.onOneLine): \(when) \(WallTime.text(exportedAt)) (\(Self.age(days: ageDays))), by device \(file.document.deviceId)"
             )
             context.print(
                 predates
@@ -150,7 +153,7 @@ struct VerifyCommand: Command {
                     : "inside the \(clock.windowDays)-day window (which starts \(options.windowStart))"
             )
             if let againstPath {
-                context.print("merging it into \(againstPath.onOneLine) would:")
+                context.print("merging it into \(BackupFile.shown(againstPath).onOneLine) would:")
                 if heldBack.isEmpty && revived.isEmpty {
                     context.print("  hold back nothing and revive nothing")
                 }
@@ -169,7 +172,7 @@ struct VerifyCommand: Command {
         }
         if predates {
             throw CLIError(
-                "\(path) predates the \(clock.windowDays)-day tombstone window; "
+                "\(name) predates the \(clock.windowDays)-day tombstone window; "
                     + "merge holds its old, unknown items back unless --allow-stale",
                 .refused)
         }
