@@ -181,7 +181,7 @@ bench: deps venv
 # the same edits. SOAK_FLAGS passes more (--keep, --stop-at-first-loss, --pin-cap N, ...).
 SOAK_ROUNDS ?= 1500
 SOAK_DEVICES ?= 5
-SOAK_SEEDS ?= $(if $(SOAK_SEED),$(SOAK_SEED),31 7 101)
+SOAK_SEEDS ?= $(if $(SOAK_SEED),$(SOAK_SEED),31 7 101 5)
 SOAK_FLAGS :=
 soak: build venv
 	@failed=; for seed in $(SOAK_SEEDS); do \
