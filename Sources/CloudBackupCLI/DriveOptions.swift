@@ -32,6 +32,21 @@ struct DriveOptions {
             waitingForLock: waitLock)
     }
 
+    /// What restore and rollback read the backup with: a previous run's check finished first
+    /// (not by a dry run, which writes nothing anywhere and leaves it to the next run), then
+    /// the codec and the driver, whose advice names a restore into `file`.
+    func reader(
+        _ session: DriveSession, allowStale: Bool, dryRun: Bool, file: String,
+        warn: @escaping (String) -> Void
+    ) throws -> (codec: SyncCodec<BackupDocument>, driver: SyncDriver) {
+        if !dryRun { try session.settle(warn: warn) }
+        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
+        let driver = session.driver(
+            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
+            warn: warn)
+        return (codec.codec, driver)
+    }
+
     /// `--revision ID` or `--as-of TIME` (an RFC 3339 time, or a date meaning the end of that
     /// local day); nil: neither.
     static func revision(_ arguments: inout Arguments, usage: String) throws(CLIError)

@@ -23,18 +23,25 @@ public enum Rollback {
         /// Added since: deleted (challenges) or emptied (day logs).
         public var removed = 0
 
+        /// Counts from their parts (all 0: nothing written again).
         public init(changedBack: Int = 0, revived: Int = 0, removed: Int = 0) {
             self.changedBack = changedBack
             self.revived = revived
             self.removed = removed
         }
 
+        /// Every item of the kind written again.
         public var total: Int { changedBack + revived + removed }
     }
 
+    /// What `document(backTo:from:now:)` makes: the document, and how many items of each kind
+    /// it writes again.
     public struct Result: Equatable, Sendable {
+        /// The revision's content, written to win every later merge.
         public var document: BackupDocument
+        /// Challenges written again; a challenge added since counts as removed (a tombstone).
         public var challenges = Counts()
+        /// Day logs written again; one added since counts as removed (emptied).
         public var dayLogs = Counts()
         /// Nothing differs: the head is the revision's content already.
         public var isEmpty: Bool { challenges.total + dayLogs.total == 0 }

@@ -93,15 +93,8 @@ struct RestoreCommand: Command {
         let previous = loaded.valid?.bytes
         let current = loaded.valid?.result.document
         let warn = { (line: String) in context.printWarning(line) }
-        // A dry run writes nothing anywhere, so it leaves a previous run's check to the next run.
-        if !dryRun { try session.settle(warn: warn) }
-        let codec = session.codec(
-            allowStale: allowStale, readOptions: drive.readOptions, warn: warn
-        )
-        .codec
-        let driver = session.driver(
-            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
-            warn: warn)
+        let (codec, driver) = try drive.reader(
+            session, allowStale: allowStale, dryRun: dryRun, file: file, warn: warn)
         let fetched: (document: BackupDocument, source: String, revision: DriveRevision?)?
         if let revision {
             fetched = try driver.fetch(revision, name: session.profile.fileName, codec: codec).map {

@@ -89,14 +89,8 @@ struct RollbackCommand: Command {
             ? try BackupFile.loadWithBytes(file, options: drive.readOptions) : nil
         let current = loaded?.result.document
         let warn = { (line: String) in context.printWarning(line) }
-        if !dryRun { try session.settle(warn: warn) }
-        let codec = session.codec(
-            allowStale: allowStale, readOptions: drive.readOptions, warn: warn
-        )
-        .codec
-        let driver = session.driver(
-            restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
-            warn: warn)
+        let (codec, driver) = try drive.reader(
+            session, allowStale: allowStale, dryRun: dryRun, file: file, warn: warn)
         let name = session.profile.fileName
         guard let (old, remote, chosen) = try driver.fetch(revision, name: name, codec: codec),
             let head = try driver.run(FetchRun(name: name, codec: codec))?.document
