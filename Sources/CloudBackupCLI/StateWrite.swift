@@ -2,8 +2,8 @@ import BackupKit
 import LocalFiles
 
 /// STATE written by `restore` or `rollback` over the bytes the command read it with: those
-/// bytes are kept first (`keepAs`: the newest of the previous copies, or aside as a broken
-/// file when `copies` is nil), then STATE is written atomically.
+/// bytes are kept first (as the newest of the previous copies, or aside as a broken file),
+/// then STATE is written atomically.
 ///
 /// Nothing is written when STATE is no longer those bytes. The result was made from them, so
 /// an edit made since (at the question, during the download) would be overwritten without a
@@ -16,8 +16,23 @@ struct StateWrite {
     let doing: String
     /// STATE's bytes as read; nil: there was no STATE.
     var previous: [UInt8]?
-    var keepAs: String?
-    var copies: PreviousCopies?
+    var keep: Keep
+
+    /// Where STATE's bytes go.
+    enum Keep {
+        case previousCopies(PreviousCopies)
+        /// A broken STATE, kept at this path.
+        case aside(String)
+    }
+
+    /// The file STATE's bytes are kept in; nil when there was no STATE.
+    var keepAs: String? {
+        guard previous != nil else { return nil }
+        switch keep {
+        case .previousCopies(let copies): return copies.newest
+        case .aside(let path): return path
+        }
+    }
 
     func write(_ document: BackupDocument) throws(CLIError) {
         guard try bytesNow() == previous else {
@@ -25,12 +40,12 @@ struct StateWrite {
                 "\(file) changed while \(doing); nothing was written; run \(command) again",
                 .busy)
         }
-        if let previous, let keepAs {
+        if let previous {
             do {
-                if let copies {
-                    try copies.keep(previous)
-                } else {
-                    try LocalFile.writeAtomically(previous, to: keepAs, mode: 0o600)
+                switch keep {
+                case .previousCopies(let copies): try copies.keep(previous)
+                case .aside(let path):
+                    try LocalFile.writeAtomically(previous, to: path, mode: 0o600)
                 }
             } catch {
                 throw BackupFile.failedWrite(error, leaving: "\(file) is unchanged")

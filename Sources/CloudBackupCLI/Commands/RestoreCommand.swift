@@ -132,11 +132,7 @@ struct RestoreCommand: Command {
 
         // Without a question to ask, STATE is written before anything goes to stdout, so a
         // write that fails prints its error alone, not a report that reads like a success.
-        let ask = dryRun || yes ? nil : Self.question(in: context)
-        // Where STATE's bytes will be kept, found once (it may read earlier copies) for the
-        // question, the write and the last line.
-        let copies = PreviousCopies(file: file, count: session.profile.previousCopies)
-        let keepAs = dryRun ? nil : previous.map { _ in copies.newest }
+        let ask = dryRun || yes ? nil : Confirmation.asker(in: context)
         let unchanged = StateWrite.holds(
             current, outcome.document, windowStart: options.windowStart)
         let brokenAside = loaded.broken.map { ($0, "\(file).broken-\(now.compact)") }
@@ -149,7 +145,9 @@ struct RestoreCommand: Command {
         let replacing = StateWrite(
             file: file, command: Self.name, doing: "restoring",
             previous: loaded.broken?.bytes ?? previous,
-            keepAs: brokenAside?.1 ?? keepAs, copies: brokenAside == nil ? copies : nil)
+            keep: brokenAside.map { .aside($0.1) }
+                ?? .previousCopies(
+                    PreviousCopies(file: file, count: session.profile.previousCopies)))
         if !dryRun, !unchanged, ask == nil {
             try write(
                 outcome, from: (backup, revisionRead), replacing: replacing, session: session,
@@ -196,9 +194,7 @@ struct RestoreCommand: Command {
         }
         if let ask {
             let kept = replacing.keepAs.map { " (the current file kept as \($0.onOneLine))" }
-            ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ")
-            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            guard answer == "y" || answer == "yes" else {
+            guard Confirmation.ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ", with: ask) else {
                 throw CLIError("restore cancelled; \(file) is unchanged", .cancelled)
             }
             try write(
@@ -233,18 +229,6 @@ struct RestoreCommand: Command {
         else { return nil }
         return Timestamp(
             millisecondsSince1970: Int64((midnight.timeIntervalSince1970 * 1000).rounded()) - 1)
-    }
-
-    /// Where to put the question before writing; nil when nobody is there to answer it
-    /// (stdin is not a terminal). It goes to stderr when that is a terminal, else straight to
-    /// the controlling terminal, so `2>log` does not skip the question a person would answer.
-    static func question(in context: Context) -> ((String) -> Void)? {
-        guard context.stdinIsTerminal else { return nil }
-        if context.stderrIsTerminal { return context.writeError }
-        let terminal = open("/dev/tty", O_WRONLY | O_CLOEXEC)
-        guard terminal >= 0 else { return nil }
-        // Left open: it serves this one question, and the process ends soon after.
-        return { _ = LocalFile.writeAll($0.utf8, to: terminal) }
     }
 
     /// STATE as the restore found it: valid (with its bytes), broken (a file the reader

@@ -130,10 +130,11 @@ struct RollbackCommand: Command {
             if !json { context.print("dry run: nothing written") }
             return
         }
-        if !yes, let ask = RestoreCommand.question(in: context) {
-            ask("roll back the backup on Drive and \(file.onOneLine)? [y/N] ")
-            let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-            guard answer == "y" || answer == "yes" else {
+        if !yes, let ask = Confirmation.asker(in: context) {
+            guard
+                Confirmation.ask(
+                    "roll back the backup on Drive and \(file.onOneLine)? [y/N] ", with: ask)
+            else {
                 throw CLIError("rollback cancelled; nothing was written", .cancelled)
             }
         }
@@ -172,15 +173,14 @@ struct RollbackCommand: Command {
             }
             return
         }
-        let copies = PreviousCopies(file: file, count: session.profile.previousCopies)
-        try StateWrite(
+        let write = StateWrite(
             file: file, command: Self.name, doing: "rolling back", previous: loaded?.bytes,
-            keepAs: loaded.map { _ in copies.newest }, copies: copies
-        ).write(state)
+            keep: .previousCopies(
+                PreviousCopies(file: file, count: session.profile.previousCopies)))
+        try write.write(state)
         try? SharedSettings(state.settings).save(to: session.profile.syncedSettingsPath)
         if !json {
-            let kept =
-                loaded.map { _ in " (previous file kept as \(copies.newest.onOneLine))" } ?? ""
+            let kept = write.keepAs.map { " (previous file kept as \($0.onOneLine))" } ?? ""
             context.print("rolled back the backup on Drive\(undo) and \(file.onOneLine)\(kept)")
         }
     }
