@@ -281,7 +281,7 @@ public struct BackupRun<Document> {
     private var copies: [(document: Document, snapshot: DriveSnapshot)] = []
     /// Each duplicate as it was read (decoded or kept aside), by id: deleted only while it
     /// is still that.
-    private var duplicatesRead: [String: DriveSnapshot] = [:]
+    private var duplicatesRead: [String: (file: DriveFile, etag: String)] = [:]
     private var holdingBack: [DriveSnapshot] = []
     /// Other writers' revisions found by a check, merged into every later round.
     private var owed: [Document] = []
@@ -477,7 +477,7 @@ public struct BackupRun<Document> {
 
         case (.readingCopies(var files), .downloaded(let snapshot)):
             duplicates.append(files.removeFirst())
-            duplicatesRead[snapshot.file.id] = snapshot
+            duplicatesRead[snapshot.file.id] = (snapshot.file, snapshot.etag)
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, _): copies.append((document, snapshot))
             case .keepAside(let action):
@@ -864,10 +864,7 @@ public struct BackupRun<Document> {
     /// No check is left: release the read pins, clear the record, then keep aside and delete
     /// the duplicates.
     private mutating func finishChecks() -> Action {
-        if let release = releasable() {
-            readPins = []
-            if case .release(_, let ids) = release { released.formUnion(ids) }
-            phase = .releasing
+        if let release = releaseReadPins(of: target?.id ?? onDisk?.fileId, then: .releasing) {
             return release
         }
         pending = nil
@@ -922,26 +919,23 @@ public struct BackupRun<Document> {
     /// The head holds what the batch read: releases its read pins, then reads the next batch.
     private mutating func readOn(_ more: Reading) -> Action {
         deferred = nil
-        let ids = releasableIDs()
-        guard !ids.isEmpty else { return fetch(more) }
-        readPins.subtract(ids)
-        released.formUnion(ids)
-        phase = .releasingBatch(more)
-        return .release(
-            fileID: more.fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
+        return releaseReadPins(of: more.fileID, then: .releasingBatch(more)) ?? fetch(more)
     }
 
-    /// The read pins whose items are in the head now (covered this run, and the run's checks
-    /// are done): every one but the head itself and those the policy would pin itself, within
-    /// its share of the cap, were they not pinned yet.
-    private func releasable() -> Action? {
-        guard let fileID = target?.id ?? onDisk?.fileId else { return nil }
+    /// Deletes the read pins whose items are in the head now (`releasableIDs`), going on in
+    /// `next` once that is done; nil when there are none.
+    private mutating func releaseReadPins(of fileID: String?, then next: Phase) -> Action? {
         let ids = releasableIDs()
-        guard !ids.isEmpty else { return nil }
+        guard let fileID, !ids.isEmpty else { return nil }
+        readPins.subtract(ids)
+        released.formUnion(ids)
+        phase = next
         return .release(fileID: fileID, revisions: lastRevisions.map(\.id).filter(ids.contains))
     }
 
-    /// The read pins `releasable` deletes.
+    /// The read pins whose items are in the head now (covered this run): every one but the
+    /// head itself and those the policy would pin itself, within its share of the cap, were
+    /// they not pinned yet.
     private func releasableIDs() -> Set<String> {
         let heads = Set(
             [lastRevisions.last?.id, head?.file.headRevisionId, target?.headRevisionId]
@@ -997,7 +991,9 @@ public struct BackupRun<Document> {
 
     /// The duplicate's head is not the one read: another revision, other bytes, or (with
     /// neither listed) another etag.
-    private func moved(_ file: DriveFile, etag: String, since read: DriveSnapshot) -> Bool {
+    private func moved(_ file: DriveFile, etag: String, since read: (file: DriveFile, etag: String))
+        -> Bool
+    {
         if let now = file.headRevisionId, let then = read.file.headRevisionId {
             return now != then || file.md5Checksum != read.file.md5Checksum
         }
