@@ -146,23 +146,37 @@ struct DecisionLog {
         out.endArray()
     }
 
+    /// Whether the log is there, refusing one that others can read: it names the user's items
+    /// and when each was edited, theirs alone like the token.
+    func exists() throws(CLIError) -> Bool {
+        let mode: mode_t?
+        do {
+            mode = try LocalFile.mode(of: path)
+        } catch {
+            throw CLIError(error.description, .localWrite)
+        }
+        guard let mode else { return false }
+        guard mode & 0o077 == 0 else {
+            throw CLIError.tooOpen(
+                path, mode: UInt32(mode), for: "the decision log",
+                holding: "when each of your items was edited")
+        }
+        return true
+    }
+
+    /// Appends `line`, reading the log whole only when it must be trimmed: over its size
+    /// bound with the line, or its first (oldest) line past the age bound. A backup's append
+    /// costs a stat and the first line, not the whole log.
     private func add(_ line: [UInt8], now: Timestamp) throws(CLIError) {
         do {
-            guard let mode = try LocalFile.mode(of: path) else {
-                return try LocalFile.appendLine(line, to: path)
-            }
-            // It names the user's items and when each was edited: theirs alone, like the token.
-            guard mode & 0o077 == 0 else {
-                throw CLIError.tooOpen(
-                    path, mode: UInt32(mode), for: "the decision log",
-                    holding: "when each of your items was edited")
-            }
-            let old = try LocalFile.read(path)
-            guard old.count + line.count + 1 > bounds.bytes || oldestIsExpired(old, now: now) else {
+            guard try exists(),
+                Int(FileStamp.of(path)?.size ?? 0) + line.count + 1 > bounds.bytes
+                    || firstLineIsExpired(now: now)
+            else {
                 return try LocalFile.appendLine(line, to: path)
             }
             try LocalFile.writeAtomically(
-                trimmed(old, adding: line, now: now), to: path, mode: 0o600)
+                trimmed(try LocalFile.read(path), adding: line, now: now), to: path, mode: 0o600)
         } catch let error as CLIError {
             throw error
         } catch let error as LocalFileError {
@@ -186,9 +200,14 @@ struct DecisionLog {
         return kept.flatMap { Array($0) + [UInt8(ascii: "\n")] } + line + [UInt8(ascii: "\n")]
     }
 
-    private func oldestIsExpired(_ old: [UInt8], now: Timestamp) -> Bool {
-        guard let first = old.split(separator: UInt8(ascii: "\n")).first else { return false }
-        return Self.time(of: first).map { $0 < now.adding(days: -bounds.days) } ?? true
+    /// Whether the log's first line, read alone (its time leads it), is past the age bound;
+    /// a first line without a time is trimmed too.
+    private func firstLineIsExpired(now: Timestamp) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let start = Array(handle.readData(ofLength: 64))
+        guard !start.isEmpty else { return false }
+        return Self.time(of: start).map { $0 < now.adding(days: -bounds.days) } ?? true
     }
 
     /// A line's `time`, which every line starts with.

@@ -195,6 +195,35 @@ import Testing
         }
     }
 
+    /// An append that would take the log over its size bound rewrites it with the oldest
+    /// lines gone, whole; one under the bound only appends.
+    @Test func anAppendOverTheSizeBoundDropsTheOldestLines() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "decisions-\(UUID().uuidString).jsonl"
+        ).path
+        defer { try? LocalFile.remove(path) }
+        let now = try #require(Timestamp("2026-12-01T00:00:00.000Z"))
+        let side = DecisionLog.Side(role: "state", deviceId: DeviceID(unchecked: "d"))
+        var log = DecisionLog(path: path)
+        func append(_ key: String) throws {
+            let decision = MergeDecision(
+                item: .challenge(ChallengeID(unchecked: key)), winner: .local, reason: .newer,
+                local: .init(isTombstone: false, stamp: now), incoming: nil)
+            try log.append(
+                command: "backup", at: now, local: side, incoming: side, decisions: [decision],
+                titles: nil)
+        }
+        try append("A")
+        let one = try LocalFile.read(path).count
+        log.bounds.bytes = one * 2
+        try append("B")
+        try append("C")
+        let keys = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            $0.contains(#""key":"B""#) ? "B" : $0.contains(#""key":"C""#) ? "C" : "A"
+        }
+        #expect(keys == ["B", "C"])
+    }
+
     /// Trimming drops whole lines: those older than the age limit, then the oldest until the
     /// rest and the new line fit the size limit.
     @Test func trimmingKeepsWholeLines() throws {

@@ -48,14 +48,9 @@ struct LogCommand: Command {
     func run(in context: Context) throws {
         let path = try Profile.load(name: profile, environment: context.environment)
             .decisionLogPath
-        guard let mode = try LocalFile.mode(of: path) else {
+        guard try DecisionLog(path: path).exists() else {
             if !json { context.print("no merge decisions logged yet (\(path))") }
             return
-        }
-        guard mode & 0o077 == 0 else {
-            throw CLIError.tooOpen(
-                path, mode: UInt32(mode), for: "the decision log",
-                holding: "when each of your items was edited")
         }
         let lines = try LocalFile.read(path).split(separator: UInt8(ascii: "\n"))
         var shown = 0
