@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import LocalFiles
 
 /// STATE written by `restore` or `rollback` over the bytes the command read it with: those
@@ -52,6 +53,25 @@ struct StateWrite {
             }
         }
         try BackupFile.save(document, to: file)
+    }
+
+    /// Once STATE holds `document`, the profile's record of STATE's shared settings (see
+    /// `SharedSettings`). A replace brings STATE's settings and the backup's in step. A merge
+    /// keeps STATE's as they are, changes made here and not backed up yet among them: the
+    /// record stays as it was (a new profile's starts here), so the next backup still sends
+    /// those changes. A record that cannot be saved costs a warning: STATE is written.
+    func recordSettings(
+        of document: BackupDocument, replaced: Bool, at path: String, warn: (String) -> Void
+    ) {
+        let written = SharedSettings(document.settings)
+        do {
+            try (replaced ? written : SharedSettings.load(from: path) ?? written).save(to: path)
+        } catch {
+            warn(
+                error.lines.joined(separator: "; ")
+                    + "; \(file) is written, but a settings change made here before the next "
+                    + "backup may not reach Drive")
+        }
     }
 
     /// Whether STATE (`current`) holds `result` already, so that nothing is written: a copy

@@ -285,20 +285,9 @@ struct RestoreCommand: Command {
                 )
             }
         }
-        // A replace brings STATE's settings and the backup's in step. A merge keeps STATE's as
-        // they are, changes made here and not backed up yet among them: the record stays as it
-        // was (a new profile's starts here), so the next backup still sends those changes.
-        let path = session.profile.syncedSettingsPath
-        let written = SharedSettings(document.settings)
-        do {
-            try (mode == .merge ? SharedSettings.load(from: path) ?? written : written).save(
-                to: path)
-        } catch {
-            warn(
-                error.lines.joined(separator: "; ")
-                    + "; \(file) is restored, but a settings change made here before the next "
-                    + "backup may not reach Drive")
-        }
+        replacing.recordSettings(
+            of: document, replaced: mode == .replace, at: session.profile.syncedSettingsPath,
+            warn: warn)
     }
 
     /// What a new machine starts from: no items, a fresh device id, and the backup's settings

@@ -178,7 +178,8 @@ struct RollbackCommand: Command {
             keep: .previousCopies(
                 PreviousCopies(file: file, count: session.profile.previousCopies)))
         try write.write(state)
-        try? SharedSettings(state.settings).save(to: session.profile.syncedSettingsPath)
+        write.recordSettings(
+            of: state, replaced: true, at: session.profile.syncedSettingsPath, warn: warn)
         if !json {
             let kept = write.keepAs.map { " (previous file kept as \($0.onOneLine))" } ?? ""
             context.print("rolled back the backup on Drive\(undo) and \(file.onOneLine)\(kept)")
