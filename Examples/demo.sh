@@ -107,7 +107,8 @@ step "$BIN" inspect "$WORK/new/state.json" --now "$NOW"
 say "Encrypted: with a passphrase (read from a file, never an argument) the backup is an age file"
 # A file of its own, so the plain backup above stays as it is.
 export CLOUDBACKUP_FILE_NAME=habit-backup-encrypted.json
-printf 'correct horse battery staple\n' >"$WORK/new/passphrase"
+# Only its owner may read it: cloudbackup refuses a secret file others can read.
+(umask 077 && printf 'correct horse battery staple\n' >"$WORK/new/passphrase")
 step env CLOUDBACKUP_ENCRYPT=1 "$BIN" backup --file "$WORK/new/state.json" \
     --password-file "$WORK/new/passphrase" --now "$NOW" --verbose
 # Without the passphrase nothing can be read, and nothing is written (exit 3).

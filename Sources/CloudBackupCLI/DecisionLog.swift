@@ -149,19 +149,15 @@ struct DecisionLog {
     /// Whether the log is there, refusing one that others can read: it names the user's items
     /// and when each was edited, theirs alone like the token.
     func exists() throws(CLIError) -> Bool {
-        let mode: mode_t?
         do {
-            mode = try LocalFile.mode(of: path)
+            return try SecretFile(
+                path, kind: "the decision log", holding: "when each of your items was edited"
+            ).exists()
+        } catch let error as SecretFile.TooOpen {
+            throw .tooOpen(error)
         } catch {
-            throw CLIError(error.description, .localWrite)
+            throw CLIError("\(error)", .localWrite)
         }
-        guard let mode else { return false }
-        guard mode & 0o077 == 0 else {
-            throw CLIError.tooOpen(
-                path, mode: UInt32(mode), for: "the decision log",
-                holding: "when each of your items was edited")
-        }
-        return true
     }
 
     /// Appends `line`, reading the log whole only when it must be trimmed: over its size

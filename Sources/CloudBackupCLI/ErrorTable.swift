@@ -87,15 +87,9 @@ public struct CLIError: Error, Sendable {
         CLIError(line, .arguments, usage: usage)
     }
 
-    /// A private file that others may read, refused as ssh refuses a key: the token file,
-    /// the identity file, config.json (it may hold the client secret).
-    static func tooOpen(_ path: String, mode: UInt32, for file: String, holding what: String)
-        -> CLIError
-    {
-        let octal = String(mode & 0o7777, radix: 8)
-        return CLIError(
-            "\(path): permissions \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal) are too open for \(file) (it holds \(what)); run `chmod 600 \(path)` and try again",
-            .profileFile)
+    /// A file holding a secret that others may reach (`SecretFile`'s one rule).
+    static func tooOpen(_ refusal: SecretFile.TooOpen) -> CLIError {
+        CLIError(refusal.description, .profileFile)
     }
 }
 
@@ -127,6 +121,8 @@ extension CloudBackup {
             return error
         case let error as LocalFileError:
             return describe(error)
+        case let error as SecretFile.TooOpen:
+            return .tooOpen(error)
         case let error as OAuthError:
             return describe(error)
         case let error as TransportError:
@@ -324,8 +320,8 @@ extension CloudBackup {
                 .remote)
         case .transport(let error):
             return describe(error)
-        case .insecureTokenFile(let path, let mode):
-            return .tooOpen(path, mode: mode, for: "a token file", holding: "your login")
+        case .tooOpen(let refusal):
+            return .tooOpen(refusal)
         case .corruptTokenFile(let path, let problem):
             return CLIError("\(path): \(problem); delete it and \(login)", .profileFile)
         case .file(let error):

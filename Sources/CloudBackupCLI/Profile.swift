@@ -126,14 +126,14 @@ struct Profile: Sendable {
         var previousCopies = 1
         var decisionLog = DecisionLog.Bounds()
         let path = folder + "/config.json"
+        let secret = SecretFile(
+            path, kind: "a profile's config.json",
+            holding: "settings such as the OAuth client secret")
         if LocalFile.exists(path) {
             do {
-                if let mode = try LocalFile.mode(of: path), mode & 0o077 != 0 {
-                    throw CLIError.tooOpen(
-                        path, mode: UInt32(mode), for: "a profile's config.json",
-                        holding: "settings such as the OAuth client secret")
+                guard let bytes = try secret.read(maxBytes: 1 << 20) else {
+                    throw LocalFileError(path: path, operation: .open, errno: ENOENT)
                 }
-                let bytes = try LocalFile.read(path, maxBytes: 1 << 20)
                 guard
                     let object = try JSONSerialization.jsonObject(with: Data(bytes))
                         as? [String: Any]
@@ -189,6 +189,8 @@ struct Profile: Sendable {
                 }
             } catch let error as CLIError {
                 throw error
+            } catch let error as SecretFile.TooOpen {
+                throw .tooOpen(error)
             } catch let error as LocalFileError {
                 throw CLIError(error.description, .profileFile)
             } catch {

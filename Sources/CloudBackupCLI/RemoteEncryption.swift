@@ -148,11 +148,20 @@ struct RemoteEncryption {
 
     /// The first line of `path` (restic's convention: one trailing newline is not part of it).
     private static func passphrase(fromFile path: String) throws(CLIError) -> [UInt8] {
-        let bytes: [UInt8]
+        let bytes: [UInt8]?
         do {
-            bytes = try LocalFile.read(path, maxBytes: maxPassphraseBytes)
+            bytes = try SecretFile(path, kind: "a password file", holding: "your passphrase")
+                .read(maxBytes: maxPassphraseBytes)
+        } catch let error as SecretFile.TooOpen {
+            throw .tooOpen(error)
         } catch {
-            throw CLIError("--password-file: \(error.description)", .missingSetup)
+            throw CLIError(
+                "--password-file: \(CloudBackup.describe(error).lines[0])", .missingSetup)
+        }
+        guard let bytes else {
+            throw CLIError(
+                "--password-file: \(LocalFileError(path: path, operation: .open, errno: ENOENT))",
+                .missingSetup)
         }
         return try firstLine(bytes, from: "\(path) (the password file)")
     }
@@ -200,19 +209,17 @@ struct RemoteEncryption {
     /// The identities of the file `identityFile` names, refused when others may read it.
     private static func identities(inFile path: String) throws(CLIError) -> [Identity] {
         do {
-            guard let mode = try LocalFile.mode(of: path) else {
+            let secret = SecretFile(path, kind: "an identity file", holding: "your key")
+            guard let bytes = try secret.read(maxBytes: 1 << 16) else {
                 throw CLIError(
                     "\(path) (identityFile): no such file; create it with 'age-keygen -o \(path)' or fix the setting",
                     .profileFile)
             }
-            guard mode & 0o077 == 0 else {
-                throw CLIError.tooOpen(
-                    path, mode: UInt32(mode), for: "an identity file", holding: "your key")
-            }
-            let text = String(decoding: try LocalFile.read(path, maxBytes: 1 << 16), as: UTF8.self)
-            return try Identity.parseFile(text)
+            return try Identity.parseFile(String(decoding: bytes, as: UTF8.self))
         } catch let error as CLIError {
             throw error
+        } catch let error as SecretFile.TooOpen {
+            throw .tooOpen(error)
         } catch let error as LocalFileError {
             throw CLIError(error.description, .profileFile)
         } catch let error as EnvelopeError {

@@ -35,8 +35,8 @@ public enum OAuthError: Error, Equatable, Sendable {
     case malformedAnswer(endpoint: String, problem: String)
     /// No HTTP answer at all.
     case transport(TransportError)
-    /// A token file readable by group or others (like ssh with a private key).
-    case insecureTokenFile(path: String, mode: UInt32)
+    /// A token file open to group or others (`SecretFile`'s rule).
+    case tooOpen(SecretFile.TooOpen)
     /// A token file that is not ours to read as JSON.
     case corruptTokenFile(path: String, problem: String)
     case file(LocalFileError)

@@ -51,11 +51,9 @@ public struct TokenStore: Sendable {
     /// which must be able to get rid of an exposed file.
     public func load(checkingMode: Bool = true) throws(OAuthError) -> StoredLogin? {
         do {
-            guard let mode = try LocalFile.mode(of: path) else { return nil }
-            if checkingMode, mode & 0o077 != 0 {
-                throw OAuthError.insecureTokenFile(path: path, mode: UInt32(mode))
+            guard let bytes = try secret.read(maxBytes: 1 << 20, checking: checkingMode) else {
+                return nil
             }
-            let bytes = try LocalFile.read(path, maxBytes: 1 << 20)
             do {
                 return try Self.decoder.decode(StoredLogin.self, from: Data(bytes))
             } catch {
@@ -64,13 +62,18 @@ public struct TokenStore: Sendable {
             }
         } catch let error as OAuthError {
             throw error
+        } catch let error as SecretFile.TooOpen {
+            throw .tooOpen(error)
         } catch let error as LocalFileError {
-            // Deleted between the mode check and the read: a logout won the race.
-            if error.isMissing { return nil }
             throw .file(error)
         } catch {
             throw .corruptTokenFile(path: path, problem: "\(error)")
         }
+    }
+
+    /// The token file under the rule every file holding a secret follows.
+    private var secret: SecretFile {
+        SecretFile(path, kind: "a token file", holding: "your login")
     }
 
     public func save(_ login: StoredLogin) throws(OAuthError) {

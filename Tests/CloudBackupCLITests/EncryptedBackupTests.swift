@@ -36,7 +36,7 @@ import Testing
 
     func passwordFile(_ passphrase: String = passphrase) throws -> String {
         let file = phone.folder.appendingPathComponent("password")
-        try Data((passphrase + "\n").utf8).write(to: file)
+        try LocalFile.writeAtomically(Array((passphrase + "\n").utf8), to: file.path, mode: 0o600)
         return file.path
     }
 
@@ -229,7 +229,7 @@ import Testing
         try emulator.seedFile(name: "habit-backup.json", content: try Data(contentsOf: sealed))
         try configure(refusal.config)
         let wrong = phone.folder.appendingPathComponent("wrong")
-        try Data("not it\n".utf8).write(to: wrong)
+        try LocalFile.writeAtomically(Array("not it\n".utf8), to: wrong.path, mode: 0o600)
         let options = refusal.options.map {
             $0 == "WRONG" ? wrong.path : $0 == "RIGHT" ? (try? passwordFile()) ?? "" : $0
         }

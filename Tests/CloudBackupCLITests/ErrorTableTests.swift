@@ -92,7 +92,9 @@ import Testing
             OAuthError.transport(TransportError(kind: .couldNotConnect, message: "m")), 5,
             "check the network"),
         Row(
-            "token file too open", OAuthError.insecureTokenFile(path: "/t", mode: 0o644), 3,
+            "token file too open",
+            OAuthError.tooOpen(
+                SecretFile.TooOpen(path: "/t", mode: 0o644, kind: "a token file", holding: "x")), 3,
             "chmod 600"),
         Row(
             "corrupt token file", OAuthError.corruptTokenFile(path: "/t", problem: "p"), 3,

@@ -64,6 +64,12 @@ import Testing
             testDescription: "an empty password file", arguments: ["--password-file", "EMPTY"],
             says: "holds no passphrase"),
         Source(
+            testDescription: "a password file others can read",
+            arguments: ["--password-file", "OPEN"], exitCode: .invalidFile,
+            says:
+                "permissions 0644 are too open for a password file (it holds your passphrase); run `chmod 600 "
+        ),
+        Source(
             testDescription: "a failing password command",
             arguments: ["--password-command", "exit 3"],
             says: "the password command exited with status 3"),
@@ -80,10 +86,12 @@ import Testing
     func brokenKeySourcesAreRefused(source: Source) throws {
         let profile = try Self.profile(#"{"encrypt": true}"#)
         let empty = profile.folder + "/empty"
-        try LocalFile.writeAtomically([], to: empty)
+        try LocalFile.writeAtomically([], to: empty, mode: 0o600)
+        let open = profile.folder + "/open"
+        try LocalFile.writeAtomically(Array("secret\n".utf8), to: open, mode: 0o644)
         let error = #expect(throws: CLIError.self) {
             var arguments = Arguments(
-                source.arguments.map { $0 == "EMPTY" ? empty : $0 }, usage: "usage")
+                source.arguments.map { ["EMPTY": empty, "OPEN": open][$0] ?? $0 }, usage: "usage")
             let options = try RemoteEncryption.Options(&arguments)
             _ = try RemoteEncryption.load(
                 profile: profile, options: options, environment: source.environment)
@@ -96,7 +104,7 @@ import Testing
     @Test func aPasswordFileGivesAnScryptRecipient() throws {
         let profile = try Self.profile(#"{"encrypt": true}"#)
         let file = profile.folder + "/pw"
-        try LocalFile.writeAtomically(Array("secret\r\nsecond line".utf8), to: file)
+        try LocalFile.writeAtomically(Array("secret\r\nsecond line".utf8), to: file, mode: 0o600)
         let keys = try RemoteEncryption.load(
             profile: profile, options: RemoteEncryption.Options(),
             environment: ["CLOUDBACKUP_PASSWORD_FILE": file])

@@ -32,7 +32,12 @@ import Testing
             StoredLogin(refreshToken: "rt", accessToken: nil, accessTokenExpiresAt: nil, scope: nil)
         )
         #expect(chmod(store.path, mode_t(mode)) == 0)
-        #expect(throws: OAuthError.insecureTokenFile(path: store.path, mode: UInt32(mode))) {
+        #expect(
+            throws: OAuthError.tooOpen(
+                SecretFile.TooOpen(
+                    path: store.path, mode: UInt32(mode), kind: "a token file",
+                    holding: "your login"))
+        ) {
             try store.load()
         }
         #expect(try store.load(checkingMode: false)?.refreshToken == "rt")
