@@ -60,7 +60,8 @@ public enum CloudBackup {
             Exit codes: 0 done, 1 unexpected failure, 2 usage, 3 invalid or unreadable file,
             4 not logged in, 5 network or server failure, 6 another run holds the lock,
             7 refused (newer schema, or a file that predates the tombstone window),
-            8 (status) the last backup or restore failed, 9 (status --max-age) no recent backup.
+            8 (status) the last backup or restore failed, 9 (status --max-age) no recent backup,
+            10 (restore, history, rollback) no backup on Drive yet.
             """
     }
 

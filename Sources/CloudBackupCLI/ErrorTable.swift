@@ -23,7 +23,7 @@ public enum Failure: CaseIterable, Sendable {
     case invalidBackup
     /// A local file that cannot be read (missing, a folder, a FIFO, over --max-bytes).
     case unreadableFile
-    /// No backup in the app folder to restore or list.
+    /// No backup in the app folder to restore, list or roll back: the account's first device.
     case noBackup
     /// A file of the profile (config.json, the token file, the identity file) that is broken
     /// or readable by others.
@@ -51,7 +51,8 @@ public enum Failure: CaseIterable, Sendable {
         switch self {
         case .unexpected, .localWrite, .cancelled: .failure
         case .arguments, .environment, .missingSetup, .unknownRevision: .usage
-        case .invalidBackup, .unreadableFile, .noBackup, .profileFile: .invalidFile
+        case .invalidBackup, .unreadableFile, .profileFile: .invalidFile
+        case .noBackup: .noBackupYet
         case .notLoggedIn: .notLoggedIn
         case .remote: .network
         case .busy: .locked
@@ -81,6 +82,13 @@ public struct CLIError: Error, Sendable {
 
     public init(_ line: String, _ failure: Failure, usage: String? = nil) {
         self.init([line], failure, usage: usage)
+    }
+
+    /// Drive holds no backup of `name` yet; `then` says what that means for the command.
+    static func noBackupYet(_ name: String, then: String) -> CLIError {
+        CLIError(
+            "there is no backup on Drive yet (no '\(name)' in this account's app folder); \(then)",
+            .noBackup)
     }
 
     public static func usage(_ line: String, _ usage: String) -> CLIError {

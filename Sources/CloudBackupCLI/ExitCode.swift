@@ -12,4 +12,7 @@ public enum ExitCode: Int32, Sendable {
     case lastRunFailed = 8
     /// `status --max-age`: the last successful backup is older than that, or there is none.
     case tooOld = 9
+    /// `restore`, `history`, `rollback`: Drive holds no backup yet. Nothing is wrong with any
+    /// file; a script setting up a new device tells "first device" from a failure by it.
+    case noBackupYet = 10
 }

@@ -85,10 +85,11 @@ import Testing
               --password-command CMD  the same, printed by the shell command CMD
 
             exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-            revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
-            backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
-            failure, 6 another run holds the profile's lock (still, after --wait-lock's wait), or STATE
-            changed while restoring (nothing written; run again), 7 a newer schema.
+            revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or it is
+            encrypted and no key given opens it, 4 not logged in, 5 network or Drive failure, 6
+            another run holds the profile's lock (still, after --wait-lock's wait), or STATE changed
+            while restoring (nothing written; run again), 7 a newer schema, 10 there is no backup on
+            Drive yet (nothing written).
 
             """
         ),
@@ -114,8 +115,8 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
-            exit status: 0 done, 3 the profile's files are broken, or there is no backup, 4 not
-            logged in, 5 network or Drive failure.
+            exit status: 0 done, 3 the profile's files are broken, 4 not logged in, 5 network or
+            Drive failure, 10 there is no backup on Drive yet.
 
             """
         ),

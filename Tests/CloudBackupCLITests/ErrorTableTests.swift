@@ -18,7 +18,7 @@ import Testing
     static let documented: [Failure: Int32] = [
         .unexpected: 1, .localWrite: 1, .cancelled: 1,
         .arguments: 2, .environment: 2, .missingSetup: 2, .unknownRevision: 2,
-        .invalidBackup: 3, .unreadableFile: 3, .noBackup: 3, .profileFile: 3,
+        .invalidBackup: 3, .unreadableFile: 3, .noBackup: 10, .profileFile: 3,
         .notLoggedIn: 4, .remote: 5, .busy: 6, .refused: 7, .lastRunFailed: 8, .tooOld: 9,
     ]
 

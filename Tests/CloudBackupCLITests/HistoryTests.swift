@@ -34,6 +34,27 @@ import Testing
         challengeIDs(try BackupReader.read(Array(Data(contentsOf: phone.state))).document)
     }
 
+    /// Before any backup, history and rollback say so with exit 10, not as an invalid file
+    /// (3), and rollback writes nothing.
+    @Test func historyAndRollbackBeforeAnyBackupAreExit10() throws {
+        let history = try phone.run(["history"])
+        #expect(history.status == 10)
+        #expect(
+            history.stderr
+                == "cloudbackup: there is no backup on Drive yet (no 'habit-backup.json' in this account's app folder); no history; run 'cloudbackup backup' on the device that has the data\n"
+        )
+        let text = backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"])
+        try phone.write(text)
+        let rollback = try phone.run([
+            "rollback", "--file", phone.state.path, "--revision", "r1", "--yes",
+        ])
+        #expect(rollback.status == 10, "\(rollback.stderr)")
+        #expect(rollback.stderr.contains("there is no backup on Drive yet"))
+        #expect(rollback.stderr.contains("nothing to roll back"))
+        #expect(try String(contentsOf: phone.state, encoding: .utf8) == text)
+        #expect(try emulator.files().isEmpty)
+    }
+
     @Test func historyListsEveryRevisionOldestFirstWithWhatItHolds() throws {
         let revisions = try threeDays()
         let start = try emulator.log().count

@@ -148,8 +148,8 @@ private let man = "/usr/bin/man"
                 "\(help.name)")
             #expect(help.options.allSatisfy { !$0.text.isEmpty }, "\(help.name)")
         }
-        #expect(CloudBackup.exitCodes.map(\.code) == (0...9).map(String.init))
-        #expect(CloudBackup.exitCodes.last?.meaning.hasSuffix("no recent backup") == true)
+        #expect(CloudBackup.exitCodes.map(\.code) == (0...10).map(String.init))
+        #expect(CloudBackup.exitCodes.last?.meaning.hasSuffix("no backup on Drive yet") == true)
         #expect(CloudBackup.purpose.hasPrefix("back up a habit tracker"))
     }
 }

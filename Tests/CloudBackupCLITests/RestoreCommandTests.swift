@@ -354,12 +354,16 @@ import Testing
         #expect(try keptBroken().isEmpty)
     }
 
-    @Test func noBackupToRestoreIsExit3() throws {
+    /// The account's first device: not an invalid file (3) but an outcome of its own, one line.
+    @Test func noBackupOnDriveYetIsExit10() throws {
         try emulator.reset()
         try laptop.login()
         let result = try restore("--merge", "--yes")
-        #expect(result.status == 3)
-        #expect(result.stderr.contains("no backup named 'habit-backup.json'"))
+        #expect(result.status == 10)
+        #expect(
+            result.stderr
+                == "cloudbackup: there is no backup on Drive yet (no 'habit-backup.json' in this account's app folder); nothing to restore; run 'cloudbackup backup' on the device that has the data\n"
+        )
         #expect(try String(contentsOf: laptop.state, encoding: .utf8) == laptopText)
     }
 

@@ -32,8 +32,8 @@ struct HistoryCommand: Command {
         \(BackupFile.maxBytesHelp(column: 18))
         \(RemoteEncryption.Options.help(column: 18))
 
-        exit status: 0 done, 3 the profile's files are broken, or there is no backup, 4 not
-        logged in, 5 network or Drive failure.
+        exit status: 0 done, 3 the profile's files are broken, 4 not logged in, 5 network or
+        Drive failure, 10 there is no backup on Drive yet.
         """
 
     var profileName: String
@@ -92,10 +92,9 @@ struct HistoryCommand: Command {
                 profile: profile, options: keys, environment: context.environment))
         let files = try session.drive.list(named: profile.fileName)
         guard let file = files.first else {
-            throw CLIError(
-                "no backup named '\(profile.fileName)' in this account's Drive app folder; "
-                    + "run 'cloudbackup backup' on the device that has the data",
-                .noBackup)
+            throw CLIError.noBackupYet(
+                profile.fileName,
+                then: "no history; run 'cloudbackup backup' on the device that has the data")
         }
         let revisions = try session.drive.revisions(of: file.id)
         var cache = HistoryCache.load(from: profile.historyCachePath) ?? HistoryCache()

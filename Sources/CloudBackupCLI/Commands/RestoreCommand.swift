@@ -46,10 +46,11 @@ struct RestoreCommand: Command {
         \(RemoteEncryption.Options.help(column: 18))
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-        revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or there is no
-        backup, or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
-        failure, 6 another run holds the profile's lock (still, after --wait-lock's wait), or STATE
-        changed while restoring (nothing written; run again), 7 a newer schema.
+        revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or it is
+        encrypted and no key given opens it, 4 not logged in, 5 network or Drive failure, 6
+        another run holds the profile's lock (still, after --wait-lock's wait), or STATE changed
+        while restoring (nothing written; run again), 7 a newer schema, 10 there is no backup on
+        Drive yet (nothing written).
         """
 
     let file: String
@@ -114,10 +115,10 @@ struct RestoreCommand: Command {
             }
         }
         guard let (backup, source, revisionRead) = fetched else {
-            throw CLIError(
-                "no backup named '\(session.profile.fileName)' in this account's Drive app folder; "
-                    + "run 'cloudbackup backup' on the device that has the data",
-                .noBackup)
+            throw CLIError.noBackupYet(
+                session.profile.fileName,
+                then: "nothing to restore; run 'cloudbackup backup' on the device that has the data"
+            )
         }
         let now = session.now()
         let local = current ?? Self.emptyDocument(at: now, settingsFrom: backup)

@@ -47,11 +47,11 @@ struct RollbackCommand: Command {
 
         exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
         revision, or TIME is before the oldest, or the revision is older than the tombstone
-        window without --allow-stale, 3 STATE or the backup is invalid, or there is no backup,
-        or it is encrypted and no key given opens it, 4 not logged in, 5 network or Drive
-        failure, 6 another run holds the profile's lock (still, after --wait-lock's wait), or
-        STATE changed while rolling back (Drive is rolled back, STATE is not; run again), 7 a
-        newer schema.
+        window without --allow-stale, 3 STATE or the backup is invalid, or it is encrypted and
+        no key given opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds
+        the profile's lock (still, after --wait-lock's wait), or STATE changed while rolling
+        back (Drive is rolled back, STATE is not; run again), 7 a newer schema, 10 there is no
+        backup on Drive yet.
         """
 
     let file: String
@@ -95,9 +95,7 @@ struct RollbackCommand: Command {
         guard let (old, remote, chosen) = try driver.fetch(revision, name: name, codec: codec),
             let head = try driver.run(FetchRun(name: name, codec: codec))?.document
         else {
-            throw CLIError(
-                "no backup named '\(name)' in this account's Drive app folder; nothing to roll back",
-                .noBackup)
+            throw CLIError.noBackupYet(name, then: "nothing to roll back")
         }
         let now = session.now()
         let options = MergeOptions(now: now)
