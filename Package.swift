@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // No package dependencies: SwiftPM cannot fetch here, and everything we need ships with the
 // toolchain or comes from the system (libcurl, OpenSSL) through system-library targets.
 import PackageDescription
@@ -98,3 +98,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The build is clean, and stays so: a warning in Sources fails every build of them, debug and
+// release alike (the tests' own targets are left out). For a package that depends on ours,
+// SwiftPM applies warning settings to the root package only.
+for target in package.targets where [.regular, .executable].contains(target.type) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

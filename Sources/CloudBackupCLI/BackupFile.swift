@@ -109,33 +109,45 @@ enum BackupFile {
         return options
     }
 
-    /// Writes the canonical bytes of `document` to `path` atomically, streamed: the bytes
-    /// go to the file a few MB at a time and are never held whole. With a context, `-` is
-    /// its standard output, which cannot be written atomically: a failed write there leaves
-    /// what was written so far.
+    /// Writes the canonical bytes of `document` to `path`: `-` is the context's standard
+    /// output, which cannot be written atomically (a failed write there leaves what was
+    /// written so far); any other path is written by `saveFile`.
     static func save(
         _ document: BackupDocument, to path: String, pretty: Bool = false,
-        schema: BackupWriter.WrittenSchema = .current, in context: Context? = nil
+        schema: BackupWriter.WrittenSchema = .current, in context: Context
     ) throws(CLIError) {
-        if path == standardStream, let context {
-            do {
-                try BackupWriter.write(
-                    document, pretty: pretty, schema: schema,
-                    to: {
-                        chunk throws(LocalFileError) in
-                        if let code = context.writeOut(bytes: chunk) {
-                            throw LocalFileError(path: stdoutName, operation: .write, errno: code)
-                        }
-                    })
-            } catch {
-                throw failedWrite(error, leaving: "the document written there is incomplete")
-            }
-            return
+        guard path == standardStream else {
+            return try saveFile(
+                document, to: path, pretty: pretty, schema: schema, warn: context.printWarning)
         }
         do {
-            try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
+            try BackupWriter.write(
+                document, pretty: pretty, schema: schema,
+                to: {
+                    chunk throws(LocalFileError) in
+                    if let code = context.writeOut(bytes: chunk) {
+                        throw LocalFileError(path: stdoutName, operation: .write, errno: code)
+                    }
+                })
+        } catch {
+            throw failedWrite(error, leaving: "the document written there is incomplete")
+        }
+    }
+
+    /// Writes the canonical bytes of `document` to the file `path` atomically, streamed: the
+    /// bytes go to the file a few MB at a time and are never held whole. A folder that
+    /// cannot be synced after the rename is a warning: the file is written, but a power cut
+    /// may still lose it.
+    static func saveFile(
+        _ document: BackupDocument, to path: String, pretty: Bool = false,
+        schema: BackupWriter.WrittenSchema = .current, warn: (String) -> Void
+    ) throws(CLIError) {
+        do {
+            let unsynced = try LocalFile.writeAtomically(to: path) {
+                write throws(LocalFileError) in
                 try BackupWriter.write(document, pretty: pretty, schema: schema, to: write)
             }
+            if let unsynced { warn(unsynced.warning) }
         } catch {
             throw failedWrite(
                 error,

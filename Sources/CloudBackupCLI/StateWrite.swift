@@ -35,7 +35,7 @@ struct StateWrite {
         }
     }
 
-    func write(_ document: BackupDocument) throws(CLIError) {
+    func write(_ document: BackupDocument, warn: (String) -> Void) throws(CLIError) {
         guard try bytesNow() == previous else {
             throw CLIError(
                 "\(file) changed while \(doing); nothing was written; run \(command) again",
@@ -52,7 +52,7 @@ struct StateWrite {
                 throw BackupFile.failedWrite(error, leaving: "\(file) is unchanged")
             }
         }
-        try BackupFile.save(document, to: file)
+        try BackupFile.saveFile(document, to: file, warn: warn)
     }
 
     /// Once STATE holds `document`, the profile's record of STATE's shared settings (see

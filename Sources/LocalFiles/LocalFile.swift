@@ -180,9 +180,10 @@ public enum LocalFile {
 
     /// Replaces `path` with `bytes` so that a crash at any moment leaves either the old file
     /// or the new one, never a partial one (see `writeAtomically(to:mode:_:)`).
+    @discardableResult
     public static func writeAtomically(
         _ bytes: [UInt8], to path: String, mode: mode_t? = nil
-    ) throws(LocalFileError) {
+    ) throws(LocalFileError) -> UnsyncedFolder? {
         try writeAtomically(to: path, mode: mode) { write throws(LocalFileError) in
             try bytes.withUnsafeBufferPointer { (all) throws(LocalFileError) in
                 try write(UnsafeRawBufferPointer(all))
@@ -195,7 +196,10 @@ public enum LocalFile {
     /// one: write a temporary file in the same folder, fsync it, rename it over the target,
     /// fsync the folder. If a chunk cannot be written or `produce` throws, the temporary file
     /// is removed, the target is untouched and the error comes out here, naming the target
-    /// (the temporary file's name means nothing to a user, and it is gone).
+    /// (the temporary file's name means nothing to a user, and it is gone). A folder that
+    /// cannot be synced after the rename is returned, not thrown: the new file is in place
+    /// and readable, only its survival of a power cut is in doubt, which a command that
+    /// writes the user's document says in a warning.
     ///
     /// The new file's permissions are set from its creation, so its content is never briefly
     /// readable by more people than it will be: `mode` when given (a token, a kept copy);
@@ -211,11 +215,21 @@ public enum LocalFile {
     ///     try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
     ///         try BackupWriter.write(document, to: write)
     ///     }
+    @discardableResult
     public static func writeAtomically(
         to path: String, mode: mode_t? = nil,
         _ produce: (_ write: (UnsafeRawBufferPointer) throws(LocalFileError) -> Void)
             throws(LocalFileError) -> Void
-    ) throws(LocalFileError) {
+    ) throws(LocalFileError) -> UnsyncedFolder? {
+        try writeAtomically(to: path, mode: mode, syncingFolder: { fsync($0) }, produce)
+    }
+
+    /// `syncFolder` is fsync(2) but for a test: no file system here refuses a folder's fsync.
+    static func writeAtomically(
+        to path: String, mode: mode_t?, syncingFolder syncFolder: (Int32) -> Int32,
+        _ produce: (_ write: (UnsafeRawBufferPointer) throws(LocalFileError) -> Void)
+            throws(LocalFileError) -> Void
+    ) throws(LocalFileError) -> UnsyncedFolder? {
         let target = try resolvingLink(path)
         var replaced = stat()
         let replacing = stat(target, &replaced) == 0
@@ -262,11 +276,22 @@ public enum LocalFile {
             throw LocalFileError(path: path, operation: .rename, errno: errno)
         }
         committed = true
+        // The rename is durable only once the folder entry is on disk.
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 {
-            // The rename is durable only once the folder entry is on disk.
-            _ = fsync(folderFD)
-            close(folderFD)
+        guard folderFD >= 0 else { return UnsyncedFolder(path: path, errno: errno) }
+        defer { close(folderFD) }
+        guard syncFolder(folderFD) == 0 else { return UnsyncedFolder(path: path, errno: errno) }
+        return nil
+    }
+
+    /// An atomic write whose rename is done but whose folder could not be synced.
+    public struct UnsyncedFolder: Equatable, Sendable {
+        public let path: String
+        public let errno: Int32
+
+        /// The warning a command prints for its user's document.
+        public var warning: String {
+            "\(path) was written, but its folder could not be synced (\(String(cString: strerror(errno)))); the new file may not survive a power cut"
         }
     }
 

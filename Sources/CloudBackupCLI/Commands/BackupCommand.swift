@@ -320,7 +320,7 @@ struct BackupCommand: Command {
                 "could not pin or release \(failures.count) revision(s) of the backup "
                     + "(\(failures[0])); the backup itself is complete, and the next backup tries again"
             )
-            try? LocalFile.writeAtomically(Array("{}\n".utf8), to: due, mode: 0o600)
+            _ = try? LocalFile.writeAtomically(Array("{}\n".utf8), to: due, mode: 0o600)
         }
         return plan
     }

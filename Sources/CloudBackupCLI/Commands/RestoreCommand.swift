@@ -266,7 +266,7 @@ struct RestoreCommand: Command {
         replacing: StateWrite, session: DriveSession, warn: (String) -> Void
     ) throws(CLIError) {
         let document = outcome.document
-        try replacing.write(document)
+        try replacing.write(document, warn: warn)
         if mode == .merge {
             do {
                 try DecisionLog(

@@ -175,7 +175,7 @@ struct RollbackCommand: Command {
             file: file, command: Self.name, doing: "rolling back", previous: loaded?.bytes,
             keep: .previousCopies(
                 PreviousCopies(file: file, count: session.profile.previousCopies)))
-        try write.write(state)
+        try write.write(state, warn: warn)
         write.recordSettings(
             of: state, replaced: true, at: session.profile.syncedSettingsPath, warn: warn)
         if !json {
