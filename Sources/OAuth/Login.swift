@@ -11,17 +11,31 @@ public struct Login {
     /// 0: any free port.
     public var port: UInt16
     public var timeoutSeconds: Int
+    /// How long the listener keeps answering once the outcome is known.
+    public var linger: Duration
     public var now: @Sendable () -> Date
+
+    /// A reload, or a second click on Google's Continue, sent while the code exchange runs
+    /// or just after, must get a page, not the browser's "This site can't be reached" for a
+    /// login that worked. 3 s covers a person's reload as the page appears, and holds the
+    /// command's exit back little.
+    public static let defaultLinger = Duration.seconds(3)
+
+    /// How long, at most, the listener waits for the browser to follow a 303 to the outcome
+    /// page (past `linger`). A browser follows one at once; this only bounds a browser that
+    /// went away, so that it cannot hold the command for the whole login timeout.
+    static let followWait = Duration.seconds(10)
 
     public init(
         client: OAuthClient, transport: any HTTPTransport, port: UInt16 = 0,
-        timeoutSeconds: Int = 300,
+        timeoutSeconds: Int = 300, linger: Duration = defaultLinger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.client = client
         self.transport = transport
         self.port = port
         self.timeoutSeconds = timeoutSeconds
+        self.linger = linger
         self.now = now
     }
 
@@ -63,8 +77,8 @@ public struct Login {
                 }
             case .refusePaste(let reason):
                 refused(reason)
-            case .answer(let status, let page):
-                listener.answer(status: status, page: page)
+            case .answer, .redirect:
+                answer(action, on: listener)
             case .send(let request):
                 do {
                     actions += flow.tokenAnswer(try transport.send(request), now: now())
@@ -74,11 +88,37 @@ public struct Login {
             case .sendAndForget(let request):
                 _ = try? transport.send(request)
             case .finish(let grant):
+                lingerOn(listener, &flow)
                 return grant
             case .fail(let error):
+                lingerOn(listener, &flow)
                 throw error
             }
         }
         preconditionFailure("LoginFlow ended without finishing or failing")
+    }
+
+    private func answer(_ action: LoginFlow.Action, on listener: LoopbackListener) {
+        switch action {
+        case .answer(let status, let page): listener.answer(status: status, page: page)
+        case .redirect(let location): listener.redirect(to: location)
+        default: preconditionFailure("\(action) is not an answer to the browser")
+        }
+    }
+
+    /// Answers the browser for `linger` after the outcome (longer while a 303 to the outcome
+    /// page is unfollowed), then returns; what already arrived by then is still answered.
+    /// The login is over: a listener failure now only ends the answering.
+    private func lingerOn(_ listener: LoopbackListener, _ flow: inout LoginFlow) {
+        guard flow.answersAfterOutcome else { return }
+        let start = ContinuousClock.now
+        while true {
+            let end = start + (flow.awaitsBrowser ? max(linger, Self.followWait) : linger)
+            guard case .request(let method, let target) = try? listener.nextEvent(until: end)
+            else { return }
+            for action in flow.received(method: method, target: target) {
+                answer(action, on: listener)
+            }
+        }
     }
 }

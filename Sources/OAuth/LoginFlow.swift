@@ -8,15 +8,20 @@ import Networking
 /// Worked example, a user who first reloads an old tab and then logs in:
 ///
 ///     start()                          → [.openBrowser(url), .waitForRedirect]
-///     received(GET /?state=OLD&code=x) → [.answer(400, mismatch page), .waitForRedirect]
-///     received(GET /favicon.ico)       → [.answer(404, …), .waitForRedirect]
-///     received(GET /?state=S&code=c)   → [.send(exchange)]
-///     tokenAnswer(200 {…})             → [.answer(200, close-this-tab page), .finish(grant)]
+///     received(GET /?state=OLD&code=x) → [.answer(400, .stateMismatch), .waitForRedirect]
+///     received(GET /favicon.ico)       → [.answer(404, .notFound), .waitForRedirect]
+///     received(GET /?state=S&code=c)   → [.redirect(to: /done), .send(exchange)]
+///     tokenAnswer(200 {…})             → [.finish(grant)]
+///     received(GET /done)              → [.answer(200, .success)]
 ///
 /// Exactly one redirect is accepted: the one carrying our `state`. After it, the machine
 /// leaves the waiting state, so a second redirect can never start a second exchange. That
-/// redirect is answered only once the exchange is over, so the browser says whether the
-/// login worked: a failed exchange shows the failure page, not "you can close this tab".
+/// redirect is answered at once with a 303 to `resultPath`, so the code leaves the address
+/// bar and the history; the browser's request for `resultPath` waits (in the listener's
+/// backlog) until the exchange is over and then gets the outcome's page, so the browser says
+/// whether the login worked. After the outcome the driver keeps answering for a moment (see
+/// `Login.linger`): `resultPath` shows the outcome again (a reload), another redirect is sent
+/// there too (a second click on Google's Continue), anything else is told the login is over.
 ///
 /// On a machine without a browser the redirect also arrives as a line the user pasted (the
 /// address the browser on another device could not load), while the listener keeps waiting:
@@ -34,10 +39,11 @@ public struct LoginFlow: Sendable {
         case openBrowser(url: String)
         /// Accept the next request on the loopback listener (until the deadline).
         case waitForRedirect
-        /// Answer the request last received, then close its connection.
-        case answer(status: Int, page: String)
-        /// Exchange the code at the token endpoint; report with `tokenAnswer`. The redirect
-        /// that brought the code is still unanswered.
+        /// Answer the request last received with a page.
+        case answer(status: Int, page: LoginPage)
+        /// Answer the request last received with a 303 See Other to `location`.
+        case redirect(to: String)
+        /// Exchange the code at the token endpoint; report with `tokenAnswer`.
         case send(HTTPRequest)
         /// Send a request whose answer changes nothing: revoking a grant that is not kept,
         /// so it does not stay live in the user's Google account.
@@ -49,21 +55,18 @@ public struct LoginFlow: Sendable {
     }
 
     enum Phase: Sendable, Equatable {
-        case ready, waitingForRedirect, finished
+        case ready, waitingForRedirect
         /// `pasted`: the code came from a pasted line, so no browser waits for a page.
         case exchangingCode(pasted: Bool)
+        /// `outcome`: the page a browser is shown for how the login ended; nil when no
+        /// browser took part (a pasted code, a timeout).
+        case finished(outcome: LoginPage?)
     }
 
-    public static let pasteTries = 3
+    /// The clean path the browser is sent to for the outcome, away from the code.
+    public static let resultPath = "/done"
 
-    public static let successPage = "You can close this tab and return to the terminal."
-    public static let deniedPage =
-        "Access was not granted, so cloudbackup is not logged in. You can close this tab and return to the terminal."
-    public static let failedPage =
-        "The login did not succeed. You can close this tab and return to the terminal."
-    public static let mismatchPage =
-        "This answer does not belong to the login cloudbackup is waiting for (the state does not match). Start the login from the URL the terminal printed."
-    public static let notFoundPage = "Not found."
+    public static let pasteTries = 3
 
     private let client: OAuthClient
     private let pkce: PKCE
@@ -72,6 +75,17 @@ public struct LoginFlow: Sendable {
     private let redirectPath: String
     private(set) var phase = Phase.ready
     private(set) var pasteTriesLeft = pasteTries
+    /// 303s to `resultPath` sent but not yet followed by the browser.
+    private(set) var unfollowedRedirects = 0
+
+    /// Whether a browser took part and may still ask for the outcome page.
+    public var answersAfterOutcome: Bool {
+        guard case .finished(let outcome) = phase else { return false }
+        return outcome != nil
+    }
+
+    /// Whether a 303 to the outcome page is still to be followed.
+    public var awaitsBrowser: Bool { unfollowedRedirects > 0 }
 
     public init(client: OAuthClient, pkce: PKCE, state: String, redirectURI: String) {
         self.client = client
@@ -94,29 +108,66 @@ public struct LoginFlow: Sendable {
     /// One HTTP request arrived on the listener: `target` is the request line's
     /// path-and-query, e.g. `/?state=…&code=…`.
     public mutating func received(method: String, target: String) -> [Action] {
-        guard phase == .waitingForRedirect else {
-            return [.answer(status: 404, page: Self.notFoundPage)]
+        let components = URLComponents(string: "http://127.0.0.1" + target)
+        switch phase {
+        case .waitingForRedirect:
+            let answer = waiting(method: method, components)
+            return answer + (phase == .waitingForRedirect ? [.waitForRedirect] : [])
+        case .finished(let outcome?):
+            return afterOutcome(outcome, method: method, components)
+        default:
+            return [.answer(status: 404, page: .notFound)]
         }
-        guard let components = URLComponents(string: "http://127.0.0.1" + target) else {
-            return [.answer(status: 400, page: Self.mismatchPage), .waitForRedirect]
-        }
+    }
+
+    /// The answer to a request while the redirect is awaited; the caller goes on waiting
+    /// unless this ended the wait.
+    private mutating func waiting(method: String, _ components: URLComponents?) -> [Action] {
+        guard let components else { return [.answer(status: 400, page: .badRequest)] }
         guard method == "GET", components.path == redirectPath else {
-            return [.answer(status: 404, page: Self.notFoundPage), .waitForRedirect]
+            return [.answer(status: 404, page: .notFound)]
         }
-        switch redirect(components.queryItems ?? []) {
+        let items = components.queryItems ?? []
+        // Someone opened the listener's address by hand: say what it is.
+        guard !items.isEmpty else { return [.answer(status: 200, page: .listener)] }
+        switch redirect(items) {
         case .mismatch, .noCode:
-            return [.answer(status: 400, page: Self.mismatchPage), .waitForRedirect]
+            return [.answer(status: 400, page: .stateMismatch)]
         case .error("access_denied"):
-            phase = .finished
-            return [.answer(status: 200, page: Self.deniedPage), .fail(.denied)]
+            phase = .finished(outcome: .denied)
+            return [.answer(status: 200, page: .denied), .fail(.denied)]
         case .error(let error):
-            phase = .finished
+            phase = .finished(outcome: .failed(error: error))
             return [
-                .answer(status: 200, page: Self.failedPage),
+                .answer(status: 200, page: .failed(error: error)),
                 .fail(.authorizationFailed(error: error)),
             ]
         case .code(let code):
-            return exchange(code, pasted: false)
+            unfollowedRedirects += 1
+            return [.redirect(to: Self.resultPath)] + exchange(code, pasted: false)
+        }
+    }
+
+    /// The answer to a request once the login has ended and a browser took part.
+    private mutating func afterOutcome(
+        _ outcome: LoginPage, method: String, _ components: URLComponents?
+    ) -> [Action] {
+        guard method == "GET", let components else {
+            return [.answer(status: 404, page: .notFound)]
+        }
+        switch components.path {
+        case Self.resultPath:
+            unfollowedRedirects = max(0, unfollowedRedirects - 1)
+            return [.answer(status: 200, page: outcome)]
+        case redirectPath where !(components.queryItems ?? []).isEmpty:
+            // A second redirect (a double click on Continue): its code must leave the
+            // address bar too; it is never exchanged.
+            unfollowedRedirects += 1
+            return [.redirect(to: Self.resultPath)]
+        case redirectPath:
+            return [.answer(status: 200, page: .finished)]
+        default:
+            return [.answer(status: 404, page: .notFound)]
         }
     }
 
@@ -143,7 +194,7 @@ public struct LoginFlow: Sendable {
         }
         pasteTriesLeft -= 1
         guard pasteTriesLeft > 0 else {
-            phase = .finished
+            phase = .finished(outcome: nil)
             return [.fail(.pasteRefused(reason: reason))]
         }
         let left = pasteTriesLeft == 1 ? "1 try left" : "\(pasteTriesLeft) tries left"
@@ -191,30 +242,35 @@ public struct LoginFlow: Sendable {
     /// The deadline passed while waiting for the redirect.
     public mutating func timedOut(after seconds: Int) -> [Action] {
         guard phase == .waitingForRedirect else { return [] }
-        phase = .finished
+        phase = .finished(outcome: nil)
         return [.fail(.timedOut(seconds: seconds))]
     }
 
     public mutating func tokenAnswer(_ response: HTTPResponse, now: Date) -> [Action] {
         guard case .exchangingCode(let pasted) = phase else { return [] }
-        phase = .finished
-        // A pasted code has no browser waiting for a page.
-        func page(_ text: String) -> [Action] { pasted ? [] : [.answer(status: 200, page: text)] }
         switch client.newLogin(response, now: now) {
         case .granted(let grant):
-            return page(Self.successPage) + [.finish(grant)]
+            phase = .finished(outcome: pasted ? nil : .success)
+            return [.finish(grant)]
         case .refused(let error, let revoke):
-            // The browser is answered first: it need not wait for the revocation.
-            return page(Self.failedPage) + (revoke.map { [.sendAndForget($0)] } ?? [])
-                + [.fail(error)]
+            phase = .finished(outcome: pasted ? nil : Self.page(for: error))
+            return (revoke.map { [.sendAndForget($0)] } ?? []) + [.fail(error)]
+        }
+    }
+
+    /// The browser's page for an exchange that did not give a login.
+    static func page(for error: OAuthError) -> LoginPage {
+        switch error {
+        case .scopeNotGranted: .driveNotTicked
+        case .server(_, _, let error, _, _): .failed(error: error)
+        default: .failed(error: nil)
         }
     }
 
     public mutating func transportFailed(_ error: TransportError) -> [Action] {
         guard case .exchangingCode(let pasted) = phase else { return [] }
-        phase = .finished
-        return (pasted ? [] : [.answer(status: 200, page: Self.failedPage)])
-            + [.fail(.transport(error))]
+        phase = .finished(outcome: pasted ? nil : .failed(error: nil))
+        return [.fail(.transport(error))]
     }
 
     /// `state` is a secret of sorts: compare without an early exit.

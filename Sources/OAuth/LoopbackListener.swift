@@ -12,14 +12,18 @@
 /// send a request, so the listener does not serve one connection at a time: it polls the
 /// listening socket and every open connection together and returns the first complete
 /// request head, wherever it arrives; a pasted line's descriptor can be watched in the same
-/// poll. What to answer is not decided here but by `LoginFlow`; this type only moves bytes.
+/// poll. A connection answered without `Connection: close` goes back among the open ones, so
+/// a browser's next request on it (keep-alive) is read like any other. What to answer is not
+/// decided here but by `LoginFlow`; this type only moves bytes.
 public final class LoopbackListener {
     private let listener: Int32
     public let port: UInt16
-    /// Connections accepted but not yet answered, with what they have sent so far.
+    /// Connections accepted and not yet answered, or answered and kept open for the browser's
+    /// next request (keep-alive), with what they have sent that is not yet taken.
     private var pending: [(fd: Int32, bytes: [UInt8])] = []
-    /// The connection whose request was last returned, awaiting `answer`.
-    private var current: Int32?
+    /// The connection whose request was last returned, awaiting `answer` or `redirect`, with
+    /// what arrived after that request and whether it may stay open after the answer.
+    private var current: (fd: Int32, rest: [UInt8], keepAlive: Bool)?
 
     static let maxRequestHead = 16 * 1024
     static let maxPendingConnections = 32
@@ -63,7 +67,7 @@ public final class LoopbackListener {
 
     deinit {
         for connection in pending { close(connection.fd) }
-        if let current { close(current) }
+        if let current { close(current.fd) }
         close(listener)
     }
 
@@ -99,11 +103,19 @@ public final class LoopbackListener {
     ) throws(OAuthError) -> Event {
         precondition(current == nil, "answer the previous request first")
         while true {
-            let remaining = deadline - .now
-            guard remaining > .zero else { return .timedOut }
+            // A pipelined request is already here: it needs no poll.
+            for index in pending.indices.reversed() {
+                if let request = takeRequest(pendingIndex: index) {
+                    return .request(method: request.method, target: request.target)
+                }
+            }
+            // Past the deadline the poll still runs once, without waiting, so what already
+            // arrived (a connection in the backlog, its request) is answered, not dropped.
+            let remaining = max(deadline - .now, .zero)
             let milliseconds =
                 remaining.components.seconds * 1000
-                + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+                + (remaining == .zero
+                    ? 0 : remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             var polled = [pollfd(fd: input ?? -1, events: Int16(POLLIN), revents: 0)]
             polled.append(pollfd(fd: listener, events: Int16(POLLIN), revents: 0))
             polled += pending.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
@@ -112,6 +124,7 @@ public final class LoopbackListener {
                 if errno == EINTR { continue }
                 throw .listener("waiting for the browser failed: \(Self.errorText())")
             }
+            if ready == 0 { return .timedOut }
             // Connections first: a request already arriving wins over new connections.
             for (index, entry) in polled.enumerated().dropFirst(2).reversed()
             where entry.revents != 0 {
@@ -125,26 +138,42 @@ public final class LoopbackListener {
         }
     }
 
-    /// Answers the request `nextRequest` returned with a small HTML page, and closes it.
-    public func answer(status: Int, page: String) {
-        guard let fd = current else { return }
+    /// Answers the request `nextRequest` returned with `page`.
+    public func answer(status: Int, page: LoginPage) {
+        respond(
+            status: status, headers: [("Content-Type", "text/html; charset=utf-8")], body: page.html
+        )
+    }
+
+    /// Answers the request `nextRequest` returned with a 303 See Other to `location` (a path
+    /// on this listener), so the browser loads it with a GET and the address it came with
+    /// (which holds the code) leaves the address bar and history.
+    public func redirect(to location: String) {
+        respond(status: 303, headers: [("Location", location)], body: "")
+    }
+
+    /// Sends the answer, then keeps the connection for the browser's next request when the
+    /// request allows it, or closes it.
+    private func respond(status: Int, headers: [(String, String)], body text: String) {
+        guard let request = current else { return }
         current = nil
-        defer { close(fd) }
         let reason =
             [
-                200: "OK", 400: "Bad Request", 404: "Not Found",
+                200: "OK", 303: "See Other", 400: "Bad Request", 404: "Not Found",
                 431: "Request Header Fields Too Large",
             ][status] ?? "Error"
-        let html = """
-            <!doctype html><html><head><meta charset="utf-8"><title>cloudbackup</title></head>\
-            <body><p>\(Self.escapeHTML(page))</p></body></html>
-
-            """
-        let body = Array(html.utf8)
+        let body = Array(text.utf8)
         let head =
-            "HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/html; charset=utf-8\r\n"
-            + "Content-Length: \(body.count)\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n"
-        Self.sendAll(Array(head.utf8) + body, to: fd)
+            (["HTTP/1.1 \(status) \(reason)"] + headers.map { "\($0): \($1)" } + [
+                "Content-Length: \(body.count)", "Cache-Control: no-store",
+                "Connection: \(request.keepAlive ? "keep-alive" : "close")", "", "",
+            ]).joined(separator: "\r\n")
+        let sent = Self.sendAll(Array(head.utf8) + body, to: request.fd)
+        guard request.keepAlive, sent else {
+            close(request.fd)
+            return
+        }
+        pending.append((fd: request.fd, bytes: request.rest))
     }
 
     private func acceptConnection() {
@@ -160,7 +189,7 @@ public final class LoopbackListener {
     }
 
     /// Reads what is available; returns the request once its head is complete, dropping
-    /// connections that close, fail or send something that is not an HTTP request.
+    /// connections that close or fail.
     private func readFrom(pendingIndex index: Int) -> (method: String, target: String)? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let fd = pending[index].fd
@@ -174,26 +203,49 @@ public final class LoopbackListener {
             return nil
         }
         pending[index].bytes += buffer[..<got]
-        let bytes = pending[index].bytes
+        return takeRequest(pendingIndex: index)
+    }
+
+    /// The request whose head a connection has sent in full, made `current`; one that is not
+    /// an HTTP request, or too large, is answered with an error and closed.
+    private func takeRequest(pendingIndex index: Int) -> (method: String, target: String)? {
+        let (fd, bytes) = pending[index]
         guard let headEnd = Self.headEnd(bytes) else {
             if bytes.count > Self.maxRequestHead {
                 pending.remove(at: index)
-                current = fd
-                answer(status: 431, page: "The request is too large.")
+                current = (fd: fd, rest: [], keepAlive: false)
+                answer(status: 431, page: .tooLarge)
             }
             return nil
         }
         pending.remove(at: index)
-        current = fd
-        let requestLine =
-            String(decoding: bytes[..<headEnd], as: UTF8.self)
-            .split(separator: "\r\n", maxSplits: 1).first ?? ""
-        let parts = requestLine.split(separator: " ")
+        let lines = String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n")
+        let parts = (lines.first ?? "").split(separator: " ")
+        current = (
+            fd: fd, rest: Array(bytes[(headEnd + 4)...]),
+            keepAlive: parts.count == 3 && Self.allowsKeepAlive(parts[2], lines.dropFirst())
+        )
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
-            answer(status: 400, page: "This is not a request cloudbackup understands.")
+            answer(status: 400, page: .badRequest)
             return nil
         }
         return (method: String(parts[0]), target: String(parts[1]))
+    }
+
+    /// Whether the connection may carry another request after this one: HTTP/1.1 without
+    /// `Connection: close`, and without a body (which this listener never reads, so what
+    /// follows the head would not be the next request).
+    private static func allowsKeepAlive(_ version: Substring, _ headers: ArraySlice<Substring>)
+        -> Bool
+    {
+        guard version == "HTTP/1.1" else { return false }
+        return !headers.contains { line in
+            let header = line.lowercased()
+            return header.hasPrefix("transfer-encoding:")
+                || (header.hasPrefix("content-length:")
+                    && header.dropFirst("content-length:".count).filter { $0 != " " } != "0")
+                || (header.hasPrefix("connection:") && header.contains("close"))
+        }
     }
 
     private static func headEnd(_ bytes: [UInt8]) -> Int? {
@@ -201,16 +253,18 @@ public final class LoopbackListener {
         return (0...(bytes.count - 4)).first { bytes[$0..<$0 + 4].elementsEqual([13, 10, 13, 10]) }
     }
 
-    private static func sendAll(_ bytes: [UInt8], to fd: Int32) {
+    /// Whether all of `bytes` went out.
+    private static func sendAll(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes {
                 send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
             }
             if result < 0, errno == EINTR { continue }
-            guard result > 0 else { return }
+            guard result > 0 else { return false }
             sent += result
         }
+        return true
     }
 
     private static func localAddress(of fd: Int32) -> (host: String, port: UInt16)? {
@@ -229,19 +283,5 @@ public final class LoopbackListener {
         return (host: host, port: UInt16(bigEndian: address.sin_port))
     }
 
-    private static func escapeHTML(_ text: String) -> String {
-        text.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;")
-    }
-
     private static func errorText() -> String { String(cString: strerror(errno)) }
-}
-
-extension String {
-    fileprivate func replacingAll(_ target: Character, _ replacement: String) -> String {
-        var result = ""
-        for character in self {
-            if character == target { result += replacement } else { result.append(character) }
-        }
-        return result
-    }
 }

@@ -88,6 +88,10 @@ import Testing
                     if step == "browser-here":
                         page = request("GET", address)
                         print("listener answered", page.status, file=sys.stdout)
+                        if page.status == 303:
+                            parts = urllib.parse.urlsplit(address)
+                            clean = f"http://{parts.netloc}{page.getheader('Location')}"
+                            print("then", request("GET", clean).status, file=sys.stdout)
                         continue
                     line = {
                         "full": address, "denied": address,
@@ -165,7 +169,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout
-                == "listener answered 200\nlogged in; the login is saved in \(session.tokenPath)\n")
+                == "listener answered 303\nthen 200\nlogged in; the login is saved in \(session.tokenPath)\n"
+        )
         #expect(try session.store.load() != nil)
         try session.expectNoSecretPrinted()
     }

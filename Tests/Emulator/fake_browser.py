@@ -11,7 +11,8 @@ by a detached child, so a caller that waits for `$BROWSER` to exit never deadloc
 its own listener. Set FAKE_BROWSER_FOREGROUND=1 to do the work in the foreground instead.
 
 FAKE_BROWSER_MODE picks the script:
-    follow        (default) follow the redirect once and expect the "close this tab" page
+    follow        (default) follow the redirect once (and its 303 to the clean outcome page)
+                  and expect the "close this tab" page
     tamper-state  first deliver the redirect with an altered `state` (expect a refusal, 4xx),
                   then the right one (expect success): the listener must keep waiting
     probe         first GET /favicon.ico on the listener (expect 404), then the right one
@@ -57,6 +58,19 @@ def get(url, method="GET"):
         return None, {}, f"{type(error).__name__}: {error}"
     finally:
         connection.close()
+
+
+def follow(callback):
+    """The redirect, and the clean page its 303 leads to (which must not carry the code)."""
+    status, headers, page = get(callback)
+    if status != 303:
+        return status, page
+    location = headers.get("Location", "")
+    if "code=" in location or "state=" in location:
+        return None, "the listener's 303 kept the code or state in Location"
+    parts = urllib.parse.urlsplit(callback)
+    status, _, page = get(f"{parts.scheme}://{parts.netloc}{location}")
+    return status, page
 
 
 def record(step, status, page):
@@ -108,14 +122,14 @@ def browse(url, mode):
         record("probe", status, page)
         if status != 404:
             return fail(f"the listener answered {status} to /favicon.ico, expected 404")
-    status, _, page = get(callback)
+    status, page = follow(callback)
     record("callback", status, page)
     if mode == "deny":
         return 0 if status is not None else fail(f"the listener did not answer: {page}")
     if status != 200 or not says_close_tab(page):
         return fail(f"the listener answered {status} at {redact(callback)}: {page.strip()[:300]}")
     if mode == "replay":
-        status, _, page = get(callback)
+        status, page = follow(callback)
         record("replay", status, page)
     return 0
 

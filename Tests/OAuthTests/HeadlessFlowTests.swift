@@ -17,7 +17,11 @@ import Testing
 
     /// The code inside the exchange the flow asks for, or nil when it asks for none.
     func exchangedCode(_ actions: [LoginFlow.Action]) -> String? {
-        guard actions.count == 1, case .send(let request) = actions[0] else { return nil }
+        // A browser's redirect is first sent on to the clean path; a pasted one has no browser.
+        guard case .send(let request) = actions.last,
+            actions.dropLast().allSatisfy({ $0 == .redirect(to: LoginFlow.resultPath) }),
+            actions.count <= 2
+        else { return nil }
         return formFields(request)["code"]
     }
 
@@ -108,7 +112,7 @@ import Testing
         #expect(exchangedCode(other.pasted("state=S&code=pasted")) == "pasted")
         #expect(
             other.received(method: "GET", target: "/?state=S&code=fromBrowser") == [
-                .answer(status: 404, page: LoginFlow.notFoundPage)
+                .answer(status: 404, page: .notFound)
             ])
     }
 

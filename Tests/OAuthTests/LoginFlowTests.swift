@@ -41,16 +41,22 @@ import Testing
         var method: String
         var target: String
         var status: Int
+        var page: LoginPage
         var testDescription: String { "\(method) \(target) → \(status)" }
     }
 
     @Test(arguments: [
-        RefusedCase(method: "GET", target: "/?state=WRONG&code=c", status: 400),
-        RefusedCase(method: "GET", target: "/?code=c", status: 400),
-        RefusedCase(method: "GET", target: "/?state=WRONG&error=access_denied", status: 400),
-        RefusedCase(method: "GET", target: "/?state=S", status: 400),
-        RefusedCase(method: "GET", target: "/favicon.ico", status: 404),
-        RefusedCase(method: "POST", target: "/?state=S&code=c", status: 404),
+        RefusedCase(
+            method: "GET", target: "/?state=WRONG&code=c", status: 400, page: .stateMismatch),
+        RefusedCase(method: "GET", target: "/?code=c", status: 400, page: .stateMismatch),
+        RefusedCase(
+            method: "GET", target: "/?state=WRONG&error=access_denied", status: 400,
+            page: .stateMismatch),
+        RefusedCase(method: "GET", target: "/?state=S", status: 400, page: .stateMismatch),
+        RefusedCase(method: "GET", target: "/", status: 200, page: .listener),
+        RefusedCase(method: "GET", target: "/favicon.ico", status: 404, page: .notFound),
+        RefusedCase(method: "GET", target: LoginFlow.resultPath, status: 404, page: .notFound),
+        RefusedCase(method: "POST", target: "/?state=S&code=c", status: 404, page: .notFound),
     ])
     func anythingButTheMatchingRedirectIsRefusedAndTheFlowKeepsWaiting(_ refused: RefusedCase)
         throws
@@ -59,27 +65,26 @@ import Testing
         _ = flow.start()
         let actions = flow.received(method: refused.method, target: refused.target)
         #expect(actions.count == 2)
-        guard case .answer(let status, _) = actions.first else {
-            Issue.record("expected an answer, got \(actions)")
-            return
-        }
-        #expect(status == refused.status)
+        #expect(actions.first == .answer(status: refused.status, page: refused.page))
         #expect(actions.last == .waitForRedirect)
         // The right one still works afterwards.
         let next = flow.received(method: "GET", target: "/?state=S&code=c")
-        guard case .send = try #require(next.first) else {
+        guard case .send = try #require(next.last) else {
             Issue.record("expected the exchange, got \(next)")
             return
         }
     }
 
-    /// The redirect is left unanswered until the exchange is over (see the tests below).
-    @Test func theMatchingRedirectIsExchangedWithTheVerifier() throws {
+    /// The redirect is sent on to the clean path at once, so the code leaves the address bar;
+    /// the outcome page is served there once the exchange is over (see the tests below).
+    @Test func theMatchingRedirectIsSentToTheCleanPathAndExchangedWithTheVerifier() throws {
         var (flow, pkce) = try makeFlow()
         _ = flow.start()
         let actions = flow.received(method: "GET", target: "/?state=S&code=4%2Fabc&scope=x")
-        #expect(actions.count == 1)
-        guard case .send(let request) = try #require(actions.first) else {
+        #expect(actions.count == 2)
+        #expect(actions.first == .redirect(to: "/done"))
+        #expect(flow.awaitsBrowser)
+        guard case .send(let request) = try #require(actions.last) else {
             Issue.record("expected the exchange, got \(actions)")
             return
         }
@@ -95,7 +100,7 @@ import Testing
         // A second redirect, even a matching one, starts nothing.
         #expect(
             flow.received(method: "GET", target: "/?state=S&code=again") == [
-                .answer(status: 404, page: LoginFlow.notFoundPage)
+                .answer(status: 404, page: .notFound)
             ])
     }
 
@@ -103,7 +108,14 @@ import Testing
         var (flow, _) = try makeFlow()
         _ = flow.start()
         let actions = flow.received(method: "GET", target: "/?state=S&error=access_denied")
-        #expect(actions == [.answer(status: 200, page: LoginFlow.deniedPage), .fail(.denied)])
+        #expect(actions == [.answer(status: 200, page: .denied), .fail(.denied)])
+        #expect(flow.answersAfterOutcome)
+        #expect(
+            flow.received(method: "GET", target: "/?state=S&error=access_denied") == [
+                .redirect(to: "/done")
+            ])
+        #expect(
+            flow.received(method: "GET", target: "/done") == [.answer(status: 200, page: .denied)])
     }
 
     @Test func anotherErrorIsReportedByName() throws {
@@ -117,9 +129,10 @@ import Testing
         var (flow, _) = try makeFlow()
         _ = flow.start()
         #expect(flow.timedOut(after: 300) == [.fail(.timedOut(seconds: 300))])
+        #expect(!flow.answersAfterOutcome)
         #expect(
             flow.received(method: "GET", target: "/?state=S&code=c") == [
-                .answer(status: 404, page: LoginFlow.notFoundPage)
+                .answer(status: 404, page: .notFound)
             ])
     }
 
@@ -134,13 +147,49 @@ import Testing
         ).get()
         #expect(
             flow.tokenAnswer(answer, now: now) == [
-                .answer(status: 200, page: LoginFlow.successPage),
                 .finish(
                     TokenGrant(
                         accessToken: "at", expiresAt: now + 3599, refreshToken: "rt",
-                        scope: "openid \(scope)")),
+                        scope: "openid \(scope)"))
+            ])
+        #expect(outcome(&flow) == .success)
+    }
+
+    /// What the browser sees at the clean path once the login has ended.
+    private func outcome(_ flow: inout LoginFlow) -> LoginPage? {
+        guard case .answer(200, let page) = flow.received(method: "GET", target: "/done").first
+        else { return nil }
+        return page
+    }
+
+    /// After the outcome the listener still answers a browser (a reload, a second click on
+    /// Continue, the favicon) until the driver stops asking, but never exchanges again.
+    @Test func afterTheOutcomeEveryRequestIsAnsweredAndNothingIsExchanged() throws {
+        var (flow, _) = try makeFlow()
+        _ = flow.start()
+        _ = flow.received(method: "GET", target: "/?state=S&code=c")
+        _ = flow.tokenAnswer(try Self.grantAnswer.get(), now: Date())
+        #expect(flow.awaitsBrowser)
+        #expect(
+            flow.received(method: "GET", target: "/done") == [.answer(status: 200, page: .success)])
+        #expect(!flow.awaitsBrowser)
+        #expect(
+            flow.received(method: "GET", target: "/done") == [.answer(status: 200, page: .success)])
+        #expect(
+            flow.received(method: "GET", target: "/?state=S&code=c") == [.redirect(to: "/done")])
+        #expect(flow.awaitsBrowser)
+        #expect(
+            flow.received(method: "GET", target: "/") == [.answer(status: 200, page: .finished)])
+        #expect(
+            flow.received(method: "GET", target: "/favicon.ico") == [
+                .answer(status: 404, page: .notFound)
             ])
     }
+
+    static let grantAnswer = json(
+        200,
+        #"{"access_token":"at","expires_in":3599,"refresh_token":"rt","scope":"\#(OAuthClient.driveAppDataScope)"}"#
+    )
 
     private let scope = OAuthClient.driveAppDataScope
 
@@ -169,10 +218,10 @@ import Testing
         ).get()
         #expect(
             flow.tokenAnswer(answer, now: Date()) == [
-                .answer(status: 200, page: LoginFlow.failedPage),
                 .sendAndForget(testClient.revocationRequest(token: "rt")),
                 .fail(.scopeNotGranted(missing: [scope])),
             ])
+        #expect(outcome(&flow) == .driveNotTicked)
     }
 
     @Test func aGrantWithoutRefreshTokenFails() throws {
@@ -181,11 +230,11 @@ import Testing
         _ = flow.received(method: "GET", target: "/?state=S&code=c")
         let answer = try json(200, #"{"access_token":"at","expires_in":3599}"#).get()
         let actions = flow.tokenAnswer(answer, now: Date())
-        #expect(actions.first == .answer(status: 200, page: LoginFlow.failedPage))
         guard case .fail(.malformedAnswer) = try #require(actions.last) else {
             Issue.record("expected a failure, got \(actions)")
             return
         }
+        #expect(outcome(&flow) == .failed(error: nil))
     }
 
     @Test func aRefusedCodeNamesGooglesError() throws {
@@ -196,12 +245,12 @@ import Testing
             .get()
         #expect(
             flow.tokenAnswer(answer, now: Date()) == [
-                .answer(status: 200, page: LoginFlow.failedPage),
                 .fail(
                     .server(
                         endpoint: testClient.tokenEndpoint, status: 400, error: "invalid_grant",
-                        description: "Bad Request")),
+                        description: "Bad Request"))
             ])
+        #expect(outcome(&flow) == .failed(error: "invalid_grant"))
     }
 
     @Test func aTransportFailureDuringTheExchangeFails() throws {
@@ -210,8 +259,7 @@ import Testing
         _ = flow.received(method: "GET", target: "/?state=S&code=c")
         let error = TransportError(kind: .couldNotConnect, message: "refused")
         #expect(
-            flow.transportFailed(error) == [
-                .answer(status: 200, page: LoginFlow.failedPage), .fail(.transport(error)),
-            ])
+            flow.transportFailed(error) == [.fail(.transport(error))])
+        #expect(outcome(&flow) == .failed(error: nil))
     }
 }

@@ -128,6 +128,8 @@ public final class Emulator: @unchecked Sendable {
             "CLOUDBACKUP_DEVICE_CLIENT_SECRET": deviceClientSecret,
             "CLOUDBACKUP_DEVICE_CODE_URL": baseURL + "/device/code",
             "BROWSER": browserCommand,
+            // The stand-in browser never reloads; the listener need not wait for it.
+            "CLOUDBACKUP_LOGIN_LINGER_MS": "0",
         ]
         if let browserMode { environment["FAKE_BROWSER_MODE"] = browserMode }
         if let browserLog { environment["FAKE_BROWSER_LOG"] = browserLog.path }

@@ -50,6 +50,11 @@ struct LoginCommand: Command {
     /// lasts (default 1000), so a test need not wait Google's 5 s between polls.
     static let pollUnitVariable = "CLOUDBACKUP_DEVICE_POLL_UNIT_MS"
 
+    /// For tests only: how many milliseconds the loopback listener keeps answering the
+    /// browser after the login ends (default `Login.defaultLinger`), so a test's login need
+    /// not wait for a person's reload.
+    static let lingerVariable = "CLOUDBACKUP_LOGIN_LINGER_MS"
+
     enum Way: Equatable {
         case browser
         /// `announced`: chosen because this machine has no browser, which is said in a line.
@@ -133,7 +138,8 @@ struct LoginCommand: Command {
             grant = try pasteLogin(client: client, transport: transport, in: context)
         case .browser:
             grant = try Login(
-                client: client, transport: transport, port: port, timeoutSeconds: timeoutSeconds
+                client: client, transport: transport, port: port, timeoutSeconds: timeoutSeconds,
+                linger: linger(in: context)
             ).run { url, port in
                 printURL(url, port: port, in: context)
                 startBrowser(url, in: context)
@@ -183,7 +189,8 @@ struct LoginCommand: Command {
         let echo = context.stdinIsTerminal ? Terminal.hideInput() : nil
         defer { echo.map(Terminal.restore) }
         return try Login(
-            client: client, transport: transport, port: port, timeoutSeconds: timeoutSeconds
+            client: client, transport: transport, port: port, timeoutSeconds: timeoutSeconds,
+            linger: linger(in: context)
         ).run(
             openBrowser: { url, port in
                 printURL(url, port: port, in: context)
@@ -194,18 +201,24 @@ struct LoginCommand: Command {
             refused: { context.printError("cloudbackup: \($0)") })
     }
 
+    private func linger(in context: Context) -> Duration {
+        milliseconds(Self.lingerVariable, in: context) ?? Login.defaultLinger
+    }
+
+    /// A test's override of a duration, in milliseconds.
+    private func milliseconds(_ variable: String, in context: Context) -> Duration? {
+        guard let text = context.environment[variable], let count = Int(text), count >= 0 else {
+            return nil
+        }
+        return .milliseconds(count)
+    }
+
     private func deviceLogin(client: OAuthClient, transport: any HTTPTransport, in context: Context)
         throws -> TokenGrant
     {
-        var pollUnit = Duration.seconds(1)
-        if let text = context.environment[Self.pollUnitVariable], let milliseconds = Int(text),
-            milliseconds >= 0
-        {
-            pollUnit = .milliseconds(milliseconds)
-        }
-        return try DeviceLogin(
+        try DeviceLogin(
             client: client, transport: transport, timeoutSeconds: timeoutSeconds,
-            pollUnit: pollUnit
+            pollUnit: milliseconds(Self.pollUnitVariable, in: context) ?? .seconds(1)
         ).run { url, userCode in
             context.printError(
                 "On any device, open \(url) and enter the code \(userCode) (waiting up to \(timeoutSeconds) s)"
