@@ -10,9 +10,12 @@ public struct Arguments: Sendable {
     static let shortFlags = ["--quiet": "-q", "--verbose": "-v", "--dry-run": "-n"]
     public let usage: String
 
-    public init(_ items: [String], usage: String) {
+    /// `options`: every option the command takes (its help lists them), so a typo is told
+    /// the nearest even before the command has asked for it.
+    public init(_ items: [String], usage: String, options: [String] = []) {
         self.items = items
         self.usage = usage
+        self.known = options
         self.positionalOnlyFrom = items.firstIndex(of: "--")
     }
 
@@ -61,6 +64,26 @@ public struct Arguments: Sendable {
         return value
     }
 
+    /// The value of an option the command cannot run without. When it is missing, an
+    /// unknown option given instead is the likelier mistake (`--fiel x`), so that is named
+    /// first, with its suggestion.
+    public mutating func required(_ name: String, _ placeholder: String) throws(CLIError)
+        -> String
+    {
+        if let value = try option(name) { return value }
+        try refuseUnknownOptions()
+        throw .usage("\(name) \(placeholder) is required", usage)
+    }
+
+    /// `--quiet` and `--verbose` (`-q`, `-v`), which exclude each other.
+    public mutating func quietOrVerbose() throws(CLIError) -> (quiet: Bool, verbose: Bool) {
+        let (quiet, verbose) = (flag("--quiet"), flag("--verbose"))
+        guard !(quiet && verbose) else {
+            throw .usage("--quiet and --verbose exclude each other", usage)
+        }
+        return (quiet, verbose)
+    }
+
     /// An option converted by `parse`, which returns nil for a value it does not accept.
     public mutating func option<T>(
         _ name: String, expecting what: String, _ parse: (String) -> T?
@@ -79,21 +102,26 @@ public struct Arguments: Sendable {
 
     /// Everything left, which must all be positional; an unknown option is a usage error.
     public mutating func positionals() throws(CLIError) -> [String] {
-        var result: [String] = []
-        for (index, item) in items.enumerated() {
-            if let end = positionalOnlyFrom, index == end { continue }
-            if isOptionIndex(index), item.hasPrefix("-"), item != "-" {
-                let typed = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? item
-                throw .usage(
-                    Suggestion.appending(
-                        to: "unknown option '\(item)'", for: typed,
-                        among: known.filter { $0.hasPrefix("--") }),
-                    usage)
-            }
-            result.append(item)
-        }
+        try refuseUnknownOptions()
+        let result = items.enumerated().filter { $0.offset != positionalOnlyFrom }.map(\.element)
         items.removeAll()
         return result
+    }
+
+    /// The first option left that the command does not take, refused with the nearest one
+    /// it does. One it takes but has not asked for yet is left for it.
+    func refuseUnknownOptions() throws(CLIError) {
+        for (index, item) in items.enumerated() where index != positionalOnlyFrom {
+            guard isOptionIndex(index), item.hasPrefix("-"), item != "-" else { continue }
+            let typed = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? item
+            let long = Self.shortFlags.first { $0.value == typed }?.key ?? typed
+            if known.contains(long) { continue }
+            throw .usage(
+                Suggestion.appending(
+                    to: "unknown option '\(item)'", for: typed,
+                    among: known.filter { $0.hasPrefix("--") }),
+                usage)
+        }
     }
 
     /// Exactly `count` positionals named by `names` (for the message).

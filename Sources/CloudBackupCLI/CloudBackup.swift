@@ -56,7 +56,8 @@ public enum CloudBackup {
 
             Run 'cloudbackup help <command>' (or 'cloudbackup <command> --help') for a
             command's options; -q, -v and -n stand for --quiet, --verbose and --dry-run
-            wherever a command takes them.
+            wherever a command takes them. 'cloudbackup version' (or -V, --version) prints
+            the version.
             Exit codes: 0 done, 1 unexpected failure, 2 usage, 3 invalid or unreadable file,
             4 not logged in, 5 network or server failure, 6 another run holds the lock,
             7 refused (newer schema, or a file that predates the tombstone window),
@@ -85,17 +86,18 @@ public enum CloudBackup {
         case "--help", "-h", "help":
             context.print(help)
             return .success
-        case "--version":
+        case "--version", "-V", "version":
             context.print("cloudbackup \(version)")
             return .success
         default:
             break
         }
         guard let command = commands.first(where: { $0.name == first }) else {
+            let what = first.hasPrefix("-") ? "option" : "command"
             context.printError(
                 Suggestion.appending(
-                    to: "cloudbackup: unknown command '\(first)'", for: first,
-                    among: commands.map { $0.name }))
+                    to: "cloudbackup: unknown \(what) '\(first)'", for: first,
+                    among: commands.map { $0.name } + ["--help", "--version", "help", "version"]))
             context.printError(usage)
             return .usage
         }
@@ -106,14 +108,16 @@ public enum CloudBackup {
         }
         let instance: any Command
         do {
-            var parsed = Arguments(rest, usage: command.usage)
+            var parsed = Arguments(
+                rest, usage: command.usage, options: HelpData(command).options.flatMap(\.names))
             instance = try command.init(arguments: &parsed)
         } catch {
             return report(error, in: context)
         }
         var failure: CLIError?
         do {
-            try instance.run(in: context)
+            let quiet = (instance as? any QuietCommand)?.quiet == true
+            try instance.run(in: quiet ? context.quieted() : context)
         } catch {
             failure = describe(error)
         }

@@ -25,6 +25,13 @@ extension Command {
     var recordedProfile: String? { nil }
 }
 
+/// A command whose `--quiet` (`-q`) leaves its outcome to the exit status: it runs with
+/// `Context.quieted()`, so no line of it reaches stdout, while failures, warnings and a
+/// document written to `-o -` still go out.
+protocol QuietCommand: Command {
+    var quiet: Bool { get }
+}
+
 extension String {
     /// A file name (or any text someone else chose) as put on one line of stdout: its control
     /// characters escaped, as on stderr, so a name holding a newline cannot add a line of its

@@ -94,6 +94,16 @@ public final class Context: @unchecked Sendable {
             leave: { _ = Unmanaged.passRetained(Leftover($0)) })
     }
 
+    /// This context less its lines on stdout, for `--quiet`: the exit status tells the
+    /// outcome, and failures, warnings, a `[y/N]` question and a document written to stdout
+    /// (`-o -`) still go out.
+    func quieted() -> Context {
+        Context(
+            environment: environment, stdout: { _ in }, stderr: writeErr,
+            stdoutBytes: writeOutBytes, stdin: readIn, stderrIsTerminal: stderrIsTerminal,
+            stdinIsTerminal: stdinIsTerminal, leave: leave)
+    }
+
     /// Prints a line (or lines) on stdout.
     public func print(_ line: String) { writeOut(line + "\n") }
     /// Prints a line on stderr: warnings and failures.

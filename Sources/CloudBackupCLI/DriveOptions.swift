@@ -6,13 +6,14 @@ import BackupSync
 struct DriveOptions {
     let profile: String
     let now: Timestamp?
+    let quiet: Bool
     let verbose: Bool
     let readOptions: ReadOptions
     let keys: RemoteEncryption.Options
     let waitLock: Double
 
     init(_ arguments: inout Arguments) throws(CLIError) {
-        verbose = arguments.flag("--verbose")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
@@ -22,10 +23,11 @@ struct DriveOptions {
 
     /// The profile's session with Drive. A dry run takes no lock and saves no refreshed login:
     /// it writes nothing anywhere.
-    func session(in context: Context, quiet: Bool, dryRun: Bool) throws -> DriveSession {
+    /// `json`: stdout is for one object, so no progress line either.
+    func session(in context: Context, json: Bool, dryRun: Bool) throws -> DriveSession {
         let profile = try Profile.load(name: profile, environment: context.environment)
         return try DriveSession(
-            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet,
+            profile: profile, context: context, now: now, verbose: verbose, quiet: quiet || json,
             locking: !dryRun, savingLogin: !dryRun, maxBytes: readOptions.maxBytes,
             encryption: try RemoteEncryption.load(
                 profile: profile, options: keys, environment: context.environment),

@@ -51,7 +51,7 @@ import Testing
             """
             usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
                                        [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                       [--verbose] [--wait-lock DURATION] [--max-bytes N]
+                                       [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
                                        [--password-file FILE | --password-command CMD]
 
             Download the backup from the Google Drive app folder, validate and migrate it, show what
@@ -77,6 +77,7 @@ import Testing
               --profile P     the profile to use (default: default)
               --now T         the time for the tombstone window, RFC 3339 (default: now)
               --json          print the counts as the FORMAT.md §6.1 report object
+              --quiet         print nothing on stdout: the exit status tells
               --verbose       trace each HTTP exchange (tokens redacted)
               --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
                               profile to finish (default: exit 6 at once)
@@ -96,7 +97,7 @@ import Testing
         (
             "history",
             """
-            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
+            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--quiet | --verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
 
             Lists the revisions of the backup file in the Drive app folder, oldest first: the
             revision id, when it was written (local time and UTC), its size, and whether it is
@@ -110,6 +111,7 @@ import Testing
               --contents      also show what each revision holds: export time, device, counts
                               (each revision is downloaded once, then remembered by checksum)
               --json          print one object with a "revisions" array, oldest first
+              --quiet         print nothing on stdout: the exit status tells
               --verbose       trace each HTTP exchange (tokens redacted)
               --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
@@ -123,7 +125,7 @@ import Testing
         (
             "status",
             """
-            usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]
+            usage: cloudbackup status [--profile NAME] [--remote] [--quiet | --verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]
 
             Shows the profile's login: whether it is logged in and when the saved access token
             expires (an expired one is refreshed by the next command that needs it), the
@@ -133,6 +135,7 @@ import Testing
             options:
               --profile NAME  which profile (default: default)
               --remote        also ask Drive for the backup file: id, size, modified, version
+              --quiet         print nothing: the exit status tells (with --max-age, for monitoring)
               --verbose       with --remote, trace each HTTP exchange (tokens redacted)
               --file STATE    also count the challenges, day logs and tombstones in STATE, and
                               those changed since the last backup or restore (offline); with

@@ -7,7 +7,7 @@ import Testing
         (
             "validate",
             """
-            usage: cloudbackup validate FILE... [--verbose] [--max-bytes N]
+            usage: cloudbackup validate FILE... [--json] [--quiet | --verbose] [--max-bytes N]
 
             Checks each backup FILE (any schema version) against every rule of the
             document format and prints every problem on stderr as FILE: /pointer: message,
@@ -16,6 +16,11 @@ import Testing
             called - is ./-); one FILE at most can be -.
 
             options:
+              --json         print one JSON object on stdout instead: {"files": [...]}, each
+                             file's name, "valid", and its "schemaVersion" or its "exitCode"
+                             and "problems" (each a "pointer" and a "message"; a syntax error
+                             a "line" and "column")
+              --quiet        print nothing but the problems, as without --verbose
               --verbose      also say which files are valid, with their schema version, and
                              note day logs that do not fit their challenge (kept, but not
                              counted for streaks)
@@ -29,7 +34,7 @@ import Testing
         (
             "inspect",
             """
-            usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
+            usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
 
             Shows what a backup FILE holds: its schema version, when it was exported and
             how long ago, by which device, and how many challenges, live tasks (not
@@ -47,6 +52,7 @@ import Testing
 
             options:
               --json         print one JSON object instead, with the same facts
+              --quiet        print nothing: the exit status tells whether FILE is valid
               --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
                              2026-11-30T08:00:00Z) instead of the system clock
               --today DAY    count streaks as of DAY (YYYY-MM-DD)
@@ -64,7 +70,7 @@ import Testing
         (
             "migrate",
             """
-            usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--verbose] [--max-bytes N]
+            usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--json] [--quiet | --verbose] [--max-bytes N]
 
             Reads a backup FILE of any schema version, checks it, and writes it to OUT as
             schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
@@ -79,6 +85,10 @@ import Testing
                                 day logs kept under a tombstone (schema 3 cannot hold them)
                                 are left out, and a note on stderr says how many
               --pretty          indent the output for people (the default is compact)
+              --json            say what was written as one JSON object (on stderr when OUT
+                                is -): "file", "output", "fromSchema", "toSchema",
+                                "droppedKeptDayLogs" and the "notes" --verbose gives
+              --quiet           say nothing on success, as without --verbose
               --verbose         say what was written (silent on success otherwise)
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 

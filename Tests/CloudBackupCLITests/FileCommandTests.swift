@@ -145,7 +145,7 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: missing <FILE>
-                usage: cloudbackup validate FILE... [--verbose] [--max-bytes N]
+                usage: cloudbackup validate FILE... [--json] [--quiet | --verbose] [--max-bytes N]
 
                 """)
     }
@@ -226,7 +226,7 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: --now expects an RFC 3339 UTC time such as 2026-11-29T22:14:03Z, not 'yesterday'
-                usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
+                usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
 
                 """)
     }
@@ -237,7 +237,7 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: missing -o OUT
-                usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--verbose] [--max-bytes N]
+                usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--json] [--quiet | --verbose] [--max-bytes N]
 
                 """)
     }

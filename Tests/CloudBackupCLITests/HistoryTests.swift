@@ -55,6 +55,24 @@ import Testing
         #expect(try emulator.files().isEmpty)
     }
 
+    /// `-q` on the Drive commands that print results: nothing on stdout, the work done.
+    @Test func quietDriveCommandsPrintNothingAndStillWork() throws {
+        _ = try threeDays()
+        for command in [["history", "-q"], ["status", "--quiet"]] {
+            let result = try phone.run(command)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(command): \(result.stdout)")
+        }
+        try phone.write(backupJSON(device: "phone", challenges: [:]))
+        let restore = try phone.run([
+            "restore", "--file", phone.state.path, "--merge", "--yes", "-q", "--now",
+            BackupMachine.now,
+        ])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(restore.stdout.isEmpty, "\(restore.stdout)")
+        #expect(try restored() == ["A", "B", "C"])
+    }
+
     @Test func historyListsEveryRevisionOldestFirstWithWhatItHolds() throws {
         let revisions = try threeDays()
         let start = try emulator.log().count

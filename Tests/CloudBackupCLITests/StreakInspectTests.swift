@@ -209,7 +209,7 @@ import Testing
         #expect(
             result.stderr == """
                 cloudbackup: \(message)
-                usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
+                usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
 
                 """)
         #expect(result.stdout == "")

@@ -61,22 +61,15 @@ struct BackupCommand: Command {
     let waitLock: Double
 
     init(arguments: inout Arguments) throws(CLIError) {
-        guard let file = try arguments.option("--file") else {
-            throw .usage("--file STATE is required", Self.usage)
-        }
-        self.file = file
+        file = try arguments.required("--file", "STATE")
         dryRun = arguments.flag("--dry-run")
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
-        quiet = arguments.flag("--quiet")
-        verbose = arguments.flag("--verbose")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         json = arguments.flag("--json")
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
         waitLock = try WaitLock.seconds(&arguments)
-        guard !(quiet && verbose) else {
-            throw .usage("--quiet and --verbose exclude each other", Self.usage)
-        }
         _ = try arguments.positionals(exactly: [])
     }
 

@@ -8,11 +8,11 @@ import LocalFiles
 /// `restore --revision` or `--as-of` can bring back. With `--contents`, what each holds, read
 /// from its bytes once and kept in the profile by checksum (a revision's bytes never change),
 /// so the next call downloads nothing it has seen.
-struct HistoryCommand: Command {
+struct HistoryCommand: QuietCommand {
     static let name = "history"
     static let summary = "list the backup's older versions on Drive (for restore --revision)"
     static let usage =
-        "usage: cloudbackup history [--profile NAME] [--contents] [--json] [--verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup history [--profile NAME] [--contents] [--json] [--quiet | --verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         \(usage)
 
@@ -28,6 +28,7 @@ struct HistoryCommand: Command {
           --contents      also show what each revision holds: export time, device, counts
                           (each revision is downloaded once, then remembered by checksum)
           --json          print one object with a "revisions" array, oldest first
+          --quiet         print nothing on stdout: the exit status tells
           --verbose       trace each HTTP exchange (tokens redacted)
         \(BackupFile.maxBytesHelp(column: 18))
         \(RemoteEncryption.Options.help(column: 18))
@@ -39,6 +40,7 @@ struct HistoryCommand: Command {
     var profileName: String
     var contents: Bool
     var json: Bool
+    var quiet: Bool
     var verbose: Bool
     var readOptions: ReadOptions
     /// What opens an encrypted backup's revisions for `--contents`.
@@ -48,7 +50,7 @@ struct HistoryCommand: Command {
         profileName = try arguments.option("--profile") ?? "default"
         contents = arguments.flag("--contents")
         json = arguments.flag("--json")
-        verbose = arguments.flag("--verbose")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
         _ = try arguments.positionals(exactly: [])

@@ -2,11 +2,11 @@ import BackupKit
 import Foundation
 
 /// `cloudbackup inspect FILE`: what a backup holds, for people or (`--json`) for scripts.
-struct InspectCommand: Command {
+struct InspectCommand: QuietCommand {
     static let name = "inspect"
     static let summary = "show a backup's version, origin, counts and streaks"
     static let usage =
-        "usage: cloudbackup inspect FILE [--json] [--now T] [--today DAY | --at T] [--tz ZONE]"
+        "usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T] [--tz ZONE]"
         + " [--max-bytes N]"
     static let help = """
         \(usage)
@@ -27,6 +27,7 @@ struct InspectCommand: Command {
 
         options:
           --json         print one JSON object instead, with the same facts
+          --quiet        print nothing: the exit status tells whether FILE is valid
           --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
                          2026-11-30T08:00:00Z) instead of the system clock
           --today DAY    count streaks as of DAY (YYYY-MM-DD)
@@ -42,12 +43,14 @@ struct InspectCommand: Command {
 
     let file: String
     let json: Bool
+    let quiet: Bool
     let now: Timestamp?
     let streaks: StreakOptions
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         json = arguments.flag("--json")
+        quiet = arguments.flag("--quiet")
         now = try ClockOptions.fixedNow(&arguments)
         streaks = try StreakOptions(arguments: &arguments)
         options = try BackupFile.readOptions(&arguments)

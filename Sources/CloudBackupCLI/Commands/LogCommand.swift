@@ -5,10 +5,11 @@ import LocalFiles
 /// `cloudbackup log`: what each merge of `backup` and `restore --merge` decided, from the
 /// profile's decision log (`DecisionLog`), newest first: the first place to look when an edit
 /// "disappeared".
-struct LogCommand: Command {
+struct LogCommand: QuietCommand {
     static let name = "log"
     static let summary = "what each backup and restore merge decided, newest first"
-    static let usage = "usage: cloudbackup log [--since TIME] [--item KEY] [--json] [--profile P]"
+    static let usage =
+        "usage: cloudbackup log [--since TIME] [--item KEY] [--json] [--quiet] [--profile P]"
     static let help = """
         \(usage)
 
@@ -24,6 +25,7 @@ struct LogCommand: Command {
           --item KEY      only decisions about this challenge id (and its day logs) or this
                           day log key (CHALLENGE/YYYY-MM-DD)
           --json          print the log's lines as stored, newest first
+          --quiet         print nothing: the exit status tells
           --profile P     the profile to use (default: default)
 
         exit status: 0 shown (also when nothing is logged), 2 bad usage, 3 the log is damaged
@@ -33,6 +35,7 @@ struct LogCommand: Command {
     let since: Timestamp?
     let item: String?
     let json: Bool
+    let quiet: Bool
     let profile: String
 
     init(arguments: inout Arguments) throws(CLIError) {
@@ -41,6 +44,7 @@ struct LogCommand: Command {
             { Timestamp($0) ?? DayKey($0).flatMap { Self.startOfDay($0, in: .current) } })
         item = try arguments.option("--item")
         json = arguments.flag("--json")
+        quiet = arguments.flag("--quiet")
         profile = try arguments.option("--profile") ?? "default"
         _ = try arguments.positionals(exactly: [])
     }

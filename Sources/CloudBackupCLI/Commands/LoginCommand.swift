@@ -73,11 +73,10 @@ struct LoginCommand: Command {
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
-        quiet = arguments.flag("--quiet")
         openBrowser = !arguments.flag("--no-browser")
         paste = arguments.flag("--paste")
         device = arguments.flag("--device")
-        verbose = arguments.flag("--verbose")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         port =
             try arguments.option("--port", expecting: "a port number 1…65535") {
                 UInt16($0).flatMap { $0 == 0 ? nil : $0 }
@@ -87,9 +86,6 @@ struct LoginCommand: Command {
                 Int($0).flatMap { (1...86_400).contains($0) ? $0 : nil }
             } ?? 300
         _ = try arguments.positionals(exactly: [])
-        if quiet && verbose {
-            throw .usage("--quiet and --verbose exclude each other", Self.usage)
-        }
         if device && (paste || !openBrowser || port != 0) {
             throw CLIError(
                 "--device takes no --paste, --no-browser or --port (it opens no browser and listens on no port)",

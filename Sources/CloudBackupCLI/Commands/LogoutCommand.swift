@@ -30,12 +30,8 @@ struct LogoutCommand: Command {
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
-        verbose = arguments.flag("--verbose")
-        quiet = arguments.flag("--quiet")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         _ = try arguments.positionals(exactly: [])
-        if quiet && verbose {
-            throw .usage("--quiet and --verbose exclude each other", Self.usage)
-        }
     }
 
     func run(in context: Context) throws {

@@ -4,11 +4,11 @@ import LocalFiles
 import Parallel
 
 /// `cloudbackup merge LOCAL INCOMING -o OUT`: the sync of FORMAT.md §5.1 on two local files.
-struct MergeCommand: Command {
+struct MergeCommand: QuietCommand {
     static let name = "merge"
     static let summary = "merge a backup into a local file: newest edit wins per item"
     static let usage =
-        "usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace] [--dry-run] [--explain] [--json] "
+        "usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace] [--dry-run] [--explain] [--json] [--quiet] "
         + "[--allow-stale] [--clock-guard] [--window DAYS] [--now RFC3339] [--log FILE] [--max-bytes N]"
     static let help = """
         \(usage)
@@ -31,6 +31,7 @@ struct MergeCommand: Command {
           --dry-run         show the counts, write no OUT (a --log line still says so)
           --explain         list every decision that was not trivial, and why
           --json            print only the report object on stdout
+          --quiet           no report, on stdout or stderr: the exit status tells
           --allow-stale     let in what the stale guard holds back: items missing here and
                             older than the window, from a file that predates it
           --clock-guard     hold back incoming items stamped more than 24 h after now
@@ -49,6 +50,7 @@ struct MergeCommand: Command {
     var dryRun: Bool
     var explain: Bool
     var json: Bool
+    let quiet: Bool
     var allowStale: Bool
     var clockGuard: Bool
     var logPath: String?
@@ -60,6 +62,7 @@ struct MergeCommand: Command {
         dryRun = arguments.flag("--dry-run")
         explain = arguments.flag("--explain")
         json = arguments.flag("--json")
+        quiet = arguments.flag("--quiet")
         allowStale = arguments.flag("--allow-stale")
         clockGuard = arguments.flag("--clock-guard")
         logPath = try arguments.option("--log")
@@ -130,7 +133,12 @@ struct MergeCommand: Command {
         }
         // Stdout holds the document when OUT is `-`: the report goes to stderr.
         let toStdout = dryRun || outputPath != BackupFile.standardStream
-        let say = toStdout ? context.print : context.printError
+        // Quiet: not on stderr either, where the report goes beside a document on stdout.
+        let quiet = quiet
+        func say(_ line: String) {
+            guard !quiet else { return }
+            if toStdout { context.print(line) } else { context.printError(line) }
+        }
         if json {
             say(outcome.report.json)
         } else {

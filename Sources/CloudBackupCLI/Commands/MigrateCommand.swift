@@ -2,11 +2,11 @@ import BackupKit
 
 /// `cloudbackup migrate FILE -o OUT`: any supported version in, canonical schema 4 out, or
 /// schema 3 (`--schema 3`) for an app that cannot read 4 yet.
-struct MigrateCommand: Command {
+struct MigrateCommand: QuietCommand {
     static let name = "migrate"
     static let summary = "rewrite a backup of any schema version as schema 4 (or 3)"
     static let usage =
-        "usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--verbose] [--max-bytes N]"
+        "usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--json] [--quiet | --verbose] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -23,6 +23,10 @@ struct MigrateCommand: Command {
                             day logs kept under a tombstone (schema 3 cannot hold them)
                             are left out, and a note on stderr says how many
           --pretty          indent the output for people (the default is compact)
+          --json            say what was written as one JSON object (on stderr when OUT
+                            is -): "file", "output", "fromSchema", "toSchema",
+                            "droppedKeptDayLogs" and the "notes" --verbose gives
+          --quiet           say nothing on success, as without --verbose
           --verbose         say what was written (silent on success otherwise)
         \(BackupFile.maxBytesHelp(column: 20))
 
@@ -34,23 +38,29 @@ struct MigrateCommand: Command {
     let output: String
     let schema: BackupWriter.WrittenSchema
     let pretty: Bool
+    let json: Bool
+    let quiet: Bool
     let verbose: Bool
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         pretty = arguments.flag("--pretty")
-        verbose = arguments.flag("--verbose")
+        json = arguments.flag("--json")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         schema =
             try arguments.option(
                 "--schema", expecting: "3 or 4, the versions cloudbackup writes",
                 { Int($0).flatMap(BackupWriter.WrittenSchema.init(rawValue:)) }) ?? .current
         var options = try BackupFile.readOptions(&arguments)
-        // The notes look into every day log; only --verbose shows them.
-        options.collectsNotes = verbose
+        // The notes look into every day log; only --verbose and --json show them.
+        options.collectsNotes = verbose || json
         self.options = options
         let short = try arguments.option("-o")
         let long = try arguments.option("--output")
-        guard let output = long ?? short else { throw .usage("missing -o OUT", Self.usage) }
+        guard let output = long ?? short else {
+            try arguments.refuseUnknownOptions()
+            throw .usage("missing -o OUT", Self.usage)
+        }
         self.output = output
         file = try arguments.positionals(exactly: ["FILE"])[0]
     }
@@ -65,6 +75,19 @@ struct MigrateCommand: Command {
         }
         try BackupFile.save(document, to: output, pretty: pretty, schema: schema, in: context)
         let (input, written) = (BackupFile.shown(file), BackupFile.shown(output: output))
+        // Stdout holds the document when OUT is `-`: what is said of it goes to stderr.
+        let say = output == BackupFile.standardStream ? context.printError : context.print
+        if json {
+            // Quiet says nothing, not even the object.
+            guard !quiet else { return }
+            return say(
+                JSONLine.encode(
+                    Summary(
+                        file: input, output: written, fromSchema: result.sourceVersion,
+                        toSchema: schema.rawValue, droppedKeptDayLogs: dropped,
+                        notes: result.notes.map { Note(pointer: $0.pointer, message: $0.message) }))
+            )
+        }
         // Not silent: day logs that were in FILE are not in OUT.
         if dropped > 0 {
             context.printError(
@@ -73,12 +96,25 @@ struct MigrateCommand: Command {
                     + "reads schema 4 keeps them")
         }
         guard verbose else { return }
-        // Stdout holds the document when OUT is `-`: what is said of it goes to stderr.
-        let say = output == BackupFile.standardStream ? context.printError : context.print
         say(
             "\(input.onOneLine) (schema \(result.sourceVersion)) → \(written.onOneLine) (schema \(schema.rawValue))"
         )
         // A note points into the migrated document, which is OUT.
         for note in result.notes { say("\(written.onOneLine): \(note)") }
+    }
+
+    /// `--json`: what was written, from which version to which, and what was left out.
+    private struct Summary: Encodable {
+        var file: String
+        var output: String
+        var fromSchema: Int
+        var toSchema: Int
+        var droppedKeptDayLogs: Int
+        var notes: [Note]
+    }
+
+    private struct Note: Encodable {
+        var pointer: String
+        var message: String
     }
 }

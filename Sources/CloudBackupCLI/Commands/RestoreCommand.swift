@@ -6,15 +6,15 @@ import LocalFiles
 
 /// `cloudbackup restore`: the Drive backup into STATE, by merge or replace (FORMAT.md §5.2, §8.2).
 /// Shows the counts and the stale-window verdict first; `--dry-run` stops there.
-struct RestoreCommand: Command {
+struct RestoreCommand: QuietCommand {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
     static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
                                    [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                   [--verbose] [--wait-lock DURATION] [--max-bytes N]
+                                   [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
                                    [--password-file FILE | --password-command CMD]
 
         Download the backup from the Google Drive app folder, validate and migrate it, show what
@@ -40,6 +40,7 @@ struct RestoreCommand: Command {
           --profile P     the profile to use (default: default)
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as the FORMAT.md §6.1 report object
+          --quiet         print nothing on stdout: the exit status tells
           --verbose       trace each HTTP exchange (tokens redacted)
         \(WaitLock.help(column: 18))
         \(BackupFile.maxBytesHelp(column: 18))
@@ -63,11 +64,10 @@ struct RestoreCommand: Command {
     /// An older version of the backup, from its revision history.
     let revision: RevisionChoice?
 
+    var quiet: Bool { drive.quiet }
+
     init(arguments: inout Arguments) throws(CLIError) {
-        guard let file = try arguments.option("--file") else {
-            throw .usage("--file STATE is required", Self.usage)
-        }
-        self.file = file
+        file = try arguments.required("--file", "STATE")
         switch (arguments.flag("--merge"), arguments.flag("--replace")) {
         case (true, false): mode = .merge
         case (false, true): mode = .replace
@@ -85,7 +85,7 @@ struct RestoreCommand: Command {
     var recordedProfile: String? { dryRun ? nil : drive.profile }
 
     func run(in context: Context) throws {
-        let session = try drive.session(in: context, quiet: json, dryRun: dryRun)
+        let session = try drive.session(in: context, json: json, dryRun: dryRun)
         // STATE is read and validated before anything goes over the network; these bytes are
         // the ones merged and kept as STATE.bak, and `write` checks STATE still holds them.
         // A missing STATE is a new one; a broken one (empty, not JSON, invalid, of a newer

@@ -7,15 +7,15 @@ import LocalFiles
 /// (`BackupKit.Rollback`), through the normal verified upload, with STATE given the same
 /// document. A restore of that revision changes one STATE only, and the next merge anywhere
 /// brings the bad change back.
-struct RollbackCommand: Command {
+struct RollbackCommand: QuietCommand {
     static let name = "rollback"
     static let summary = "make an older revision of the backup the state on every device"
     static let usage =
-        "usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
+        "usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
     static let help = """
         usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run]
                                     [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                    [--verbose] [--wait-lock DURATION] [--max-bytes N]
+                                    [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
                                     [--password-file FILE | --password-command CMD]
 
         Make an older revision of the backup ('cloudbackup history' lists them) the state on
@@ -40,6 +40,7 @@ struct RollbackCommand: Command {
           --profile P     the profile to use (default: default)
           --now T         the time for the tombstone window, RFC 3339 (default: now)
           --json          print the counts as one JSON object
+          --quiet         print nothing on stdout: the exit status tells
           --verbose       trace each HTTP exchange (tokens redacted)
         \(WaitLock.help(column: 18))
         \(BackupFile.maxBytesHelp(column: 18))
@@ -62,11 +63,10 @@ struct RollbackCommand: Command {
     let yes: Bool
     let json: Bool
 
+    var quiet: Bool { drive.quiet }
+
     init(arguments: inout Arguments) throws(CLIError) {
-        guard let file = try arguments.option("--file") else {
-            throw .usage("--file STATE is required", Self.usage)
-        }
-        self.file = file
+        file = try arguments.required("--file", "STATE")
         guard let revision = try DriveOptions.revision(&arguments, usage: Self.usage) else {
             throw .usage("say which revision: --revision ID or --as-of TIME", Self.usage)
         }
@@ -82,7 +82,7 @@ struct RollbackCommand: Command {
     var recordedProfile: String? { dryRun ? nil : drive.profile }
 
     func run(in context: Context) throws {
-        let session = try drive.session(in: context, quiet: json, dryRun: dryRun)
+        let session = try drive.session(in: context, json: json, dryRun: dryRun)
         // STATE before the network, as for restore: its bytes are the ones kept as STATE.bak.
         let loaded: (result: ReadResult, bytes: [UInt8])? =
             LocalFile.exists(file)

@@ -8,12 +8,12 @@ import OAuth
 /// run (offline), then the remote file (`--remote`) and local counts (`--file`). Its exit code
 /// makes it a monitoring check: 4 not logged in, 8 the last run failed, 9 (`--max-age`) no
 /// backup as recent as that.
-struct StatusCommand: Command {
+struct StatusCommand: QuietCommand {
     static let name = "status"
     static let summary =
         "show the login, the last backup and run, the remote file and local counts"
     static let usage =
-        "usage: cloudbackup status [--profile NAME] [--remote] [--verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]"
+        "usage: cloudbackup status [--profile NAME] [--remote] [--quiet | --verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -25,6 +25,7 @@ struct StatusCommand: Command {
         options:
           --profile NAME  which profile (default: default)
           --remote        also ask Drive for the backup file: id, size, modified, version
+          --quiet         print nothing: the exit status tells (with --max-age, for monitoring)
           --verbose       with --remote, trace each HTTP exchange (tokens redacted)
           --file STATE    also count the challenges, day logs and tombstones in STATE, and
                           those changed since the last backup or restore (offline); with
@@ -47,6 +48,7 @@ struct StatusCommand: Command {
     var profileName: String
     var json: Bool
     var remote: Bool
+    var quiet: Bool
     var verbose: Bool
     var file: String?
     var readOptions: ReadOptions
@@ -58,7 +60,7 @@ struct StatusCommand: Command {
         profileName = try arguments.option("--profile") ?? "default"
         json = arguments.flag("--json")
         remote = arguments.flag("--remote")
-        verbose = arguments.flag("--verbose")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         file = try arguments.option("--file")
         readOptions = try BackupFile.readOptions(&arguments)
         maxAge = try arguments.option(

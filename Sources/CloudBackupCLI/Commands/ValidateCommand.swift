@@ -2,10 +2,11 @@ import BackupKit
 
 /// `cloudbackup validate FILE…`: every problem of every file, one line each; silent when
 /// all are valid unless `--verbose`.
-struct ValidateCommand: Command {
+struct ValidateCommand: QuietCommand {
     static let name = "validate"
     static let summary = "check backup files against every rule of the format"
-    static let usage = "usage: cloudbackup validate FILE... [--verbose] [--max-bytes N]"
+    static let usage =
+        "usage: cloudbackup validate FILE... [--json] [--quiet | --verbose] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -16,6 +17,11 @@ struct ValidateCommand: Command {
         called - is ./-); one FILE at most can be -.
 
         options:
+          --json         print one JSON object on stdout instead: {"files": [...]}, each
+                         file's name, "valid", and its "schemaVersion" or its "exitCode"
+                         and "problems" (each a "pointer" and a "message"; a syntax error
+                         a "line" and "column")
+          --quiet        print nothing but the problems, as without --verbose
           --verbose      also say which files are valid, with their schema version, and
                          note day logs that do not fit their challenge (kept, but not
                          counted for streaks)
@@ -26,11 +32,14 @@ struct ValidateCommand: Command {
         """
 
     let files: [String]
+    let json: Bool
+    let quiet: Bool
     let verbose: Bool
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
-        verbose = arguments.flag("--verbose")
+        json = arguments.flag("--json")
+        (quiet, verbose) = try arguments.quietOrVerbose()
         var options = try BackupFile.readOptions(&arguments)
         // The notes look into every day log; only --verbose shows them.
         options.collectsNotes = verbose
@@ -41,6 +50,7 @@ struct ValidateCommand: Command {
     }
 
     func run(in context: Context) throws {
+        if json { return try report(in: context) }
         // Every file is checked; the failures are thrown together at the end, so the
         // boundary prints them all and exits with the highest code.
         var failures: [String] = []
@@ -75,5 +85,67 @@ struct ValidateCommand: Command {
             }
         }
         if let worst { throw CLIError(failures, worst) }
+    }
+
+    /// One file's verdict in `--json`.
+    private struct Verdict: Encodable {
+        var file: String
+        var valid: Bool
+        var schemaVersion: Int?
+        var exitCode: Int32?
+        var problems: [Problem]?
+    }
+
+    private struct Problem: Encodable {
+        var pointer: String?
+        var line: Int?
+        var column: Int?
+        var message: String
+    }
+
+    /// `--json`: every file's verdict in one object on stdout, nothing on stderr; the exit
+    /// status is the same as without it.
+    private func report(in context: Context) throws {
+        var verdicts: [Verdict] = []
+        var worst: Failure?
+        for file in files {
+            let name = BackupFile.shown(file)
+            var verdict = Verdict(file: name, valid: false)
+            let failure: CLIError
+            do {
+                let bytes = try BackupFile.loadBytes(file, options: options, in: context)
+                verdict.schemaVersion = try BackupReader.read(bytes, options: options).sourceVersion
+                verdict.valid = true
+                verdicts.append(verdict)
+                continue
+            } catch let error as BackupFileError {
+                failure = BackupFile.describe(error, file: name)
+                verdict.problems = Self.problems(error, file: name)
+            } catch {
+                failure = CloudBackup.describe(error)
+                verdict.problems = failure.lines.map { Problem(message: $0) }
+            }
+            verdict.exitCode = failure.exitCode.rawValue
+            if failure.exitCode.rawValue > (worst?.exitCode.rawValue ?? 0) {
+                worst = failure.failure
+            }
+            verdicts.append(verdict)
+        }
+        context.print(JSONLine.encode(["files": verdicts]))
+        if let worst { throw CLIError([], worst) }
+    }
+
+    /// The problems of a file that is not a valid backup, each where it is.
+    private static func problems(_ error: BackupFileError, file: String) -> [Problem] {
+        switch error {
+        case .invalid(let issues):
+            issues.map { Problem(pointer: $0.pointer, message: $0.message) }
+        case .syntax(let line, let column, let message):
+            [Problem(line: line, column: column, message: message)]
+        case .tooLarge, .notABackup, .newerSchema:
+            BackupFile.describe(error, file: file).lines.map {
+                Problem(message: String($0.dropFirst(file.count + 2)))
+            }
+        }
     }
 }

@@ -2,11 +2,11 @@ import BackupKit
 
 /// `cloudbackup verify FILE`: is a backup older than the tombstone window, and what would
 /// merging it into STATE hold back or bring back?
-struct VerifyCommand: Command {
+struct VerifyCommand: QuietCommand {
     static let name = "verify"
     static let summary = "tell whether a backup predates the tombstone window"
     static let usage =
-        "usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now RFC3339] [--json] [--max-bytes N]"
+        "usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now RFC3339] [--json] [--quiet] [--max-bytes N]"
     static let help = """
         \(usage)
 
@@ -23,6 +23,7 @@ struct VerifyCommand: Command {
           --window DAYS    the tombstone window (default 90)
           --now RFC3339    the clock to measure against (default: the system clock)
           --json           print one JSON object instead of sentences
+          --quiet          print nothing: the exit status tells
         \(BackupFile.maxBytesHelp(column: 19))
         """
 
@@ -30,11 +31,13 @@ struct VerifyCommand: Command {
     var againstPath: String?
     var clock: ClockOptions
     var json: Bool
+    let quiet: Bool
     var readOptions: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
         readOptions = try BackupFile.readOptions(&arguments)
         json = arguments.flag("--json")
+        quiet = arguments.flag("--quiet")
         againstPath = try arguments.option("--against")
         clock = try ClockOptions(arguments: &arguments)
         path = try arguments.positionals(exactly: ["FILE"])[0]
