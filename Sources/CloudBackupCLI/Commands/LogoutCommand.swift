@@ -67,7 +67,8 @@ struct LogoutCommand: Command {
             }
         case .deletedWithoutRevoking(let reason):
             context.printError(
-                "cloudbackup: warning: could not revoke the login at the server (\(reason)); the token file was deleted, but to be sure remove the app's access at https://myaccount.google.com/permissions"
+                "cloudbackup: warning: revoke failed: \(reason); "
+                    + "deleted locally only: see myaccount.google.com/permissions"
             )
         case .deletedDamaged(let problem):
             context.printError(
