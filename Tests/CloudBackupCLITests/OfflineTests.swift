@@ -1,10 +1,13 @@
 import Foundation
 import LocalFiles
+import Networking
 import TestSupport
 import Testing
 
-/// Drive or Google's token endpoints out of reach (issue 37 item 3): every failure is one
-/// short line.
+@testable import CloudBackupCLI
+
+/// Drive or Google's token endpoints out of reach (issue 37 item 3): a run at a terminal gives
+/// up within 15 s, a run under cron keeps today's budget, and every failure is one short line.
 @Suite(.serialized) final class OfflineTests {
     let emulator: Emulator
     let phone: BackupMachine
@@ -15,6 +18,53 @@ import Testing
         emulator = try Emulator()
         phone = try BackupMachine(emulator)
         closed = "http://127.0.0.1:\(try LocalServer.closedPort())"
+    }
+
+    /// The retry policy a run gets, by whether stderr is a terminal and the environment.
+    static func policy(terminal: Bool, _ environment: [String: String] = [:]) throws
+        -> RetryPolicy
+    {
+        try Context(
+            environment: environment, stdout: { _ in }, stderr: { _ in },
+            stderrIsTerminal: terminal
+        ).retryPolicy()
+    }
+
+    /// The worst case of refused connections under `policy`: the seconds of backoff before it
+    /// gives up, each attempt taking no time and every jitter the largest.
+    static func secondsUntilGivingUp(_ policy: RetryPolicy) -> Double {
+        var waited = 0.0
+        var retry = 0
+        while retry + 1 < policy.maxAttempts {
+            let wait = policy.delay(beforeRetry: retry, jitter: 0.999, retryAfter: nil)
+            let deadline = min(policy.deadline, policy.unreachableDeadline ?? .infinity)
+            guard waited + wait <= deadline else { break }
+            waited += wait
+            retry += 1
+        }
+        return waited
+    }
+
+    /// At a terminal the verdict on a network that cannot be reached comes within 15 s (the
+    /// backoff plus attempts refused at once); under cron the full budget stays, and so does
+    /// `CLOUDBACKUP_OFFLINE_WAIT`'s choice for either.
+    @Test func aTerminalGivesUpOnAnUnreachableNetworkWithin15Seconds() throws {
+        let terminal = try Self.policy(terminal: true)
+        let cron = try Self.policy(terminal: false)
+        #expect(Self.secondsUntilGivingUp(terminal) <= 15)
+        #expect(Self.secondsUntilGivingUp(cron) > 90)
+        // Only the wait for a connection differs: 429 and 5xx keep today's budget.
+        var same = terminal
+        same.unreachableDeadline = nil
+        #expect(same == RetryPolicy())
+        #expect(cron == RetryPolicy())
+        for terminal in [true, false] {
+            let set = try Self.policy(terminal: terminal, ["CLOUDBACKUP_OFFLINE_WAIT": "3"])
+            #expect(set.unreachableDeadline == 3)
+        }
+        #expect(throws: CLIError.self) {
+            try Self.policy(terminal: true, ["CLOUDBACKUP_OFFLINE_WAIT": "soon"])
+        }
     }
 
     /// The one line of a network failure: at most 160 characters, naming what failed and the

@@ -45,7 +45,7 @@ struct LogoutCommand: Command {
         defer { withExtendedLifetime(lock) {} }
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
-            transport: context.retryingTransport(verbose: verbose))
+            transport: try context.retryingTransport(verbose: verbose))
         // All three describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
