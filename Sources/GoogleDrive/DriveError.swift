@@ -92,7 +92,7 @@ public enum DriveError: Error, CustomStringConvertible {
         case .unavailable(let operation, let attempts, let last):
             let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
             return
-                "could not \(operation) after \(tries): \(last); try again later (if it keeps failing, check the network)"
+                "\(operation.name) failed after \(tries): \(last); try again later, or check the network"
         case .unreachable(let operation, let error):
             return "\(operation.name) failed: \(error.summary); check the network and run again"
         case .rejected(let operation, let error):

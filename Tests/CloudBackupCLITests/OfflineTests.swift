@@ -1,4 +1,5 @@
 import Foundation
+import GoogleDrive
 import LocalFiles
 import Networking
 import TestSupport
@@ -64,6 +65,38 @@ import Testing
         }
         #expect(throws: CLIError.self) {
             try Self.policy(terminal: true, ["CLOUDBACKUP_OFFLINE_WAIT": "soon"])
+        }
+    }
+
+    /// Every Drive call's line stays within 160 characters with Google's host and ids as long
+    /// as Drive's (33 characters): the line names the call, not the files it names.
+    @Test func everyDriveCallFailsInAShortLine() {
+        let id = String(repeating: "F", count: 33)
+        let operations: [DriveOperation] = [
+            .listFolder, .readMetadata(fileID: id), .download(fileID: id), .readETag(fileID: id),
+            .reserveID, .create(name: "habit-backup.json"), .upload(fileID: id),
+            .delete(fileID: id), .listRevisions(fileID: id), .downloadRevision(id, fileID: id),
+            .pinRevision(id, fileID: id), .deleteRevision(id, fileID: id),
+            .markChecked(id, fileID: id),
+        ]
+        let host = "www.googleapis.com"
+        for operation in operations {
+            let failures: [DriveError] = [
+                .unreachable(
+                    operation: operation,
+                    TransportError(
+                        kind: .couldNotConnect, message: "m", host: host,
+                        cause: "connection refused")),
+                .unavailable(
+                    operation: operation, attempts: 8,
+                    last: TransportError(
+                        kind: .timedOut, message: "m", host: host, cause: "Timeout was reached"
+                    ).summary),
+            ]
+            for failure in failures {
+                let line = "cloudbackup: " + CloudBackup.describe(failure).lines.joined()
+                #expect(line.count <= 160, "\(line.count): \(line)")
+            }
         }
     }
 
