@@ -31,30 +31,17 @@ import Testing
         ).retryPolicy()
     }
 
-    /// The worst case of refused connections under `policy`: the seconds of backoff before it
-    /// gives up, each attempt taking no time and every jitter the largest.
-    static func secondsUntilGivingUp(_ policy: RetryPolicy) -> Double {
-        var waited = 0.0
-        var retry = 0
-        while retry + 1 < policy.maxAttempts {
-            let wait = policy.delay(beforeRetry: retry, jitter: 0.999, retryAfter: nil)
-            let deadline = min(policy.deadline, policy.unreachableDeadline ?? .infinity)
-            guard waited + wait <= deadline else { break }
-            waited += wait
-            retry += 1
-        }
-        return waited
-    }
-
     /// At a terminal the verdict on a network that cannot be reached comes within 15 s (the
     /// backoff plus attempts refused at once); under cron the full budget stays, and so does
     /// `CLOUDBACKUP_OFFLINE_WAIT`'s choice for either.
     @Test func aTerminalGivesUpOnAnUnreachableNetworkWithin15Seconds() throws {
         let terminal = try Self.policy(terminal: true)
         let cron = try Self.policy(terminal: false)
-        #expect(Self.secondsUntilGivingUp(terminal) <= 15)
-        #expect(Self.secondsUntilGivingUp(cron) > 90)
+        let refused = TransportError(kind: .couldNotConnect, message: "refused", host: "h")
+        #expect(givingUp(terminal, after: refused).waited <= 15)
+        #expect(givingUp(cron, after: refused).waited > 90)
         // Only the wait for a connection differs: 429 and 5xx keep today's budget.
+        #expect(givingUp(terminal, after: nil) == givingUp(cron, after: nil))
         var same = terminal
         same.unreachableDeadline = nil
         #expect(same == RetryPolicy())
