@@ -56,7 +56,7 @@ struct DriveSession {
         self.progress = progress
         self.drive = DriveClient(
             baseURL: profile.driveURL, transport: transport, tokens: tokens,
-            retry: context.retryPolicy)
+            retry: try context.retryPolicy())
     }
 
     /// `--now`, else the server's time when our clock is off by more than five minutes,

@@ -134,7 +134,7 @@ extension CloudBackup {
         case let error as OAuthError:
             return describe(error)
         case let error as TransportError:
-            return describe(error)
+            return describe(error, failed: "request")
         case let error as DriveError:
             return describe(error)
         case let error as SyncError:
@@ -156,6 +156,9 @@ extension CloudBackup {
     /// without the Drive scope is a refused login too: retrying cannot help, logging in can.
     static func describe(_ error: DriveError) -> CLIError {
         switch error {
+        // The one request for a token under a Drive call is the refresh.
+        case .token(OAuthError.transport(let inner)):
+            return describe(inner, failed: "token refresh")
         case .token(let inner):
             return describe(inner)
         case .unauthorized:
@@ -181,7 +184,7 @@ extension CloudBackup {
             return CLIError("\(error.description); \(advice)", .remote)
         case .rejected:
             return CLIError("\(error.description); \(Self.repeatAdvice)", .remote)
-        case .unavailable:
+        case .unavailable, .unreachable:
             return CLIError(error.description, .remote)
         case .malformedResponse:
             return CLIError("\(error.description); \(Self.repeatAdvice)", .remote)
@@ -326,8 +329,9 @@ extension CloudBackup {
             return CLIError(
                 "\(Redaction.url(endpoint)) gave an unexpected answer: \(problem); try again later, and if it repeats, run with --verbose to see the exchange",
                 .remote)
+        // Outside a Drive call, a token request without an answer is the login's.
         case .transport(let error):
-            return describe(error)
+            return describe(error, failed: "login")
         case .tooOpen(let refusal):
             return .tooOpen(refusal)
         case .corruptTokenFile(let path, let problem):
@@ -341,10 +345,10 @@ extension CloudBackup {
         }
     }
 
-    static func describe(_ error: TransportError) -> CLIError {
-        CLIError(
-            "network failure: \(error.message); check the network connection and try again", .remote
-        )
+    /// One short line: what failed, the host and why; the URL's path and query are for
+    /// `--verbose`, whose trace shows each exchange.
+    static func describe(_ error: TransportError, failed what: String) -> CLIError {
+        CLIError("\(what) failed: \(error.summary); check the network and run again", .remote)
     }
 }
 

@@ -76,6 +76,11 @@ enum Manual {
             "CLOUDBACKUP_PASSWORD_COMMAND",
             "The same, printed by the shell command, as --password-command CMD."
         ),
+        (
+            Context.offlineWaitVariable,
+            "Seconds a Drive command keeps retrying when no connection can be made at all;"
+                + " 10 at a terminal, the full retry budget (about 100 s) otherwise."
+        ),
         ("XDG_CONFIG_HOME", "Where profiles live (see FILES); HOME when it is unset."),
         ("HOME", "The home folder, for ~/.config."),
         ("TZ", "The time zone inspect counts days in, unless --tz is given."),

@@ -95,21 +95,42 @@ extension Context {
     /// For tests only: the retry backoff base in milliseconds (default 1000).
     static let retryBaseVariable = "CLOUDBACKUP_RETRY_BASE_MS"
 
-    /// Google's backoff (FORMAT.md §9.2), with the base `CLOUDBACKUP_RETRY_BASE_MS` sets.
-    var retryPolicy: RetryPolicy {
+    /// Seconds to keep trying when no connection can be made at all (refused, unreachable,
+    /// a name that does not resolve), counted from the request's first attempt.
+    static let offlineWaitVariable = "CLOUDBACKUP_OFFLINE_WAIT"
+    /// The default at a terminal: a person waits for the verdict, and with connect failures
+    /// that come at once the attempts fit in it with the whole answer under 15 s. Without a
+    /// terminal (cron) there is no default: a network that comes back within the full
+    /// budget (about 100 s of backoff) still gets the night's backup done.
+    static let offlineWaitAtTerminal: Double = 10
+
+    /// Google's backoff (FORMAT.md §9.2), with the base `CLOUDBACKUP_RETRY_BASE_MS` sets and
+    /// the shorter wait of an unreachable network at a terminal or as
+    /// `CLOUDBACKUP_OFFLINE_WAIT` sets.
+    func retryPolicy() throws(CLIError) -> RetryPolicy {
         var retry = RetryPolicy()
         if let text = environment[Self.retryBaseVariable], let milliseconds = Double(text),
             milliseconds >= 0
         {
             retry.base = milliseconds / 1000
         }
+        if let text = environment[Self.offlineWaitVariable], !text.isEmpty {
+            guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                throw CLIError(
+                    "\(Self.offlineWaitVariable) must be a number of seconds (such as 10), not '\(text)'",
+                    .environment)
+            }
+            retry.unreachableDeadline = seconds
+        } else if stderrIsTerminal {
+            retry.unreachableDeadline = Self.offlineWaitAtTerminal
+        }
         return retry
     }
 
     /// For login's code exchange and logout's revocation, which no Drive client retries: the
     /// libcurl transport trying network errors, 429 and 5xx again under `retryPolicy`.
-    func retryingTransport(verbose: Bool) -> RetryingTransport {
-        RetryingTransport(transport(verbose: verbose), policy: retryPolicy)
+    func retryingTransport(verbose: Bool) throws(CLIError) -> RetryingTransport {
+        RetryingTransport(transport(verbose: verbose), policy: try retryPolicy())
     }
 }
 

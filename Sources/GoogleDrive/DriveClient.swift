@@ -472,7 +472,11 @@ public struct DriveClient: Sendable {
         }
 
         private func unavailable(_ exhausted: RetryBudget.Exhausted) -> DriveError {
-            .unavailable(operation: operation, attempts: exhausted.attempts, last: exhausted.last)
+            if let failure = exhausted.transport, failure.kind == .couldNotConnect {
+                return .unreachable(operation: operation, failure)
+            }
+            return .unavailable(
+                operation: operation, attempts: exhausted.attempts, last: exhausted.last)
         }
     }
 
@@ -508,9 +512,13 @@ public struct DriveClient: Sendable {
             } catch let failure as any TransientFailure where failure.isTransient {
                 // Out of attempts or time: the token error itself says best what failed.
                 let wait = RetryPolicy.retryAfter(failure.retryAfter, now: clock.wall())
-                guard (try? budget.backOff(after: "\(failure)", retryAfter: wait)) != nil else {
-                    throw .token(failure)
-                }
+                let again =
+                    if let cut = failure.transportFailure {
+                        (try? budget.backOff(after: cut)) != nil
+                    } else {
+                        (try? budget.backOff(after: "\(failure)", retryAfter: wait)) != nil
+                    }
+                guard again else { throw .token(failure) }
                 continue
             } catch {
                 throw .token(error)

@@ -75,6 +75,9 @@ enum HTTPStatus {
 public enum DriveError: Error, CustomStringConvertible {
     /// Retries ran out or the deadline passed; `last` is what the final attempt got.
     case unavailable(operation: DriveOperation, attempts: Int, last: String)
+    /// No connection could be made at all (refused, unreachable, a name that does not
+    /// resolve) until the retries gave up: the network or the endpoint setting, not Drive.
+    case unreachable(operation: DriveOperation, TransportError)
     /// A final answer: a 4xx other than the retryable ones, or an unexpected status.
     case rejected(operation: DriveOperation, GoogleAPIError)
     /// Still 401 after one token refresh: the login is gone or revoked.
@@ -89,7 +92,9 @@ public enum DriveError: Error, CustomStringConvertible {
         case .unavailable(let operation, let attempts, let last):
             let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
             return
-                "could not \(operation) after \(tries): \(last); try again later (if it keeps failing, check the network)"
+                "\(operation.name) failed after \(tries): \(last); try again later, or check the network"
+        case .unreachable(let operation, let error):
+            return "\(operation.name) failed: \(error.summary); check the network and run again"
         case .rejected(let operation, let error):
             let reason = error.reason.map { " (\($0))" } ?? ""
             return "Drive refused to \(operation): HTTP \(error.status)\(reason): \(error.message)"

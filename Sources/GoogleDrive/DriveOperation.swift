@@ -27,6 +27,26 @@ public enum DriveOperation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The call in a word or two, without its ids, for a report that must stay one short
+    /// line ("list failed: …").
+    public var name: String {
+        switch self {
+        case .listFolder: "list"
+        case .readMetadata: "metadata read"
+        case .download: "download"
+        case .readETag: "etag read"
+        case .reserveID: "file id request"
+        case .create: "create"
+        case .upload: "upload"
+        case .delete: "delete"
+        case .listRevisions: "revision list"
+        case .downloadRevision: "revision download"
+        case .pinRevision: "revision pin"
+        case .deleteRevision: "revision delete"
+        case .markChecked: "revision mark"
+        }
+    }
+
     public var description: String {
         switch self {
         case .listFolder: "list the app folder"

@@ -1,5 +1,11 @@
 import CCurl
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// A libcurl result code (`CURLcode`) as a Swift error, with the operation that failed.
 /// The named statics are the codes the transport treats specially; `~=` lets a `catch`
 /// match them: `catch CurlError.operationTimedOut { … }`.
@@ -24,6 +30,7 @@ public struct CurlError: Error, RawRepresentable, Hashable, Sendable, CustomStri
 
     public static let unsupportedProtocol = CurlError(CURLE_UNSUPPORTED_PROTOCOL, operation: "")
     public static let couldNotResolveHost = CurlError(CURLE_COULDNT_RESOLVE_HOST, operation: "")
+    public static let couldNotResolveProxy = CurlError(CURLE_COULDNT_RESOLVE_PROXY, operation: "")
     public static let couldNotConnect = CurlError(CURLE_COULDNT_CONNECT, operation: "")
     public static let operationTimedOut = CurlError(CURLE_OPERATION_TIMEDOUT, operation: "")
     public static let writeError = CurlError(CURLE_WRITE_ERROR, operation: "")
@@ -64,12 +71,30 @@ public struct CurlError: Error, RawRepresentable, Hashable, Sendable, CustomStri
     /// How the transport's callers see this failure (no HTTP answer arrived).
     var transportKind: TransportError.Kind {
         switch self {
-        case .couldNotConnect, .couldNotResolveHost: .couldNotConnect
+        case .couldNotConnect, .couldNotResolveHost, .couldNotResolveProxy: .couldNotConnect
         case .operationTimedOut: .timedOut
         case .gotNothing, .sendError, .receiveError, .partialFile: .connectionLost
         case .sslConnectError, .peerFailedVerification, .sslCACertificate: .tls
         case .fileSizeExceeded: .responseTooLarge
         default: .other
+        }
+    }
+
+    /// The reason in a few words for a one-line report; `osErrno` is the socket's errno
+    /// (`CURLINFO_OS_ERRNO`), which tells a refused connection from an unreachable host.
+    func cause(osErrno: Int32) -> String {
+        switch self {
+        case .couldNotResolveHost: return "name not resolved"
+        case .couldNotResolveProxy: return "proxy name not resolved"
+        case .couldNotConnect:
+            switch osErrno {
+            case ECONNREFUSED: return "connection refused"
+            case EHOSTUNREACH: return "host unreachable"
+            case ENETUNREACH: return "network unreachable"
+            case ETIMEDOUT: return "timed out"
+            default: return text
+            }
+        default: return text
         }
     }
 }

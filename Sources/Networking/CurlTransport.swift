@@ -57,7 +57,8 @@ public struct CurlTransport: HTTPTransport {
         } catch {
             trace?("\(request.method) \(shownURL) -> failed: \(error.message) (\(elapsed()))")
             throw TransportError(
-                kind: error.kind, message: "\(request.method) \(shownURL): \(error.message)")
+                kind: error.kind, message: "\(request.method) \(shownURL): \(error.message)",
+                host: URLComponents(string: request.url)?.host, cause: error.cause ?? error.message)
         }
     }
 
@@ -75,7 +76,10 @@ public struct CurlTransport: HTTPTransport {
                         kind: .responseTooLarge,
                         message: "the answer is larger than the \(maxResponseBytes)-byte limit")
                 }
-                throw TransportError(kind: error.transportKind, message: error.description)
+                throw TransportError(
+                    kind: error.transportKind, message: error.description,
+                    cause: error.cause(
+                        osErrno: Int32(clamping: (try? easy.info(CURLINFO_OS_ERRNO)) ?? 0)))
             }
             let status = try easy.info(CURLINFO_RESPONSE_CODE)
             return HTTPResponse(status: status, headers: sink.headers, body: sink.body)

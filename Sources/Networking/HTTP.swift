@@ -64,15 +64,37 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     public var kind: Kind
-    /// Human words, e.g. from `curl_easy_strerror`; never holds a token.
+    /// Human words, e.g. from `curl_easy_strerror`; never holds a token. The curl transport
+    /// puts the request's method and (redacted) URL first, for `--verbose` and traces.
     public var message: String
+    /// The server asked, when known: what a one-line report names instead of the whole URL,
+    /// whose path and query are for `--verbose`.
+    public var host: String?
+    /// The reason in a few words ("connection refused", "name not resolved"), when known.
+    public var cause: String?
 
-    public init(kind: Kind, message: String) {
+    public init(kind: Kind, message: String, host: String? = nil, cause: String? = nil) {
         self.kind = kind
         self.message = message
+        self.host = host
+        self.cause = cause
     }
 
     public var description: String { message }
+
+    /// What failed in one short clause without the URL's path or query, e.g. "cannot
+    /// connect to www.googleapis.com (connection refused)"; `message` when the host is unknown.
+    public var summary: String {
+        guard let host else { return message }
+        let because = cause.map { " (\($0))" } ?? ""
+        return switch kind {
+        case .couldNotConnect: "cannot connect to \(host)\(because)"
+        case .timedOut: "no answer from \(host) in time\(because)"
+        case .connectionLost: "the connection to \(host) broke\(because)"
+        case .tls: "no secure connection to \(host)\(because)"
+        case .responseTooLarge, .other: "\(host): \(cause ?? message)"
+        }
+    }
 
     /// Whether trying again may help: the connection failed, timed out or broke. A TLS
     /// failure, an answer over the size cap or a refused URL fails the same way every time.
@@ -102,4 +124,7 @@ public protocol TransientFailure: Error {
     var isTransient: Bool { get }
     /// The server's `Retry-After` header as sent, if it said how long to wait.
     var retryAfter: String? { get }
+    /// The transport failure behind it, when no answer came: a token endpoint that cannot
+    /// be reached spends the shorter budget of `RetryPolicy.unreachableDeadline` too.
+    var transportFailure: TransportError? { get }
 }

@@ -22,6 +22,8 @@ public struct RetryBudget {
         public let operation: String
         public let attempts: Int
         public let last: String
+        /// The last attempt's transport failure, when no answer came.
+        public let transport: TransportError?
     }
 
     /// Starts the deadline again after bytes moved (a chunk kept, a body received): the
@@ -33,30 +35,44 @@ public struct RetryBudget {
 
     /// Sleeps before the next attempt, or throws when attempts or time ran out.
     /// A transport failure: back off when trying again may help, else give up at once.
+    /// A connection that cannot be made at all gives up at `policy.unreachableDeadline`.
     public mutating func backOff(after error: TransportError) throws(Exhausted) {
         guard error.isRetryable else {
-            throw Exhausted(operation: operation, attempts: retries + 1, last: error.message)
+            throw Exhausted(
+                operation: operation, attempts: retries + 1, last: error.summary, transport: error)
         }
-        try backOff(after: error.message, retryAfter: nil)
+        let deadline =
+            error.kind == .couldNotConnect
+            ? min(policy.deadline, policy.unreachableDeadline ?? .infinity) : policy.deadline
+        try backOff(after: error.summary, retryAfter: nil, deadline: deadline, transport: error)
     }
 
     public mutating func backOff(after failure: String, retryAfter: Double?) throws(Exhausted) {
+        try backOff(
+            after: failure, retryAfter: retryAfter, deadline: policy.deadline, transport: nil)
+    }
+
+    private mutating func backOff(
+        after failure: String, retryAfter: Double?, deadline: Double, transport: TransportError?
+    ) throws(Exhausted) {
         guard retries + 1 < policy.maxAttempts else {
-            throw Exhausted(operation: operation, attempts: retries + 1, last: failure)
+            throw Exhausted(
+                operation: operation, attempts: retries + 1, last: failure, transport: transport)
         }
         let wait = policy.delay(
             beforeRetry: retries, jitter: clock.random(), retryAfter: retryAfter)
-        guard clock.monotonic() - began + wait <= policy.deadline else {
+        guard clock.monotonic() - began + wait <= deadline else {
             // Giving up early on the server's word, not on a failure of ours: say so, when
             // its wait alone passes what is left of the deadline.
-            let left = policy.deadline - (clock.monotonic() - began)
+            let left = deadline - (clock.monotonic() - began)
             let asked = retryAfter.flatMap {
                 $0 > left
-                    ? "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(policy.deadline)) s limit"
+                    ? "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(deadline)) s limit"
                     : nil
             }
             throw Exhausted(
-                operation: operation, attempts: retries + 1, last: failure + (asked ?? ""))
+                operation: operation, attempts: retries + 1, last: failure + (asked ?? ""),
+                transport: transport)
         }
         clock.sleep(wait)
         retries += 1

@@ -10,14 +10,21 @@ public struct RetryPolicy: Sendable, Equatable {
     public var maxDelay: Double
     public var maxAttempts: Int
     public var deadline: Double
+    /// A shorter deadline for when no connection can be made at all (refused, unreachable,
+    /// a name that does not resolve): a person at a terminal wants the verdict in seconds,
+    /// not after the minute and a half the full backoff takes. nil: the same as any failure.
+    /// Answers (429, 5xx) and broken or timed-out connections keep the full budget.
+    public var unreachableDeadline: Double?
 
     public init(
-        base: Double = 1, maxDelay: Double = 32, maxAttempts: Int = 8, deadline: Double = 300
+        base: Double = 1, maxDelay: Double = 32, maxAttempts: Int = 8, deadline: Double = 300,
+        unreachableDeadline: Double? = nil
     ) {
         self.base = base
         self.maxDelay = maxDelay
         self.maxAttempts = maxAttempts
         self.deadline = deadline
+        self.unreachableDeadline = unreachableDeadline
     }
 
     /// The wait before retry `retry` (0 for the first retry). `retryAfter` is the server's

@@ -56,7 +56,7 @@ public enum Logout {
                         reason: "the revocation endpoint answered \(response.status)")
                 }
             } catch {
-                outcome = .deletedWithoutRevoking(reason: error.message)
+                outcome = .deletedWithoutRevoking(reason: error.summary)
             }
             try store.delete()
             return outcome

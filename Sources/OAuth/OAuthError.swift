@@ -59,4 +59,9 @@ extension OAuthError: TransientFailure {
         guard case .server(_, _, _, _, let retryAfter) = self else { return nil }
         return retryAfter
     }
+
+    public var transportFailure: TransportError? {
+        guard case .transport(let error) = self else { return nil }
+        return error
+    }
 }

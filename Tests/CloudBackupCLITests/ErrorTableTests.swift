@@ -111,6 +111,12 @@ import Testing
             DriveError.unavailable(operation: .listFolder, attempts: 3, last: "HTTP 503"), 5,
             "try again later"),
         Row(
+            "Drive unreachable",
+            DriveError.unreachable(
+                operation: .listFolder,
+                TransportError(kind: .couldNotConnect, message: "m", host: "h", cause: "c")), 5,
+            "check the network"),
+        Row(
             "Drive quota", refusal(403, "storageQuotaExceeded", .upload(fileID: "F1")), 5,
             "free up space"),
         Row(
@@ -178,7 +184,7 @@ import Testing
         Row(
             "unwritable local file", LocalFileError(path: "/s", operation: .write, errno: EROFS), 1,
             "writable"),
-        Row("transport", TransportError(kind: .timedOut, message: "m"), 5, "try again"),
+        Row("transport", TransportError(kind: .timedOut, message: "m"), 5, "run again"),
         Row("missing key", RemoteEncryption.MissingKey(), 3, "give one"),
         Row("anything else", CocoaError(.featureUnsupported), 1, nil),
     ]

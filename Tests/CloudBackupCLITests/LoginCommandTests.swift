@@ -169,7 +169,8 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(
             result.stderr.hasPrefix(
-                "cloudbackup: warning: could not revoke the login at the server"))
+                "cloudbackup: warning: revoke failed: cannot connect to 127.0.0.1 (connection refused); "
+            ))
         #expect(!LocalFile.exists(home.tokenPath))
         #expect(
             try cloudbackup(["status"], environment: home.environment).stdout.contains(

@@ -1,5 +1,6 @@
 import Foundation
 import Networking
+import TestSupport
 import Testing
 
 private let now = Date(timeIntervalSince1970: 1_800_000_000)  // Fri, 15 Jan 2027 08:00:00 GMT
@@ -21,4 +22,20 @@ func delayIsExponentialWithJitterCappedAndRetryAfterWins(
 ) {
     #expect(
         RetryPolicy().delay(beforeRetry: retry, jitter: jitter, retryAfter: retryAfter) == expected)
+}
+
+/// No connection at all gives up at `unreachableDeadline`; every other failure keeps the
+/// whole budget (8 attempts, about 95 s of backoff), a 5xx or 429 answer above all.
+@Test func theUnreachableDeadlineBoundsOnlyFailuresToConnect() {
+    let short = RetryPolicy(unreachableDeadline: 10)
+    let refused = TransportError(kind: .couldNotConnect, message: "refused", host: "h")
+    let (attempts, waited) = givingUp(short, after: refused)
+    #expect(attempts == 4)
+    #expect(waited <= 10)
+    let full = givingUp(RetryPolicy(), after: refused)
+    #expect(full.attempts == 8)
+    #expect(full.waited > 90)
+    for failure in [nil, TransportError(kind: .timedOut, message: "slow", host: "h")] {
+        #expect(givingUp(short, after: failure) == full, "\(String(describing: failure))")
+    }
 }

@@ -135,3 +135,24 @@ extension HTTPRequest {
         URLComponents(string: url)?.queryItems?.first { $0.name == name }?.value
     }
 }
+
+/// What a `RetryBudget` under `policy` spends before it gives up on `failure` (an HTTP 503
+/// answer when nil) again and again: its worst case, with the largest jitter and attempts
+/// that take no time. `waited` is the seconds of backoff.
+public func givingUp(_ policy: RetryPolicy, after failure: TransportError?) -> (
+    attempts: Int, waited: Double
+) {
+    let fake = FakeClock(jitter: 0.999)
+    var budget = RetryBudget(operation: "GET", policy: policy, clock: fake.clock)
+    do throws(RetryBudget.Exhausted) {
+        while true {
+            if let failure {
+                try budget.backOff(after: failure)
+            } else {
+                try budget.backOff(after: "HTTP 503", retryAfter: nil)
+            }
+        }
+    } catch {
+        return (error.attempts, fake.sleeps.reduce(0, +))
+    }
+}

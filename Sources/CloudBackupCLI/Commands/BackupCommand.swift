@@ -44,9 +44,10 @@ struct BackupCommand: Command {
         exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
         (nothing uploaded), or the profile's config.json, token, identity or password file is broken
         or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
-        access, 5 network or Drive failure after retries (the remote file is intact), 6 another
-        run holds the profile's lock (still, after --wait-lock's wait), 7 STATE or the backup is
-        from a newer version.
+        access, 5 network or Drive failure after retries (the remote file is intact; at a
+        terminal, a network that cannot be reached is given up on after 10 s, or
+        CLOUDBACKUP_OFFLINE_WAIT seconds when set), 6 another run holds the profile's lock
+        (still, after --wait-lock's wait), 7 STATE or the backup is from a newer version.
         """
 
     let file: String

@@ -120,7 +120,7 @@ struct LoginCommand: Command {
         // Before the browser: a folder that cannot hold the login fails the run now, not
         // after the user has logged in.
         try profile.makeFolder(in: context)
-        let transport = context.retryingTransport(verbose: verbose)
+        let transport = try context.retryingTransport(verbose: verbose)
         let grant: TokenGrant
         switch way {
         case .device:

@@ -41,7 +41,7 @@ struct LogoutCommand: Command {
         defer { withExtendedLifetime(lock) {} }
         let outcome = try Logout.run(
             store: profile.tokenStore, client: try profile.oauthClient(requireCredentials: false),
-            transport: context.retryingTransport(verbose: verbose))
+            transport: try context.retryingTransport(verbose: verbose))
         // All three describe the backup of the account logged out of, not of the next one.
         try LocalFile.remove(profile.keptCopyPath)
         try LocalFile.remove(profile.syncedSettingsPath)
@@ -63,7 +63,8 @@ struct LogoutCommand: Command {
             }
         case .deletedWithoutRevoking(let reason):
             context.printError(
-                "cloudbackup: warning: could not revoke the login at the server (\(reason)); the token file was deleted, but to be sure remove the app's access at https://myaccount.google.com/permissions"
+                "cloudbackup: warning: revoke failed: \(reason); "
+                    + "deleted locally only: see myaccount.google.com/permissions"
             )
         case .deletedDamaged(let problem):
             context.printError(
