@@ -23,10 +23,8 @@ enum ZoneSetting {
     static let databaseFolder = "/usr/share/zoneinfo/"
 
     /// The zone `text` names, or a one-line `Failure.environment` error saying what to write
-    /// instead. `isDatabaseZone` says whether the database has a file of that name.
-    static func zone(
-        _ text: String, isDatabaseZone: (String) -> Bool = ZoneSetting.hasDatabaseFile
-    ) throws(CLIError) -> TimeZone {
+    /// instead.
+    static func zone(_ text: String) throws(CLIError) -> TimeZone {
         guard !text.isEmpty else { return .current }
         // A leading colon says "not a POSIX string": a database name or a file.
         let named = text.hasPrefix(":")
@@ -38,7 +36,7 @@ enum ZoneSetting {
             }
             name = String(target[range.upperBound...])
         }
-        if TimeZone.knownTimeZoneIdentifiers.contains(name) || isDatabaseZone(name) {
+        if TimeZone.knownTimeZoneIdentifiers.contains(name) || hasDatabaseFile(name) {
             guard let zone = TimeZone(identifier: name) else {
                 throw refusal(text, "is a file of the zone database that Foundation cannot read")
             }
@@ -59,7 +57,7 @@ enum ZoneSetting {
 
     /// Whether the zone database has a file called `name` (a relative path that stays inside
     /// the database folder).
-    static func hasDatabaseFile(_ name: String) -> Bool {
+    private static func hasDatabaseFile(_ name: String) -> Bool {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         guard !name.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == ".." }) else {
             return false
