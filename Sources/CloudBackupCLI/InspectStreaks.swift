@@ -19,14 +19,15 @@ struct StreakOptions {
             throw .usage("--today and --at both say when today is; give one", arguments.usage)
         }
         timeZone = try arguments.option(
-            "--tz", expecting: "a time zone name like Europe/London", { TimeZone(identifier: $0) })
+            "--tz", expecting: "a time zone name like Europe/London",
+            { $0.isEmpty ? nil : try? ZoneSetting.zone($0) })
     }
 
-    /// `--tz`, else the zone `TZ` names (`:Area/City` or `Area/City`), else the system's.
-    func zone(environment: [String: String]) -> TimeZone {
+    /// `--tz`, else the zone `TZ` names as POSIX reads it (`ZoneSetting`), else the system's;
+    /// a `TZ` that names no zone is refused rather than replaced.
+    func zone(environment: [String: String]) throws(CLIError) -> TimeZone {
         if let timeZone { return timeZone }
-        let name = environment["TZ"].map { $0.hasPrefix(":") ? String($0.dropFirst()) : $0 }
-        return name.flatMap(TimeZone.init(identifier:)) ?? .current
+        return try ZoneSetting.zone(environment["TZ"] ?? "")
     }
 
     /// Today in `zone` for someone whose day starts at `dayStartHour`: `--today`, else the day

@@ -109,8 +109,8 @@ private let instantCases: [InstantCase] = [
     .init(
         zone: "Pacific/Apia", instant: "2011-12-30T10:00:00Z", dayStartHour: 2,
         expected: "2011-12-30", wallClock: "Sat 00:00 (+14), before the 2 a.m. start"),
-    // A clock falling back across the day start does not take the day back: Troll goes from
-    // 03:00 (+2) to 01:00 (+0) on 2026-10-25, and 02:00 passes twice.
+    // A clock falling back across the day start does not take the day back (FORMAT.md §7):
+    // Troll goes from 03:00 (+2) to 01:00 (+0) on 2026-10-25, and 02:00 passes twice.
     .init(
         zone: "Antarctica/Troll", instant: "2026-10-25T00:30:00Z", dayStartHour: 2,
         expected: "2026-10-25", wallClock: "Sun 02:30 +02"),
@@ -198,10 +198,15 @@ private let dayGapCases: [DayGapCase] = [
         arguments: [
             ("Pacific/Apia", 0, ["2011-12-30"]),
             ("Pacific/Fakaofo", 0, ["2011-12-30"]),
-            // With a 2 a.m. start, Friday lasted two hours (Saturday 00:00–02:00 on the clock).
-            ("Pacific/Apia", 2, []),
+            // With a 2 a.m. start, Friday lasted two hours (Saturday 00:00–02:00 on the clock),
+            // and with a 4 a.m. start four: too short to keep a streak through.
+            ("Pacific/Apia", 2, ["2011-12-30"]),
+            ("Pacific/Apia", 4, ["2011-12-30"]),
+            // Clock changes for daylight saving leave 21 to 27 hours: no date is skipped.
             ("America/New_York", 0, []),
+            ("America/New_York", 2, []),
             ("Australia/Lord_Howe", 2, []),
+            ("Antarctica/Troll", 2, []),
         ])
     func skippedDays(zoneName: String, dayStartHour: Int, expected: [String]) throws {
         let zone = try StreakFixture.zone(zoneName)

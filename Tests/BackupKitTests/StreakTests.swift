@@ -137,9 +137,10 @@ private typealias F = StreakFixture
     }
 
     /// Samoa skipped Friday 2011-12-30. Nobody could tick it off, so it must not break a
-    /// streak: a skipped date is treated like a paused day.
-    @Test("a date the clock skipped does not break a streak")
-    func skippedDateKeepsTheRun() throws {
+    /// streak: a skipped date is treated like a paused day. With a 2 a.m. day start the date
+    /// keeps two hours (Saturday 00:00–02:00 on the clock), still too short to keep a streak.
+    @Test("a date the clock skipped does not break a streak", arguments: [0, 2, 4])
+    func skippedDateKeepsTheRun(dayStartHour: Int) throws {
         let apia = try F.zone("Pacific/Apia")
         let read = try F.task("read", rules: [("2011-12-25", .check, 1)])
         let challenge = try F.challenge(start: "2011-12-25", days: 10, tasks: [read])
@@ -147,7 +148,8 @@ private typealias F = StreakFixture
             try F.logs(challenge, from: "2011-12-25", through: "2011-12-29", ["read": 1])
             + F.logs(challenge, from: "2011-12-31", through: "2012-01-03", ["read": 1])
         let skipped = DayKey.skippedDays(
-            in: challenge.startDate...challenge.endDate, timeZone: apia, dayStartHour: 0)
+            in: challenge.startDate...challenge.endDate, timeZone: apia,
+            dayStartHour: dayStartHour)
         #expect(skipped == [try F.day("2011-12-30")])
 
         let today = try F.day("2012-01-03")

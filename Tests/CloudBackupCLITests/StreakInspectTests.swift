@@ -184,6 +184,39 @@ import Testing
         #expect(london.hasSuffix("current 4 days, longest 5 days, completed 9 of 10 days (90%)\n"))
     }
 
+    /// 03:00 UTC on Monday is 22:00 on Sunday five hours behind UTC, which is how POSIX and
+    /// `date` read all of these (Foundation alone would read GMT+5 as five hours ahead).
+    @Test(arguments: ["GMT+5", "EST5", "<-05>5"])
+    func posixTZ(tz: String) throws {
+        let lines = try streakLines(
+            [walks, "--at", "2026-03-09T03:00:00Z"], environment: ["TZ": tz])
+        #expect(lines.hasPrefix("streaks:     as of 2026-03-08 (GMT-0500, days start at 02:00)\n"))
+        #expect(
+            try streakLines([walks, "--at", "2026-03-09T03:00:00Z", "--tz", tz]).hasPrefix(
+                "streaks:     as of 2026-03-08 (GMT-0500, days start at 02:00)\n"))
+    }
+
+    /// A `TZ` that names no zone is refused, not replaced by the system's zone.
+    @Test(arguments: [
+        (
+            "Mars/Olympus",
+            "TZ 'Mars/Olympus' is not a time zone this system knows"
+        ),
+        (
+            "EST5EDT,M3.2.0,M11.1.0",
+            "TZ 'EST5EDT,M3.2.0,M11.1.0' has daylight-saving rules, which cloudbackup does not read"
+        ),
+    ])
+    func unknownTZ(tz: String, problem: String) throws {
+        let result = try cloudbackup(
+            ["inspect", walks, "--today", "2026-03-08"], environment: ["TZ": tz])
+        #expect(result.status == 2)
+        #expect(
+            result.stderr == "cloudbackup: \(problem); set TZ to a zone name like "
+                + "America/New_York or Europe/Berlin, or unset it for the system's zone\n")
+        #expect(result.stdout == "")
+    }
+
     @Test(
         arguments: [
             (

@@ -67,15 +67,22 @@ extension DayKey {
         return DayKey(dayNumber: Int32(truncatingIfNeeded: days))
     }
 
-    /// Dates in `range` that never happen in `timeZone` with this day start, because the clock
-    /// jumped over them (Pacific/Apia went from 2011-12-29 23:59:59 straight to 2011-12-31
-    /// 00:00). The streak engine treats such a date like a paused day.
+    /// A day shorter than this is not scored (`skippedDays`). Clock changes for daylight saving
+    /// shorten a day by three hours at most (Antarctica/Casey); crossing the date line takes 24
+    /// hours, of which a day start of 0…4 leaves at most four to the date it ate.
+    static let shortestScoredDay: Int64 = 12 * 3_600_000
+
+    /// Dates in `range` that the clock jumped over in `timeZone` with this day start, in order:
+    /// dates that never happen (Pacific/Apia went from 2011-12-29 23:59:59 straight to
+    /// 2011-12-31 00:00) and dates left shorter than half a day (with a 2 a.m. start, Apia's
+    /// 2011-12-30 lasted the two hours from 12-31 00:00 to 02:00 on the clock). Nobody can keep
+    /// a streak through such a date, so the streak engine treats it like a paused day.
     public static func skippedDays(
         in range: ClosedRange<DayKey>, timeZone: TimeZone, dayStartHour: Int
     ) -> [DayKey] {
         // A day's instants lie within two days of its UTC midnight (offsets stay within
         // ±14 h, and a day starts before the next midnight), so three days either side cover
-        // every transition that could skip a date of the range.
+        // every transition that could shorten a date of the range.
         let margin = 3 * Timestamp.millisecondsPerDay
         let from = Timestamp(
             millisecondsSince1970: Int64(range.lowerBound.dayNumber) * Timestamp.millisecondsPerDay
@@ -83,20 +90,42 @@ extension DayKey {
         let through = Timestamp(
             millisecondsSince1970: Int64(range.upperBound.dayNumber) * Timestamp.millisecondsPerDay
                 + margin)
-        var skipped: [DayKey] = []
+        var skipped = Set<DayKey>()
         var transition = timeZone.nextDaylightSavingTimeTransition(after: from.date)
         while let change = transition, Timestamp(date: change) <= through {
+            // Only the dates the transition ends, starts or jumps over change their length.
             let instant = Timestamp(date: change)
             let before = DayKey(
                 for: instant.adding(milliseconds: -1), in: timeZone, dayStartHour: dayStartHour)
             let after = DayKey(for: instant, in: timeZone, dayStartHour: dayStartHour)
-            for offset in stride(from: 1, to: before.days(to: after), by: 1) {
+            for offset in 0...max(0, before.days(to: after)) {
                 let day = before.adding(days: offset)
-                if range.contains(day) { skipped.append(day) }
+                let length =
+                    day.adding(days: 1).start(in: timeZone, dayStartHour: dayStartHour)
+                    .millisecondsSince1970
+                    - day.start(in: timeZone, dayStartHour: dayStartHour).millisecondsSince1970
+                if range.contains(day), length < shortestScoredDay { skipped.insert(day) }
             }
             transition = timeZone.nextDaylightSavingTimeTransition(after: change)
         }
-        return skipped
+        return skipped.sorted()
+    }
+
+    /// The first instant that belongs to this day or a later one. Keys never go backwards, so
+    /// a binary search finds it; it is the next day's start too when the clock skipped this one.
+    private func start(in timeZone: TimeZone, dayStartHour: Int) -> Timestamp {
+        // Two days either side of the UTC midnight hold the start (see `skippedDays`).
+        let midnight = Int64(dayNumber) * Timestamp.millisecondsPerDay
+        var earlier = midnight - 2 * Timestamp.millisecondsPerDay  // belongs to an earlier day
+        var later = midnight + 2 * Timestamp.millisecondsPerDay  // belongs to this day or later
+        while later - earlier > 1 {
+            let middle = earlier + (later - earlier) / 2
+            let key = DayKey(
+                for: Timestamp(millisecondsSince1970: middle), in: timeZone,
+                dayStartHour: dayStartHour)
+            if key < self { earlier = middle } else { later = middle }
+        }
+        return Timestamp(millisecondsSince1970: later)
     }
 }
 

@@ -12,8 +12,9 @@
 //
 // A date the user's clock skipped (Samoa jumped from Thursday 2011-12-29 to Saturday
 // 2011-12-31) is treated like a paused day, whatever its log says: nobody could tick it off,
-// so a careful user expects it not to break the run. The caller passes those dates
-// (`DayKey.skippedDays`), since only it knows the user's zone.
+// so a careful user expects it not to break the run. So is a date the jump left shorter than
+// half a day (with a 2 a.m. day start, Samoa's Friday lasted two hours). The caller passes
+// those dates (`DayKey.skippedDays`), since only it knows the user's zone.
 //
 //     Days 1–4 complete, day 5 paused, days 6–7 complete, today (day 8) not yet done:
 //     current streak 6, longest 6, completed 6 of 6 scored days.

@@ -67,7 +67,7 @@ struct InspectCommand: QuietCommand {
             sum + challenge.tasks.count { $0.archivedFrom == nil }
         }
         let keptDayLogs = document.keptDayLogCount
-        let zone = streaks.zone(environment: context.environment)
+        let zone = try streaks.zone(environment: context.environment)
         let dayStartHour = document.settings.dayStartHour
         let today = streaks.today(in: zone, dayStartHour: dayStartHour, now: now)
         let reports = StreakOptions.reports(for: document, today: today, zone: zone)
