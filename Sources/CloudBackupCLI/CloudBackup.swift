@@ -71,7 +71,16 @@ public enum CloudBackup {
         // written its log line or kept copy: with SIGPIPE ignored, writes to the closed pipe
         // fail with EPIPE instead, and Context lets those go.
         signal(SIGPIPE, SIG_IGN)
-        Glibc.exit(run(arguments, in: .process()).rawValue)
+        let context = Context.process()
+        // Every time the run shows or reads in local time follows `TZ` as POSIX reads it
+        // (ZoneSetting.local): Foundation's `TimeZone.current` reads TZ=GMT+5 as UTC+5 and
+        // EST5 as the system's zone. A TZ that can be read neither way is refused, not replaced.
+        do {
+            ZoneSetting.local = try ZoneSetting.zone(context.environment["TZ"] ?? "")
+        } catch {
+            Glibc.exit(report(error, in: context).rawValue)
+        }
+        Glibc.exit(run(arguments, in: context).rawValue)
     }
 
     /// Runs one command line and returns its exit code, having printed what it had to say.

@@ -57,7 +57,7 @@ struct DriveOptions {
         let id = try arguments.option("--revision")
         let asOf = try arguments.option(
             "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
-            { RestoreCommand.asOf($0, in: .current) })
+            { RestoreCommand.asOf($0, in: ZoneSetting.local) })
         switch (id, asOf) {
         case (let id?, nil): return .id(id)
         case (nil, let time?): return .asOf(time)

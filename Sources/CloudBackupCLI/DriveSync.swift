@@ -41,6 +41,7 @@ extension DriveSession {
             name: profile.fileName, codec: codec(allowStale: false, warn: warn).codec, local: nil,
             pending: pending)
         machine.retention = profile.retention
+        machine.timeZone = ZoneSetting.local
         _ = try driver(
             restoreCommand: Self.restoreCommand(into: "STATE", profile: profile.name), warn: warn
         ).run(machine)

@@ -83,7 +83,12 @@ enum Manual {
         ),
         ("XDG_CONFIG_HOME", "Where profiles live (see FILES); HOME when it is unset."),
         ("HOME", "The home folder, for ~/.config."),
-        ("TZ", "The time zone inspect counts days in, unless --tz is given."),
+        (
+            "TZ",
+            "The local time zone, read as POSIX reads it (GMT+5 is UTC-5): local times shown,"
+                + " dates given, retention's days, and inspect's days unless --tz is given."
+                + " One with daylight-saving rules or an unknown name is refused (exit 2)."
+        ),
         ("BROWSER", "The browser login opens the consent page with (else xdg-open)."),
         (
             "DISPLAY, WAYLAND_DISPLAY",

@@ -19,6 +19,11 @@ import Foundation
 
 /// The zone a `TZ` value names, read as POSIX and glibc read it (design note above).
 enum ZoneSetting {
+    /// The process's local zone: its `TZ`, read once as the process starts
+    /// (`CloudBackup.exit`), like the variable itself one per process. Until then, and in a
+    /// test's in-process run, the system's zone.
+    nonisolated(unsafe) static var local: TimeZone = .current
+
     /// Where the zone database keeps one file per zone name.
     static let databaseFolder = "/usr/share/zoneinfo/"
 

@@ -83,3 +83,30 @@ private let refusedCases: [String] = [
         #expect(try ZoneSetting.zone("") == TimeZone.current)
     }
 }
+
+/// Every command's local times follow `TZ` as POSIX reads it, not only `inspect`'s streaks;
+/// and a `TZ` no reading fits is refused by every command before it does anything.
+@Suite struct ProcessZoneTests {
+    let file = Paths.file("Tests/BackupKitTests/Fixtures/v3-example.json").path
+
+    /// The fixture was exported at 2026-11-29T22:14:03Z.
+    @Test(arguments: [
+        ("GMT+5", "2026-11-29 17:14:03 -0500"), ("EST5", "2026-11-29 17:14:03 -0500"),
+        ("UTC-3", "2026-11-30 01:14:03 +0300"), ("Asia/Kathmandu", "2026-11-30 03:59:03 +0545"),
+    ])
+    func wallTimesFollowThePosixReadingOfTZ(zone: String, shown: String) throws {
+        let result = try cloudbackup(["inspect", file], environment: ["TZ": zone])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("exported:    \(shown) ("), "\(result.stdout)")
+    }
+
+    @Test func aTZThatNamesNoZoneIsRefusedByEveryCommand() throws {
+        let result = try cloudbackup(["validate", file], environment: ["TZ": "Mars/Olympus"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(
+            result.stderr
+                == "cloudbackup: TZ 'Mars/Olympus' is not a time zone this system knows; set TZ to a zone name like America/New_York or Europe/Berlin, or unset it for the system's zone\n"
+        )
+    }
+}

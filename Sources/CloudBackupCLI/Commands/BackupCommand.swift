@@ -135,6 +135,7 @@ struct BackupCommand: Command {
             kept: kept, pending: session.pendingVerification)
         machine.maxBytes = readOptions.maxBytes
         machine.retention = session.profile.retention
+        machine.timeZone = ZoneSetting.local
         let ran = try driver.run(machine, listed: listed)
         guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
             throw CLIError(
@@ -306,7 +307,7 @@ struct BackupCommand: Command {
         else { return nil }
         let (plan, failures) = driver.retain(
             fileID: outcome.file.id, revisions: outcome.uploaded ? revisions : nil,
-            policy: policy, now: session.driveTime(), timeZone: .current)
+            policy: policy, now: session.driveTime(), timeZone: ZoneSetting.local)
         if failures.isEmpty {
             try? LocalFile.remove(due)
         } else {

@@ -125,7 +125,7 @@ struct HistoryCommand: QuietCommand {
                     ? "; \(files.count - 1) other file(s) of this name, merged by the next backup"
                     : ""))
         for row in rows {
-            for line in Self.lines(row, zone: .current) { context.print(line) }
+            for line in Self.lines(row, zone: ZoneSetting.local) { context.print(line) }
         }
     }
 

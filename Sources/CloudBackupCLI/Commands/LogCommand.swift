@@ -41,7 +41,7 @@ struct LogCommand: QuietCommand {
     init(arguments: inout Arguments) throws(CLIError) {
         since = try arguments.option(
             "--since", expecting: "an RFC 3339 time or a date such as 2026-11-29",
-            { Timestamp($0) ?? DayKey($0).flatMap { Self.startOfDay($0, in: .current) } })
+            { Timestamp($0) ?? DayKey($0).flatMap { Self.startOfDay($0, in: ZoneSetting.local) } })
         item = try arguments.option("--item")
         json = arguments.flag("--json")
         quiet = arguments.flag("--quiet")

@@ -146,6 +146,7 @@ struct RollbackCommand: QuietCommand {
             pending: session.pendingVerification)
         machine.maxBytes = drive.readOptions.maxBytes
         machine.retention = session.profile.retention
+        machine.timeZone = ZoneSetting.local
         let outcome = try driver.run(machine)
         if let kept = outcome.kept {
             do {

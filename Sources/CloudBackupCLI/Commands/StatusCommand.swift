@@ -78,7 +78,7 @@ struct StatusCommand: QuietCommand {
         let lastRun = LastRun.load(from: profile.lastRunPath)
         var sections = [
             DriveStatus.lastBackupSection(lastBackup),
-            DriveStatus.lastRunSection(lastRun, zone: .current),
+            DriveStatus.lastRunSection(lastRun, zone: ZoneSetting.local),
         ]
         // STATE first: a broken one fails the command before any network.
         let state = try file.map { try BackupFile.load($0, options: readOptions).document }
