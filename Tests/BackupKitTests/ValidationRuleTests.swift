@@ -315,7 +315,8 @@ let boundaryCases: [Edit] = [
                 error
                     == .invalid([
                         ValidationIssue(
-                            pointer: task + "/rules/0/target", message: "must be 1…9999, not 10000")
+                            pointer: task + "/rules/0/target", message: "must be 1…9999, not 10000",
+                            rule: .fields)
                     ]))
         }
     }

@@ -229,7 +229,11 @@ import Testing
             (.syntax(line: 1, column: 2, message: "m"), 3, nil),
             (.notABackup("m"), 3, nil),
             (.newerSchema(9), 7, "update cloudbackup"),
-            (.invalid([ValidationIssue(pointer: "/title", message: "must be a string")]), 3, nil),
+            (
+                .invalid([
+                    ValidationIssue(pointer: "/title", message: "must be a string", rule: .fields)
+                ]), 3, nil
+            ),
         ]
         for (error, code, fix) in refusals {
             let described = BackupFile.describe(error, file: "state.json")

@@ -4,11 +4,15 @@ public struct ValidationIssue: Equatable, Sendable, CustomStringConvertible {
     public var pointer: String
     /// What is wrong there, in words a user can act on.
     public var message: String
+    /// The section of FORMAT.md whose rule is broken (for a note, the rule that says why it
+    /// is not an error).
+    public var rule: FormatRule
 
-    /// An issue at `pointer` (RFC 6901, "" for the root).
-    public init(pointer: String, message: String) {
+    /// An issue at `pointer` (RFC 6901, "" for the root) that breaks `rule`.
+    public init(pointer: String, message: String, rule: FormatRule) {
         self.pointer = pointer
         self.message = message
+        self.rule = rule
     }
 
     /// One line, whatever the file held: control characters (FORMAT.md §3.3: U+0000–U+001F and

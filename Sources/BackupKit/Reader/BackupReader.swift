@@ -152,6 +152,7 @@ public enum BackupReader {
                     exists: exists, notesAgainst: collectsNotes ? lookup : nil, sorted: true,
                     ownRulesHeld: ownRulesHeld)
                 if version < 4 {
+                    passes.missingRule = .version3
                     passes.missing = { id in
                         tombstoned.contains(id)
                             ? "challenge \(id) is deleted in this file (a tombstone), and schema 3 keeps no day logs of a deleted challenge; drop the log, or make the file schemaVersion 4, which keeps them"
@@ -160,7 +161,7 @@ public enum BackupReader {
                 }
                 let found = BackupValidator.walk(
                     dayLogs, passes, limit: issues.limit, twoCoresFrom: twoCoresFrom)
-                for issue in found.issues { issues.add(issue.pointer, issue.message) }
+                for issue in found.issues { issues.add(issue) }
                 notes = found.notes
             }
             if let tombstones = parts.tombstones {
@@ -288,7 +289,7 @@ private struct TopLevel {
                 let key = try scanner.key()
                 guard let index = Self.fields.firstIndex(where: { scanner.equals(key, $0) }) else {
                     try decoder.within(.key(key)) { () throws(ScanError) in
-                        decoder.report("unknown field")
+                        decoder.report(.unknownFields, "unknown field")
                         try scanner.skipValue()
                     }
                     continue
@@ -296,7 +297,7 @@ private struct TopLevel {
                 let bit: UInt64 = 1 << UInt64(index)
                 if seen & bit != 0 {
                     try decoder.within(.key(key)) { () throws(ScanError) in
-                        decoder.report("duplicate key")
+                        decoder.report(.duplicateKeys, "duplicate key")
                         try scanner.skipValue()
                     }
                     continue
@@ -318,7 +319,7 @@ private struct TopLevel {
                     if let number, number >= 1 {
                         version = number
                     } else if number != nil {
-                        decoder.report("must be 1, 2, 3 or 4", at: .key(key))
+                        decoder.report(.schemaVersions, "must be 1, 2, 3 or 4", at: .key(key))
                     }
                 case Self.dayLogs where version == nil:
                     dayLogsBeforeVersion = true
@@ -346,7 +347,9 @@ private struct TopLevel {
                     "not a habit backup: it has no \"format\": \"habit-backup\" and no \"schemaVersion\""
                 )
             }
-            if !versionPresent { decoder.report("is required", at: .name("schemaVersion")) }
+            if !versionPresent {
+                decoder.report(.requiredFields, "is required", at: .name("schemaVersion"))
+            }
             // A broken version number: read it as the version its members suggest.
             version =
                 isBackup
@@ -354,13 +357,17 @@ private struct TopLevel {
         }
         let known = version ?? BackupDocument.currentSchemaVersion
         if known >= 3, let format, !isBackup {
-            decoder.report("must be \"habit-backup\", not \"\(format)\"", at: .name("format"))
+            decoder.report(
+                .document, "must be \"habit-backup\", not \"\(format)\"", at: .name("format"))
         }
         if known < 3, format != nil {
-            decoder.report("unknown field (schema \(known) has no format)", at: .name("format"))
+            decoder.report(
+                .version(known), "unknown field (schema \(known) has no format)",
+                at: .name("format"))
         }
         if known == 1, dayLogsBeforeVersion {
-            decoder.report("unknown field (schema 1 has logs, not dayLogs)", at: .name("dayLogs"))
+            decoder.report(
+                .version1, "unknown field (schema 1 has logs, not dayLogs)", at: .name("dayLogs"))
             parts.dayLogs = nil
         }
         for (index, key, offset) in deferred {
@@ -373,7 +380,7 @@ private struct TopLevel {
         let missing = Self.members(of: known) & ~seen
         for index in Self.fields.indices
         where missing & (1 << UInt64(index)) != 0 && index != Self.schemaVersion {
-            decoder.report("is required", at: .name(Self.fields[index]))
+            decoder.report(.requiredFields, "is required", at: .name(Self.fields[index]))
         }
         return .decoded(parts, version: known)
     }
@@ -381,7 +388,7 @@ private struct TopLevel {
     /// Decodes the member `index` as `version` has it, at the current position.
     private mutating func member(_ index: Int, version: Int) throws(ScanError) {
         guard Self.members(of: version) & (1 << UInt64(index)) != 0 else {
-            decoder.report("unknown field (not part of schema \(version))")
+            decoder.report(.version(version), "unknown field (not part of schema \(version))")
             try scanner.skipValue()
             return
         }

@@ -39,7 +39,7 @@ extension DocumentDecoder {
                     ReminderTime(String(decoding: $0, as: UTF8.self))
                 }
                 if reminderTime == nil {
-                    report("must be null or a time HH:MM (24-hour)")
+                    report(.fields, "must be null or a time HH:MM (24-hour)")
                     broken = true
                 }
             case 4:
@@ -238,6 +238,7 @@ extension DocumentDecoder {
         }
         if unitIsNull {
             report(
+                .requiredFields,
                 type == .check
                     ? "must be absent for a check task (remove \"unit\")"
                     : "must be a string (it may be empty), not null",
@@ -377,7 +378,7 @@ extension DocumentDecoder {
         initialized = firstCount + (kept ? rest.count : 0)
         guard try stopped.get() else { return (first.inOrder, first.canonical) }
         if let error = rest.error { throw error }
-        for issue in rest.issues { issues.add(issue.pointer, issue.message) }
+        for issue in rest.issues { issues.add(issue) }
         scanner.position = rest.position
         scanner.depth = rest.depth
         let joinInOrder =
@@ -438,7 +439,9 @@ extension DocumentDecoder {
             return (Identifier(unchecked: String(decoding: idBytes, as: UTF8.self)), day)
         }
         guard let id = parsed.0, let day = parsed.1 else {
-            report("must be a key <challengeId>/<YYYY-MM-DD> with a real date (years 2000…2199)")
+            report(
+                .fields,
+                "must be a key <challengeId>/<YYYY-MM-DD> with a real date (years 2000…2199)")
             try scanner.skipValue()
             return
         }

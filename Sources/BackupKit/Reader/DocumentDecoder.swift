@@ -67,15 +67,15 @@ final class DocumentDecoder {
         return result
     }
 
-    /// Reports at the current place.
-    func report(_ message: @autoclosure () -> String) {
-        issues.add(pointer, message())
+    /// Reports at the current place that `rule` is broken.
+    func report(_ rule: FormatRule, _ message: @autoclosure () -> String) {
+        issues.add(rule, pointer, message())
     }
 
     /// Reports at a child of the current place (e.g. a missing field).
-    func report(_ message: @autoclosure () -> String, at child: Component) {
+    func report(_ rule: FormatRule, _ message: @autoclosure () -> String, at child: Component) {
         path.append(child)
-        issues.add(pointer, message())
+        issues.add(rule, pointer, message())
         path.removeLast()
     }
 
@@ -87,9 +87,10 @@ final class DocumentDecoder {
         return try body()
     }
 
-    /// Reports a value of the wrong kind and steps over it.
+    /// Reports a value of the wrong kind and steps over it: what a field may hold is FORMAT.md
+    /// §1.2's (the older versions' shapes hold the same kinds of values).
     func wrongType(_ expected: String) throws(ScanError) {
-        report("must be \(expected)")
+        report(.fields, "must be \(expected)")
         try scanner.skipValue()
     }
 
@@ -112,13 +113,13 @@ final class DocumentDecoder {
                 let key = try scanner.key()
                 try within(.key(key)) { () throws(ScanError) in
                     guard let index = fields.firstIndex(where: { scanner.equals(key, $0) }) else {
-                        report("unknown field")
+                        report(.unknownFields, "unknown field")
                         try scanner.skipValue()
                         return
                     }
                     let bit: UInt64 = 1 << UInt64(index)
                     guard seen & bit == 0 else {
-                        report("duplicate key")
+                        report(.duplicateKeys, "duplicate key")
                         try scanner.skipValue()
                         return
                     }
@@ -130,7 +131,7 @@ final class DocumentDecoder {
         let missing = required & ~seen
         guard missing != 0 else { return true }
         for index in fields.indices where missing & (1 << UInt64(index)) != 0 {
-            report("is required", at: .name(fields[index]))
+            report(.requiredFields, "is required", at: .name(fields[index]))
         }
         return false
     }
@@ -180,7 +181,7 @@ final class DocumentDecoder {
         var kept = 0
         for index in items.indices {
             if kept > 0, !less(items[kept - 1], items[index]) {
-                issues.add(pointer(items[index]), "duplicate key")
+                issues.add(.duplicateKeys, pointer(items[index]), "duplicate key")
                 continue
             }
             items.swapAt(kept, index)
@@ -212,7 +213,7 @@ final class DocumentDecoder {
         switch scanner.peek() {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             guard let value = try scanner.number() else {
-                report("must be an integer (it has a fraction)")
+                report(.numbers, "must be an integer (it has a fraction)")
                 return nil
             }
             return value
@@ -246,7 +247,7 @@ final class DocumentDecoder {
     func timestamp() throws(ScanError) -> Timestamp? {
         guard let token = try stringToken(Self.timestampHelp) else { return nil }
         guard let value = scanner.withBytes(token, { Timestamp(utf8: $0) }) else {
-            report("must be \(Self.timestampHelp)")
+            report(.timestamps, "must be \(Self.timestampHelp)")
             return nil
         }
         return value
@@ -255,7 +256,7 @@ final class DocumentDecoder {
     func dayKey() throws(ScanError) -> DayKey? {
         guard let token = try stringToken(Self.dayKeyHelp) else { return nil }
         guard let value = scanner.withBytes(token, { DayKey(utf8: $0) }) else {
-            report("must be \(Self.dayKeyHelp)")
+            report(.fields, "must be \(Self.dayKeyHelp)")
             return nil
         }
         return value
@@ -270,7 +271,7 @@ final class DocumentDecoder {
     /// An id from a token already read (a map key or a string value).
     func identifier(_ token: JSONString) -> Identifier? {
         guard scanner.withBytes(token, { Identifier.isValid($0) }) else {
-            report("must be an id: \(Self.idHelp)")
+            report(.fields, "must be an id: \(Self.idHelp)")
             return nil
         }
         return Identifier(unchecked: scanner.makeString(token))
@@ -281,7 +282,7 @@ final class DocumentDecoder {
     func recentIdentifier(_ token: JSONString) -> Identifier? {
         guard !token.escaped else { return identifier(token) }
         guard let id = rememberedIdentifier(token) else {
-            report("must be an id: \(Self.idHelp)")
+            report(.fields, "must be an id: \(Self.idHelp)")
             return nil
         }
         return id
@@ -342,7 +343,7 @@ final class DocumentDecoder {
             Choice.allCases.first { $0.rawValue.utf8.elementsEqual(bytes) }
         }
         guard let value else {
-            report("must be one of \(names())")
+            report(.fields, "must be one of \(names())")
             return nil
         }
         return value

@@ -53,14 +53,14 @@ public enum BackupValidator {
             challenge.durationDays, Rules.durationDays, at: base + "/durationDays", into: &issues)
         if !Rules.tasksPerChallenge.contains(challenge.tasks.count) {
             issues.add(
-                base + "/tasks",
+                .fields, base + "/tasks",
                 "must have \(Rules.range(Rules.tasksPerChallenge)) tasks, not \(challenge.tasks.count)"
             )
         }
         let live = challenge.tasks.count { $0.archivedFrom == nil }
         if live > Rules.liveTasks {
             issues.add(
-                base + "/tasks",
+                .fields, base + "/tasks",
                 "at most \(Rules.liveTasks) tasks may be live (archivedFrom null), not \(live)")
         }
         Rules.checkOrder(
@@ -71,18 +71,18 @@ public enum BackupValidator {
         for (index, day) in challenge.pausedDays.enumerated() {
             if index > 0, day <= challenge.pausedDays[index - 1] {
                 issues.add(
-                    base + "/pausedDays/\(index)",
+                    .fields, base + "/pausedDays/\(index)",
                     "must be sorted and unique (\(day) follows \(challenge.pausedDays[index - 1]))")
             }
             if let lastDay, day < challenge.startDate || day > lastDay {
                 issues.add(
-                    base + "/pausedDays/\(index)",
+                    .fields, base + "/pausedDays/\(index)",
                     "\(day) is outside the challenge's days (\(challenge.startDate)…\(lastDay))")
             }
         }
         if challenge.updatedAt < challenge.createdAt {
             issues.add(
-                base + "/updatedAt",
+                .fields, base + "/updatedAt",
                 "must not be before createdAt (\(challenge.updatedAt) < \(challenge.createdAt))")
         }
     }
@@ -91,19 +91,19 @@ public enum BackupValidator {
         let base = Pointer.task(challenge.id, task.id)
         Rules.checkTitle(task.title, at: base + "/title", into: &issues)
         guard let first = task.rules.first else {
-            issues.add(base + "/rules", "must have at least one rule")
+            issues.add(.fields, base + "/rules", "must have at least one rule")
             return
         }
         if first.from < challenge.startDate {
             issues.add(
-                base + "/rules/0/from",
+                .fields, base + "/rules/0/from",
                 "must not be before the challenge's startDate (\(first.from) < \(challenge.startDate))"
             )
         }
         for (index, rule) in task.rules.enumerated() {
             if index > 0, rule.from <= task.rules[index - 1].from {
                 issues.add(
-                    base + "/rules/\(index)/from",
+                    .fields, base + "/rules/\(index)/from",
                     "must be after the previous rule's from (\(task.rules[index - 1].from))")
             }
             Rules.checkGoal(
@@ -113,7 +113,7 @@ public enum BackupValidator {
         }
         if let archivedFrom = task.archivedFrom, archivedFrom <= first.from {
             issues.add(
-                base + "/archivedFrom",
+                .fields, base + "/archivedFrom",
                 "must be null or after the first rule's from (\(archivedFrom) ≤ \(first.from))")
         }
     }
@@ -131,7 +131,7 @@ public enum BackupValidator {
             dayLogs, DayLogPasses(exists: challengeExists, notesAgainst: nil, sorted: sorted),
             limit: issues.limit, twoCoresFrom: twoCoresFromLogs
         ).issues
-        for issue in found { issues.add(issue.pointer, issue.message) }
+        for issue in found { issues.add(issue) }
     }
 
     /// Below this many day logs a second thread costs more than it saves.
@@ -149,6 +149,9 @@ public enum BackupValidator {
         var ownRulesHeld = false
         /// What to say of a log whose challenge `exists` does not find.
         var missing: @Sendable (ChallengeID) -> String = missingChallenge
+        /// The rule such a log breaks: FORMAT.md §1.2 in version 4, where a tombstone keeps it,
+        /// §2.3 in version 3, where only a live challenge does.
+        var missingRule = FormatRule.fields
 
         static func missingChallenge(_ id: ChallengeID) -> String {
             "challenge \(id) is not in this file, live or deleted (a day log needs its challenge or its tombstone)"
@@ -184,7 +187,7 @@ public enum BackupValidator {
                     if passes.exists != nil {
                         if !lastExists {
                             found.add(
-                                Pointer.dayLog(logs[index].key),
+                                passes.missingRule, Pointer.dayLog(logs[index].key),
                                 passes.missing(logs[index].key.challengeID))
                         }
                         if !passes.ownRulesHeld {
@@ -227,7 +230,7 @@ public enum BackupValidator {
         Rules.checkOrder(tombstones, key: \.id, at: { Pointer.tombstone($0.id) }, into: &issues)
         for tombstone in tombstones where isLive(tombstone.id) {
             issues.add(
-                Pointer.tombstone(tombstone.id),
+                .fields, Pointer.tombstone(tombstone.id),
                 "challenge \(tombstone.id) is live in this file; a tombstone names a deleted challenge"
             )
         }
@@ -271,8 +274,8 @@ private struct NoteRun {
                 ValidationIssue(
                     pointer: Pointer.dayLog(key),
                     message:
-                        "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted"
-                ))
+                        "note: \(key.day) is outside the challenge's days (\(startDate)…\(endDate)); kept, not counted",
+                    rule: .fields))
         }
         for value in values {
             guard let task = tasks.firstIndex(where: { $0.id == value.taskID }) else {
@@ -280,8 +283,8 @@ private struct NoteRun {
                     ValidationIssue(
                         pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
                         message:
-                            "note: task \(value.taskID) is not in the challenge; kept, not counted"
-                    ))
+                            "note: task \(value.taskID) is not in the challenge; kept, not counted",
+                        rule: .fields))
                 continue
             }
             // "Counted as done" only where the value counts at all (FORMAT.md §7): a day of the
@@ -296,8 +299,9 @@ private struct NoteRun {
                 notes.append(
                     ValidationIssue(
                         pointer: Pointer.dayLog(key) + "/values/" + value.taskID.rawValue,
-                        message: "note: a count of \(value.value) for a check task; counted as done"
-                    ))
+                        message:
+                            "note: a count of \(value.value) for a check task; counted as done",
+                        rule: .fields))
             }
         }
     }

@@ -1,5 +1,5 @@
 /// Collects validation issues up to a limit. Pointers and messages are autoclosures, so a
-/// valid document builds no strings at all.
+/// valid document builds no strings at all; the rule is a one-byte value beside them.
 struct IssueList {
     private(set) var issues: [ValidationIssue] = []
     let limit: Int
@@ -10,9 +10,18 @@ struct IssueList {
 
     var isEmpty: Bool { issues.isEmpty }
 
-    mutating func add(_ pointer: @autoclosure () -> String, _ message: @autoclosure () -> String) {
+    mutating func add(
+        _ rule: FormatRule, _ pointer: @autoclosure () -> String,
+        _ message: @autoclosure () -> String
+    ) {
         guard issues.count < limit else { return }
-        issues.append(ValidationIssue(pointer: pointer(), message: message()))
+        issues.append(ValidationIssue(pointer: pointer(), message: message(), rule: rule))
+    }
+
+    /// An issue another list found (a walk on another core, a nested decoder).
+    mutating func add(_ issue: ValidationIssue) {
+        guard issues.count < limit else { return }
+        issues.append(issue)
     }
 }
 

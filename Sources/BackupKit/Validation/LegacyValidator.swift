@@ -15,12 +15,13 @@ enum LegacyValidator {
             // Version 2 cannot archive a task, so every task is live.
             if !(1...Rules.liveTasks).contains(challenge.tasks.count) {
                 issues.add(
-                    base + "/tasks",
+                    .version2, base + "/tasks",
                     "must have 1…\(Rules.liveTasks) tasks, not \(challenge.tasks.count)")
             }
             for (index, task) in challenge.tasks.enumerated() {
                 if challenge.tasks[..<index].contains(where: { $0.id == task.id }) {
-                    issues.add(base + "/tasks/\(index)/id", "duplicate task id \(task.id)")
+                    issues.add(
+                        .version2, base + "/tasks/\(index)/id", "duplicate task id \(task.id)")
                 }
                 Rules.checkTitle(task.title, at: base + "/tasks/\(index)/title", into: &issues)
                 Rules.checkGoal(
@@ -29,7 +30,7 @@ enum LegacyValidator {
             }
             if challenge.updatedAt < challenge.createdAt {
                 issues.add(
-                    base + "/updatedAt",
+                    .fields, base + "/updatedAt",
                     "must not be before createdAt (\(challenge.updatedAt) < \(challenge.createdAt))"
                 )
             }
@@ -53,7 +54,7 @@ enum LegacyValidator {
         for (index, challenge) in challenges {
             let base = "/challenges/\(index)"
             if !ids.insert(challenge.id).inserted {
-                issues.add(base + "/id", "duplicate challenge id \(challenge.id)")
+                issues.add(.version1, base + "/id", "duplicate challenge id \(challenge.id)")
             }
             Rules.checkTitle(challenge.title, at: base + "/title", into: &issues)
             Rules.checkInteger(
@@ -68,10 +69,13 @@ enum LegacyValidator {
             let base = "/logs/\(index)"
             if !ids.contains(log.challengeId) {
                 issues.add(
-                    base + "/challengeId", "challenge \(log.challengeId) is not in this file")
+                    .version1, base + "/challengeId",
+                    "challenge \(log.challengeId) is not in this file")
             }
             if !logKeys.insert(DayLogKey(challengeID: log.challengeId, day: log.date)).inserted {
-                issues.add(base, "duplicate log for challenge \(log.challengeId) on \(log.date)")
+                issues.add(
+                    .version1, base, "duplicate log for challenge \(log.challengeId) on \(log.date)"
+                )
             }
             Rules.checkInteger(log.value, Rules.value, at: base + "/value", into: &issues)
             Rules.checkLength(log.note, Rules.noteLength, at: base + "/note", into: &issues)
@@ -80,11 +84,11 @@ enum LegacyValidator {
         for (index, tombstone) in deleted {
             let pointer = "/deleted/\(index)/id"
             if !deletedIDs.insert(tombstone.id).inserted {
-                issues.add(pointer, "duplicate deleted id \(tombstone.id)")
+                issues.add(.version1, pointer, "duplicate deleted id \(tombstone.id)")
             }
             if ids.contains(tombstone.id) {
                 issues.add(
-                    pointer,
+                    .version1, pointer,
                     "challenge \(tombstone.id) is live in this file; deleted names a deleted challenge"
                 )
             }

@@ -30,13 +30,15 @@ enum Rules {
         for scalar in title.unicodeScalars {
             if isControl(scalar) {
                 issues.add(
-                    pointer(), "must not contain control characters (U+\(hex(scalar.value)))")
+                    .characters, pointer(),
+                    "must not contain control characters (U+\(hex(scalar.value)))")
                 return
             }
             length += 1
         }
         if !titleLength.contains(length) {
-            issues.add(pointer(), "must be \(range(titleLength)) characters, not \(length)")
+            issues.add(
+                .fields, pointer(), "must be \(range(titleLength)) characters, not \(length)")
         }
     }
 
@@ -49,7 +51,7 @@ enum Rules {
         if bytes <= allowed.upperBound, bytes >= allowed.lowerBound { return }
         let length = text.unicodeScalars.count
         if !allowed.contains(length) {
-            issues.add(pointer(), "must be \(range(allowed)) characters, not \(length)")
+            issues.add(.fields, pointer(), "must be \(range(allowed)) characters, not \(length)")
         }
     }
 
@@ -58,7 +60,8 @@ enum Rules {
         into issues: inout IssueList
     ) {
         if !allowed.contains(value) {
-            issues.add(pointer(), "must be \(range(allowed)), not \(ReadInteger.shown(value))")
+            issues.add(
+                .fields, pointer(), "must be \(range(allowed)), not \(ReadInteger.shown(value))")
         }
     }
 
@@ -70,17 +73,20 @@ enum Rules {
         if type == .check {
             if target != 1 {
                 issues.add(
-                    pointer() + "/target",
+                    .fields, pointer() + "/target",
                     "must be 1 for a check task, not \(ReadInteger.shown(target))")
             }
-            if unit != nil { issues.add(pointer() + "/unit", "must be absent for a check task") }
+            if unit != nil {
+                issues.add(.requiredFields, pointer() + "/unit", "must be absent for a check task")
+            }
         } else {
             checkInteger(target, Rules.target, at: pointer() + "/target", into: &issues)
             if let unit {
                 checkLength(unit, unitLength, at: pointer() + "/unit", into: &issues)
             } else {
                 issues.add(
-                    pointer() + "/unit", "is required for a \(type.rawValue) task (it may be \"\")")
+                    .requiredFields, pointer() + "/unit",
+                    "is required for a \(type.rawValue) task (it may be \"\")")
             }
         }
     }
@@ -90,18 +96,21 @@ enum Rules {
     ) {
         if let mood, !Rules.mood.contains(mood) {
             issues.add(
-                pointer(), "must be null or \(range(Rules.mood)), not \(ReadInteger.shown(mood))")
+                .fields, pointer(),
+                "must be null or \(range(Rules.mood)), not \(ReadInteger.shown(mood))")
         }
     }
 
-    /// Strictly increasing by `key`; anything else is reported at the offending item.
+    /// Strictly increasing by `key`; anything else is reported at the offending item. The
+    /// items are a map's members sorted by key, so whatever breaks the order is a duplicate
+    /// key or stands for one (FORMAT.md §3.1).
     static func checkOrder<Item, Key: Comparable>(
         _ items: [Item], key: (Item) -> Key, at pointer: (Item) -> String,
         into issues: inout IssueList
     ) {
         for index in items.indices.dropFirst() where !(key(items[index - 1]) < key(items[index])) {
             issues.add(
-                pointer(items[index]),
+                .duplicateKeys, pointer(items[index]),
                 "is out of order or a duplicate (keys must be sorted and unique)")
         }
     }
