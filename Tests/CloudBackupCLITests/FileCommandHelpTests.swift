@@ -18,8 +18,9 @@ import Testing
             options:
               --json         print one JSON object on stdout instead: {"files": [...]}, each
                              file's name, "valid", and its "schemaVersion" or its "exitCode"
-                             and "problems" (each a "pointer" and a "message"; a syntax error
-                             a "line" and "column")
+                             and "problems" (each a "pointer", the "rule" it breaks, a
+                             section of the format's reference such as "3.6", and a
+                             "message"; a syntax error a "line" and "column")
               --quiet        print nothing but the problems, as without --verbose
               --verbose      also say which files are valid, with their schema version, and
                              note day logs that do not fit their challenge (kept, but not

@@ -112,9 +112,14 @@ import Testing
         let syntax = try #require((files[1]["problems"] as? [[String: Any]])?.first)
         #expect(syntax["line"] as? Int == 1)
         #expect(syntax["column"] as? Int == 14)
+        // A syntax error breaks JSON, not a rule of the format: it names none.
+        #expect(syntax["rule"] == nil)
         let problems = try #require(files[2]["problems"] as? [[String: Any]])
         #expect(problems.first?["pointer"] as? String == "/exportedAt")
+        #expect(problems.first?["rule"] as? String == "3.6")
         #expect(problems.first?["message"] as? String == "is required")
+        // Each missing field breaks FORMAT.md §3.6, required fields.
+        #expect(problems.allSatisfy { $0["rule"] as? String == "3.6" }, "\(problems)")
     }
 
     @Test func migrateSaysFromWhichVersionToWhichAndWhatWasLeftOut() throws {

@@ -85,7 +85,9 @@ struct MigrateCommand: QuietCommand {
                     Summary(
                         file: input, output: written, fromSchema: result.sourceVersion,
                         toSchema: schema.rawValue, droppedKeptDayLogs: dropped,
-                        notes: result.notes.map { Note(pointer: $0.pointer, message: $0.message) }))
+                        notes: result.notes.map {
+                            Note(pointer: $0.pointer, rule: $0.rule.rawValue, message: $0.message)
+                        }))
             )
         }
         // Not silent: day logs that were in FILE are not in OUT.
@@ -115,6 +117,8 @@ struct MigrateCommand: QuietCommand {
 
     private struct Note: Encodable {
         var pointer: String
+        /// The section of FORMAT.md that says why the note is not an error.
+        var rule: String
         var message: String
     }
 }

@@ -19,8 +19,9 @@ struct ValidateCommand: QuietCommand {
         options:
           --json         print one JSON object on stdout instead: {"files": [...]}, each
                          file's name, "valid", and its "schemaVersion" or its "exitCode"
-                         and "problems" (each a "pointer" and a "message"; a syntax error
-                         a "line" and "column")
+                         and "problems" (each a "pointer", the "rule" it breaks, a
+                         section of the format's reference such as "3.6", and a
+                         "message"; a syntax error a "line" and "column")
           --quiet        print nothing but the problems, as without --verbose
           --verbose      also say which files are valid, with their schema version, and
                          note day logs that do not fit their challenge (kept, but not
@@ -98,6 +99,8 @@ struct ValidateCommand: QuietCommand {
 
     private struct Problem: Encodable {
         var pointer: String?
+        /// The section of FORMAT.md whose rule is broken.
+        var rule: String?
         var line: Int?
         var column: Int?
         var message: String
@@ -139,7 +142,7 @@ struct ValidateCommand: QuietCommand {
     private static func problems(_ error: BackupFileError, file: String) -> [Problem] {
         switch error {
         case .invalid(let issues):
-            issues.map { Problem(pointer: $0.pointer, message: $0.message) }
+            issues.map { Problem(pointer: $0.pointer, rule: $0.rule.rawValue, message: $0.message) }
         case .syntax(let line, let column, let message):
             [Problem(line: line, column: column, message: message)]
         case .tooLarge, .notABackup, .newerSchema:
