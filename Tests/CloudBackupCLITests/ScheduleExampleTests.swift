@@ -50,7 +50,10 @@ import Testing
     @Test(arguments: [
         (0, "cloudbackup: warning: 2 item(s) stamped ahead; check that device's clock"),
         (3, "cloudbackup: /home/me/state.json:1:1: unexpected end of file"),
-        (5, "cloudbackup: network failure: could not connect"),
+        (
+            5,
+            "cloudbackup: list failed: cannot connect to www.googleapis.com (connection refused); check the network and run again"
+        ),
     ])
     func cronMailsEverythingElseWordForWord(code: Int, said: String) throws {
         #expect(try mail(code: code, said: said).mail == said + "\n")
