@@ -5,8 +5,8 @@ import Parallel
 ///
 /// Design: every collection is a sorted array, so the merge is one linear walk per kind.
 /// Challenges and tombstones share their key (the challenge id), so one walk over four
-/// cursors (local copies, local tombstones, incoming copies, incoming tombstones) settles each
-/// id completely — rules 1, 7, 8, 2, 3, 4 in that order — and counts it once. Day logs follow
+/// cursors (local copies, local tombstones, incoming copies, incoming tombstones) hands each
+/// id to `ChallengeRule.resolve` (rules 1, 7, 8, 2, 3, 4 in that order) and applies its answer. Day logs follow
 /// in a two-way walk that knows, per challenge, whether it ended live or tombstoned and what
 /// happened to it on the way (held back, deleted here, revived): rule 5 merges every day log
 /// by key, keeps it under a tombstone while its challenge is deleted, and drops it only when
@@ -44,7 +44,7 @@ extension Settings {
 }
 
 /// A copy of an item that merges by `updatedAt`, then by canonical bytes.
-private protocol Copy: Equatable {
+protocol Copy: Equatable {
     var updatedAt: Timestamp { get }
     func writeCanonical(into out: inout JSONOutput)
     /// True only when the canonical bytes are certainly equal, found without writing them.
@@ -52,23 +52,23 @@ private protocol Copy: Equatable {
 }
 
 extension Challenge: Copy {
-    fileprivate func writeCanonical(into out: inout JSONOutput) {
+    func writeCanonical(into out: inout JSONOutput) {
         BackupWriter.write(self, into: &out)
     }
 
     /// Challenges are few; their bytes decide.
-    fileprivate func isSurelyIdentical(to other: Challenge) -> Bool { false }
+    func isSurelyIdentical(to other: Challenge) -> Bool { false }
 }
 
 extension DayLog: Copy {
-    fileprivate func writeCanonical(into out: inout JSONOutput) {
+    func writeCanonical(into out: inout JSONOutput) {
         BackupWriter.write(self, into: &out)
     }
 
     /// Most day logs are the same on both devices, so this saves writing both. The note,
     /// the one free text, is compared byte by byte (`==` on strings allows Unicode
     /// equivalence); ids are ASCII, where the two agree. Cheap fields first.
-    fileprivate func isSurelyIdentical(to other: DayLog) -> Bool {
+    func isSurelyIdentical(to other: DayLog) -> Bool {
         guard updatedAt == other.updatedAt, mood == other.mood, key == other.key,
             values == other.values
         else { return false }
@@ -78,22 +78,15 @@ extension DayLog: Copy {
     }
 }
 
-private enum Pick {
+/// Rule 2's answer for one pair of copies.
+enum Pick: Equatable, Sendable {
     case local, incoming, identical
 }
 
-private struct Merger {
-    let options: MergeOptions
-    var report = MergeReport()
-    var decisions: [MergeDecision] = []
-    var futureStamped: [FutureStampedItem] = []
-    /// Reused buffers for canonical bytes, so tie-breaks allocate nothing.
-    var leftBytes = JSONOutput(capacity: 512)
-    var rightBytes = JSONOutput(capacity: 512)
-
-    init(options: MergeOptions) {
-        self.options = options
-    }
+/// Rule 2 with reusable buffers for canonical bytes, so tie-breaks allocate nothing.
+struct TieBreak {
+    private var leftBytes = JSONOutput(capacity: 512)
+    private var rightBytes = JSONOutput(capacity: 512)
 
     /// Rule 2 for one pair of copies.
     mutating func pick<C: Copy>(_ local: C, _ incoming: C) -> Pick {
@@ -112,6 +105,18 @@ private struct Merger {
         incoming.writeCanonical(into: &rightBytes)
         if leftBytes.bytes == rightBytes.bytes { return .identical }
         return leftBytes.bytes.lexicographicallyPrecedes(rightBytes.bytes) ? .incoming : .local
+    }
+}
+
+private struct Merger {
+    let options: MergeOptions
+    var report = MergeReport()
+    var decisions: [MergeDecision] = []
+    var futureStamped: [FutureStampedItem] = []
+    var tieBreak = TieBreak()
+
+    init(options: MergeOptions) {
+        self.options = options
     }
 
     mutating func decide(
@@ -138,174 +143,26 @@ private struct Merger {
         var result = BackupDocument(
             exportedAt: options.now, deviceId: local.deviceId, settings: local.settings)
         result.challenges.reserveCapacity(max(local.challenges.count, incoming.challenges.count))
-        /// Challenges held back with their incoming day logs, and why.
-        var heldBack: [ChallengeID: MergeDecision.Reason] = [:]
         /// What the day-log walk must know beyond each id's end state.
         var logContext: [ChallengeID: LogContext] = [:]
 
+        var context = ChallengeRule.Context(options: options, staleGuard: staleGuard)
         var cursor = IDCursor(local: local, incoming: incoming)
         while let (id, entry) = cursor.next() {
-            var (localCopy, localTombstone) = (entry.localCopy, entry.localTombstone)
-            var (incomingCopy, incomingTombstone) = (entry.incomingCopy, entry.incomingTombstone)
-            let item = MergeDecision.Item.challenge(id)
-            let hasLiveCopy = localCopy != nil || incomingCopy != nil
-
-            // Rule 1: the window.
-            var expired = false
-            if let tombstone = localTombstone, isExpired(tombstone) {
-                localTombstone = nil
-                expired = true
-            }
-            if let tombstone = incomingTombstone, isExpired(tombstone) {
-                incomingTombstone = nil
-                expired = true
-            }
-            if expired {
-                decide(
-                    item, .neither, .expired, local: entry.localTombstone.map(version),
-                    incoming: entry.incomingTombstone.map(version))
-            }
-
-            // Rules 7 and 8: filter the incoming side.
-            var copyHeldBack = false
-            var tombstoneHeldBack = false
-            if let copy = incomingCopy {
-                if copy.updatedAt > options.futureLimit {
-                    futureStamped.append(FutureStampedItem(item: item, version: version(copy)))
-                    if options.clockGuard { heldBack[id] = .future }
-                } else if staleGuard, localCopy == nil, localTombstone == nil,
-                    copy.updatedAt < windowStart
-                {
-                    heldBack[id] = .stale
-                }
-                if let reason = heldBack[id] {
-                    copyHeldBack = true
-                    incomingCopy = nil
-                    decide(
-                        item, .neither, reason, local: localCopy.map(version),
-                        incoming: version(copy))
-                }
-            }
-            if let tombstone = incomingTombstone, tombstone.deletedAt > options.futureLimit {
-                futureStamped.append(FutureStampedItem(item: item, version: version(tombstone)))
-                if options.clockGuard {
-                    tombstoneHeldBack = true
-                    incomingTombstone = nil
-                    // The day logs kept under it are held back with it, as a held-back copy's.
-                    heldBack[id] = .future
-                    decide(item, .neither, .future, incoming: version(tombstone))
-                }
-            }
-
-            // Tombstones for the same id on both sides: the later delete is kept.
-            var tombstone = localTombstone
-            var tombstoneSide = MergeDecision.Winner.local
-            if let theirs = incomingTombstone {
-                if let ours = localTombstone {
-                    if ours.deletedAt != theirs.deletedAt {
-                        let later: MergeDecision.Winner =
-                            ours.deletedAt < theirs.deletedAt ? .incoming : .local
-                        decide(
-                            item, later, .laterDelete, local: version(ours),
-                            incoming: version(theirs))
-                    }
-                    if ours.deletedAt < theirs.deletedAt {
-                        tombstone = theirs
-                        tombstoneSide = .incoming
-                    }
-                } else {
-                    tombstone = theirs
-                    tombstoneSide = .incoming
-                }
-            }
-
-            // Rule 2: the newer copy.
-            var copy = localCopy
-            var copyFromIncoming = false
-            if let theirs = incomingCopy {
-                if let ours = localCopy {
-                    let picked = pick(ours, theirs)
-                    if picked != .identical {
-                        let reason: MergeDecision.Reason =
-                            ours.updatedAt == theirs.updatedAt ? .equalStampsHigherBytes : .newer
-                        decide(
-                            item, picked == .local ? .local : .incoming, reason,
-                            local: version(ours), incoming: version(theirs))
-                    }
-                    if picked == .incoming {
-                        copy = theirs
-                        copyFromIncoming = true
-                    }
-                } else {
-                    copy = theirs
-                    copyFromIncoming = true
-                }
-            }
-
-            // Rules 3 and 4: a delete at or after the last edit wins; a later edit revives.
-            var survives = copy != nil
-            if let survivor = copy, let delete = tombstone {
-                let copySide: MergeDecision.Winner = copyFromIncoming ? .incoming : .local
-                let localVersion = localCopy.map(version) ?? localTombstone.map(version)
-                let incomingVersion = incomingCopy.map(version) ?? incomingTombstone.map(version)
-                if delete.deletedAt >= survivor.updatedAt {
-                    survives = false
-                    decide(
-                        item, tombstoneSide, .deletedAfterEdit, local: localVersion,
-                        incoming: incomingVersion)
-                } else {
-                    tombstone = nil
-                    logContext[id] = .revived(kept: tombstoneSide)
-                    decide(
-                        item, copySide, .editedAfterDelete, local: localVersion,
-                        incoming: incomingVersion)
-                }
-            }
-            if let reason = heldBack[id] {
-                logContext[id] = .heldBack(reason)
-            } else if localCopy != nil, !survives {
-                logContext[id] = .deletedHere
-            }
-            if survives, let survivor = copy {
-                result.challenges.append(survivor)
-            }
-            if let delete = tombstone {
-                result.tombstones.append(delete)
-            }
-
-            // The challenge count: exactly one per id with a live copy on either side.
-            if hasLiveCopy {
-                if copyHeldBack {
-                    report.challenges.heldBack += 1
-                } else if localCopy != nil {
-                    if !survives {
-                        report.challenges.deleted += 1
-                    } else if copyFromIncoming {  // picked only when the copies differ
-                        report.challenges.updated += 1
-                    } else {
-                        report.challenges.unchanged += 1
-                    }
-                } else {  // a live copy, not local and not held back: the incoming one
-                    if !survives {
-                        report.challenges.keptDeleted += 1
-                    } else if localTombstone != nil {
-                        report.challenges.revived += 1
-                    } else {
-                        report.challenges.added += 1
-                    }
-                }
-            }
-            // The tombstone count: incoming ones in the result, else the window or the guard.
-            if tombstoneHeldBack {
-                report.tombstones.heldBack += 1
-            } else if incomingTombstone != nil, tombstone != nil {
-                if localTombstone != nil {
-                    report.tombstones.unchanged += 1
-                } else {
-                    report.tombstones.added += 1
-                }
-            } else if expired {
-                report.tombstones.expired += 1
+            let resolution = ChallengeRule.resolve(
+                local: entry.local, incoming: entry.incoming, context: &context)
+            resolution.record(
+                id, local: entry.local, incoming: entry.incoming, decisions: &decisions,
+                futureStamped: &futureStamped)
+            report.count(resolution)
+            if let logs = resolution.logContext { logContext[id] = logs }
+            switch resolution.winner {
+            case .copy(let side):
+                if let copy = entry[side].copy { result.challenges.append(copy) }
+            case .tombstone(let side):
+                if let tombstone = entry[side].tombstone { result.tombstones.append(tombstone) }
+            case .nothing:
+                break
             }
         }
 
@@ -415,7 +272,7 @@ private struct Merger {
             var fromIncoming = false
             if let log = theirs {
                 if let mine = ours {
-                    let picked = pick(local[mine], incoming[log])
+                    let picked = tieBreak.pick(local[mine], incoming[log])
                     if picked != .identical {
                         decide(
                             .dayLog(key), picked == .local ? .local : .incoming,
@@ -487,15 +344,15 @@ private struct Merger {
             let item = MergeDecision.Item.challenge(id)
             // Replace has no guard, but rule 8's report is "always": a skewed device's
             // stamps are worth a warning whichever way the file comes in.
-            if let theirs = entry.incomingCopy, theirs.updatedAt > options.futureLimit {
+            if let theirs = entry.incoming.copy, theirs.updatedAt > options.futureLimit {
                 futureStamped.append(FutureStampedItem(item: item, version: version(theirs)))
             }
-            if let tombstone = entry.incomingTombstone, tombstone.deletedAt > options.futureLimit {
+            if let tombstone = entry.incoming.tombstone, tombstone.deletedAt > options.futureLimit {
                 futureStamped.append(FutureStampedItem(item: item, version: version(tombstone)))
             }
-            switch (entry.localCopy, entry.incomingCopy) {
+            switch (entry.local.copy, entry.incoming.copy) {
             case (let ours?, let theirs?):
-                if compareBytes(ours, theirs) == .identical {
+                if tieBreak.compareBytes(ours, theirs) == .identical {
                     report.challenges.unchanged += 1
                 } else {
                     report.challenges.updated += 1
@@ -508,17 +365,17 @@ private struct Merger {
                 report.challenges.deleted += 1
                 decide(
                     item, .neither, .replaced, local: version(ours),
-                    incoming: entry.incomingTombstone.map(version))
+                    incoming: entry.incoming.tombstone.map(version))
             case (nil, nil):
                 break
             }
-            if let tombstone = entry.incomingTombstone {
+            if let tombstone = entry.incoming.tombstone {
                 if isExpired(tombstone) {
                     report.tombstones.expired += 1
                     decide(item, .neither, .expired, incoming: version(tombstone))
                 } else {
                     result.tombstones.append(tombstone)
-                    let hadOne = entry.localTombstone.map { !isExpired($0) } ?? false
+                    let hadOne = entry.local.tombstone.map { !isExpired($0) } ?? false
                     if hadOne {
                         report.tombstones.unchanged += 1
                     } else {
@@ -554,7 +411,7 @@ private struct Merger {
                 report.dayLogs.keptUnderTombstone += 1
             case .live:
                 if let mine = ours {
-                    if compareBytes(mine, log) == .identical {
+                    if tieBreak.compareBytes(mine, log) == .identical {
                         report.dayLogs.unchanged += 1
                     } else {
                         report.dayLogs.updated += 1
@@ -576,20 +433,22 @@ private struct Merger {
     }
 }
 
-private func version(_ copy: some Copy) -> MergeDecision.Version {
+func version(_ copy: some Copy) -> MergeDecision.Version {
     MergeDecision.Version(isTombstone: false, stamp: copy.updatedAt)
 }
 
-private func version(_ tombstone: Tombstone) -> MergeDecision.Version {
+func version(_ tombstone: Tombstone) -> MergeDecision.Version {
     MergeDecision.Version(isTombstone: true, stamp: tombstone.deletedAt)
 }
 
 /// Everything both sides hold for one challenge id.
 private struct IDEntry {
-    var localCopy: Challenge?
-    var localTombstone: Tombstone?
-    var incomingCopy: Challenge?
-    var incomingTombstone: Tombstone?
+    var local = ChallengeSide()
+    var incoming = ChallengeSide()
+
+    subscript(side: ChallengeRule.Side) -> ChallengeSide {
+        side == .local ? local : incoming
+    }
 }
 
 /// Walks the ids of four sorted arrays in order, each id once.
@@ -613,19 +472,19 @@ private struct IDCursor {
         guard let id = heads.compactMap({ $0 }).min() else { return nil }
         var entry = IDEntry()
         if heads[0] == id {
-            entry.localCopy = local.challenges[indices.0]
+            entry.local.copy = local.challenges[indices.0]
             indices.0 += 1
         }
         if heads[1] == id {
-            entry.localTombstone = local.tombstones[indices.1]
+            entry.local.tombstone = local.tombstones[indices.1]
             indices.1 += 1
         }
         if heads[2] == id {
-            entry.incomingCopy = incoming.challenges[indices.2]
+            entry.incoming.copy = incoming.challenges[indices.2]
             indices.2 += 1
         }
         if heads[3] == id {
-            entry.incomingTombstone = incoming.tombstones[indices.3]
+            entry.incoming.tombstone = incoming.tombstones[indices.3]
             indices.3 += 1
         }
         return (id, entry)
