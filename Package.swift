@@ -46,12 +46,13 @@ let package = Package(
         .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
         .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
         // The backup and restore protocol over Drive, as pure state machines and their driver.
-        .target(name: "BackupSync", dependencies: ["BackupKit", "GoogleDrive", "Digests"]),
+        .target(
+            name: "BackupSync", dependencies: ["BackupKit", "GoogleDrive", "Digests", "Gzip"]),
         .target(
             name: "CloudBackupCLI",
             dependencies: [
-                "BackupKit", "BackupSync", "Digests", "Envelope", "LocalFiles", "Networking",
-                "OAuth", "GoogleDrive", "Parallel",
+                "BackupKit", "BackupSync", "Digests", "Envelope", "Gzip", "LocalFiles",
+                "Networking", "OAuth", "GoogleDrive", "Parallel",
             ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
