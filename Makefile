@@ -10,7 +10,7 @@ BIN := .build/release/cloudbackup
 # which every cron run and every small file pays. Every release build takes the same flags,
 # so one product's build does not redo another's.
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib
-APT_PACKAGES := libcurl4-openssl-dev libssl-dev
+APT_PACKAGES := libcurl4-openssl-dev libssl-dev libdeflate-dev
 
 .PHONY: all build install uninstall test lint lint-docs sanitize fuzz bench demo soak deps venv \
 	clean

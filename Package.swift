@@ -1,6 +1,7 @@
 // swift-tools-version: 6.2
 // No package dependencies: SwiftPM cannot fetch here, and everything we need ships with the
-// toolchain or comes from the system (libcurl, OpenSSL) through system-library targets.
+// toolchain or comes from the system (libcurl, OpenSSL, libdeflate) through system-library
+// targets.
 import PackageDescription
 
 let package = Package(
@@ -26,6 +27,11 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
 
         // Atomic writes, size-capped reads and the profile lock, shared by OAuth's token
         // store and the CLI.
@@ -34,16 +40,19 @@ let package = Package(
         .target(name: "Digests", dependencies: ["COpenSSL"]),
         // age v1 encryption of the backup's bytes, so BackupKit stays free of C.
         .target(name: "Envelope", dependencies: ["COpenSSL", "Parallel"]),
+        // Reading gzip with libdeflate, so BackupKit stays free of C.
+        .target(name: "Gzip", dependencies: ["CDeflate"]),
         .target(name: "Networking", dependencies: ["CCurl"]),
         .target(name: "OAuth", dependencies: ["Networking", "COpenSSL", "Digests", "LocalFiles"]),
         .target(name: "GoogleDrive", dependencies: ["Networking", "Digests"]),
         // The backup and restore protocol over Drive, as pure state machines and their driver.
-        .target(name: "BackupSync", dependencies: ["BackupKit", "GoogleDrive", "Digests"]),
+        .target(
+            name: "BackupSync", dependencies: ["BackupKit", "GoogleDrive", "Digests", "Gzip"]),
         .target(
             name: "CloudBackupCLI",
             dependencies: [
-                "BackupKit", "BackupSync", "Digests", "Envelope", "LocalFiles", "Networking",
-                "OAuth", "GoogleDrive", "Parallel",
+                "BackupKit", "BackupSync", "Digests", "Envelope", "Gzip", "LocalFiles",
+                "Networking", "OAuth", "GoogleDrive", "Parallel",
             ]
         ),
         .executableTarget(name: "cloudbackup", dependencies: ["CloudBackupCLI"]),
@@ -71,6 +80,7 @@ let package = Package(
             name: "EnvelopeTests",
             dependencies: ["Envelope", "Digests", "SeededRandom", "TestSupport"]),
         .testTarget(name: "DigestsTests", dependencies: ["Digests", "TestSupport"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip", "TestSupport"]),
         .testTarget(name: "ParallelTests", dependencies: ["Parallel"]),
         .testTarget(name: "LocalFilesTests", dependencies: ["LocalFiles", "TestSupport"]),
         .testTarget(name: "NetworkingTests", dependencies: ["Networking", "TestSupport"]),

@@ -1,4 +1,5 @@
 import BackupKit
+import Gzip
 
 /// How BackupKit documents travel through the sync: validated and migrated on the way in,
 /// canonical bytes on the way out, merged by the format's rules with the remote copy as the
@@ -60,12 +61,15 @@ public enum BackupCodec {
             return (document, heldBack)
         }
         return SyncCodec(
-            decode: { bytes in try BackupReader.read(bytes, options: readOptions).document },
-            // A file the reader did not judge (a newer schema, over the size limit) is never
-            // set aside as invalid, nor replaced.
+            decode: { bytes in
+                try BackupReader.read(plainOrGzip: bytes, options: readOptions).document
+            },
+            // A file the reader did not judge (a newer schema, over the size limit, plain or
+            // inflated) is never set aside as invalid, nor replaced.
             isRefusal: { error in
-                switch error as? BackupFileError {
-                case .newerSchema, .tooLarge: true
+                switch error {
+                case BackupFileError.newerSchema, BackupFileError.tooLarge: true
+                case GzipError.overLimit: true
                 default: false
                 }
             },

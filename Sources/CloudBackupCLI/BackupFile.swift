@@ -1,4 +1,5 @@
 import BackupKit
+import BackupSync
 import LocalFiles
 
 #if canImport(Glibc)
@@ -75,7 +76,7 @@ enum BackupFile {
         }
     }
 
-    /// Reads, validates and migrates the bytes of `file`.
+    /// Reads, validates and migrates the bytes of `file`, plain or gzip.
     static func decode(_ bytes: [UInt8], file: String, options: ReadOptions = ReadOptions())
         throws(CLIError) -> ReadResult
     {
@@ -84,9 +85,19 @@ enum BackupFile {
         var reading = options
         reading.maxIssues = options.maxIssues + 1
         do {
-            return try BackupReader.read(bytes, options: reading)
+            return try BackupReader.read(plainOrGzip: bytes, options: reading)
         } catch {
-            throw describe(error, file: file, limit: options.maxIssues)
+            throw describe(reading: error, file: file, limit: options.maxIssues)
+        }
+    }
+
+    /// What `BackupReader.read(plainOrGzip:)` threw, as `FILE: …` lines.
+    static func describe(
+        reading error: any Error, file: String, limit: Int = ReadOptions().maxIssues
+    ) -> CLIError {
+        switch error {
+        case let error as BackupFileError: describe(error, file: file, limit: limit)
+        default: CLIError("\(file): \(error)", .invalidBackup)
         }
     }
 

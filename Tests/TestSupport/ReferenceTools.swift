@@ -40,6 +40,27 @@ public enum ReferenceTools {
             environment: ["PASSPHRASE": passphrase, "PATH": "/usr/bin:/bin"])
     }
 
+    /// Python's `gzip.compress(bytes, mtime=0)`: a reference writer of gzip (RFC 1952), one
+    /// member, no name and no time, as `gzip -n` writes it.
+    public static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out.gz")
+        let made = try run(
+            URL(fileURLWithPath: Paths.python),
+            [
+                "-c",
+                "import gzip, sys; "
+                    + "open(sys.argv[1], 'wb').write(gzip.compress(sys.stdin.buffer.read(), mtime=0))",
+                output.path,
+            ],
+            environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
+        guard made.status == 0 else {
+            throw Failure(description: "python's gzip failed: \(made.stderr)")
+        }
+        return try Array(Data(contentsOf: output))
+    }
+
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }

@@ -1,4 +1,6 @@
 import BackupKit
+import BackupSync
+import Gzip
 
 /// `cloudbackup validate FILE…`: every problem of every file, one line each; silent when
 /// all are valid unless `--verbose`.
@@ -117,13 +119,17 @@ struct ValidateCommand: QuietCommand {
             let failure: CLIError
             do {
                 let bytes = try BackupFile.loadBytes(file, options: options, in: context)
-                verdict.schemaVersion = try BackupReader.read(bytes, options: options).sourceVersion
+                verdict.schemaVersion =
+                    try BackupReader.read(plainOrGzip: bytes, options: options).sourceVersion
                 verdict.valid = true
                 verdicts.append(verdict)
                 continue
             } catch let error as BackupFileError {
                 failure = BackupFile.describe(error, file: name)
                 verdict.problems = Self.problems(error, file: name)
+            } catch let error as GzipError {
+                failure = BackupFile.describe(reading: error, file: name)
+                verdict.problems = [Problem(message: error.description)]
             } catch {
                 failure = CloudBackup.describe(error)
                 verdict.problems = failure.lines.map { Problem(message: $0) }

@@ -1,0 +1,15 @@
+import BackupKit
+import Gzip
+
+extension BackupReader {
+    /// `read`, for bytes that are a document or gzip of one (FORMAT.md §3): the magic bytes
+    /// decide, not a file's name, and `options.maxBytes` limits the inflated document too,
+    /// checked while inflating. Every way a document comes in (a FILE, a STATE, a download, a
+    /// revision, a decrypted payload) is read here. Throws `GzipError` for gzip that holds no
+    /// readable stream, else `BackupFileError`.
+    public static func read(plainOrGzip bytes: [UInt8], options: ReadOptions = ReadOptions())
+        throws -> ReadResult
+    {
+        try read(Gzip.plain(bytes, maxBytes: options.maxBytes), options: options)
+    }
+}
