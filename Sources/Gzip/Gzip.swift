@@ -1,8 +1,35 @@
 import CDeflate
 
-/// Reading gzip (RFC 1952) with libdeflate, under a limit on what comes out: a backup may be
-/// stored compressed, and its size limit is the document's, not the file's.
+/// Reading and writing gzip (RFC 1952) with libdeflate: a backup may be stored compressed.
+/// Reading is under a limit on what comes out, as a backup's size limit is the document's,
+/// not the file's; writing is deterministic, so one document always gives the same bytes.
 public enum Gzip {
+    /// The level backups are written at: issue 40 allows 15 ms to compress the 20,000-day-log
+    /// bench document (3.4 MB) on the project's machine, and only level 1 fits (about 10 ms,
+    /// 16 % of the size; level 6 takes 40 ms for 14 %, level 12 900 ms for 13 %).
+    public static let defaultLevel: Int32 = 1
+
+    /// `bytes` as one gzip member at `level` (0–12). libdeflate's header has no time (MTIME
+    /// 0), no name and a fixed OS byte (255, unknown), so the same bytes always give the same
+    /// file, and the same md5 on Drive: the no-change check keeps working on compressed
+    /// backups.
+    public static func compress(_ bytes: [UInt8], level: Int32 = defaultLevel) -> [UInt8] {
+        guard let compressor = libdeflate_alloc_compressor(level) else {
+            // NULL is malloc's failure or a level out of range, and the level is ours.
+            fatalError("libdeflate_alloc_compressor(\(level)) failed")
+        }
+        defer { libdeflate_free_compressor(compressor) }
+        let bound = libdeflate_gzip_compress_bound(compressor, bytes.count)
+        return [UInt8](unsafeUninitializedCapacity: bound) { buffer, count in
+            count = bytes.withUnsafeBytes { input in
+                libdeflate_gzip_compress(
+                    compressor, input.baseAddress, input.count, buffer.baseAddress, buffer.count)
+            }
+            // The bound is room for any input, so 0 (out of room) cannot happen.
+            precondition(count > 0, "libdeflate_gzip_compress: over its own bound")
+        }
+    }
+
     /// Whether `bytes` start with gzip's magic bytes (1f 8b). A JSON document never does: it
     /// starts with `{` after optional white space, and 0x1f is neither, so the content
     /// decides, whatever the file is called.

@@ -74,4 +74,23 @@ import Testing
             try Gzip.decompress(compressed + compressed, maxBytes: 1 << 20)
         }
     }
+
+    /// What we write, the reference readers read back: Python's module and the command.
+    @Test(arguments: [0, 1, 1000, 300_000], ReferenceTools.Gunzip.allCases)
+    func theReferenceReadsWhatWeWrite(size: Int, reader: ReferenceTools.Gunzip) throws {
+        let plain = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        let compressed = Gzip.compress(plain)
+        #expect(try ReferenceTools.gunzip(compressed, with: reader) == plain)
+        #expect(try Gzip.decompress(compressed, maxBytes: 1 << 20) == plain)
+    }
+
+    /// The header holds nothing that changes between runs: no time (MTIME 0), no name (FLG
+    /// 0), the OS byte fixed at 255; XFL (byte 8) is the level's hint, 4 (fastest) at level 1.
+    /// So one document is one file, and one md5 on Drive.
+    @Test func theHeaderHoldsNoTimeAndNoName() throws {
+        let compressed = Gzip.compress(document)
+        #expect(Array(compressed.prefix(10)) == [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x04, 0xFF])
+        #expect(Gzip.compress(document) == compressed)
+        #expect(compressed.count < document.count / 2)
+    }
 }

@@ -61,6 +61,40 @@ public enum ReferenceTools {
         return try Array(Data(contentsOf: output))
     }
 
+    /// The reference readers of gzip: Python's `gzip.decompress` and the `gzip -d` command.
+    public enum Gunzip: String, CaseIterable, Sendable {
+        case python
+        case command
+    }
+
+    /// `bytes` inflated by `reader`, which refuses anything but a whole, intact stream.
+    public static func gunzip(_ bytes: [UInt8], with reader: Gunzip) throws -> [UInt8] {
+        let folder = try Paths.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("out")
+        let made =
+            switch reader {
+            case .python:
+                try run(
+                    URL(fileURLWithPath: Paths.python),
+                    [
+                        "-c",
+                        "import gzip, sys; "
+                            + "open(sys.argv[1], 'wb').write(gzip.decompress(sys.stdin.buffer.read()))",
+                        output.path,
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
+            case .command:
+                try run(
+                    URL(fileURLWithPath: "/bin/sh"), ["-c", "gzip -d -c > \"$0\"", output.path],
+                    environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
+            }
+        guard made.status == 0 else {
+            throw Failure(description: "\(reader.rawValue)'s gunzip failed: \(made.stderr)")
+        }
+        return try Array(Data(contentsOf: output))
+    }
+
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
