@@ -1,5 +1,6 @@
 import BackupKit
 import BackupSync
+import Gzip
 import LocalFiles
 
 #if canImport(Glibc)
@@ -120,6 +121,10 @@ enum BackupFile {
         return options
     }
 
+    /// Whether a file written to `path` is gzip: its name ends in `.gz`, as `gzip` names its
+    /// files. Reading needs no such rule, the content decides.
+    static func isGzipName(_ path: String) -> Bool { path.hasSuffix(".gz") }
+
     /// Writes the canonical bytes of `document` to `path`: `-` is the context's standard
     /// output, which cannot be written atomically (a failed write there leaves what was
     /// written so far); any other path is written by `saveFile`.
@@ -146,18 +151,25 @@ enum BackupFile {
     }
 
     /// Writes the canonical bytes of `document` to the file `path` atomically, streamed: the
-    /// bytes go to the file a few MB at a time and are never held whole. A folder that
-    /// cannot be synced after the rename is a warning: the file is written, but a power cut
-    /// may still lose it.
+    /// bytes go to the file a few MB at a time and are never held whole. A path ending in
+    /// `.gz` gets them gzipped, whole (libdeflate compresses whole buffers), the same
+    /// document always the same bytes. A folder that cannot be synced after the rename is a
+    /// warning: the file is written, but a power cut may still lose it.
     static func saveFile(
         _ document: BackupDocument, to path: String, pretty: Bool = false,
         schema: BackupWriter.WrittenSchema = .current, warn: (String) -> Void
     ) throws(CLIError) {
         do {
-            let unsynced = try LocalFile.writeAtomically(to: path) {
-                write throws(LocalFileError) in
-                try BackupWriter.write(document, pretty: pretty, schema: schema, to: write)
-            }
+            let unsynced =
+                if isGzipName(path) {
+                    try LocalFile.writeAtomically(
+                        Gzip.compress(BackupWriter.write(document, pretty: pretty, schema: schema)),
+                        to: path)
+                } else {
+                    try LocalFile.writeAtomically(to: path) { write throws(LocalFileError) in
+                        try BackupWriter.write(document, pretty: pretty, schema: schema, to: write)
+                    }
+                }
             if let unsynced { warn(unsynced.warning) }
         } catch {
             throw failedWrite(

@@ -62,7 +62,8 @@ import Testing
             A missing STATE is created. A broken one (empty, not JSON, invalid, of a newer schema) is kept as
             STATE.broken-<UTC time> by --replace, and refused by --merge (nothing to merge into).
             With --revision or --as-of, an older version of the backup from Drive's revision
-            history ('cloudbackup history' lists them) instead of the latest.
+            history ('cloudbackup history' lists them) instead of the latest. A STATE named
+            *.gz is written as gzip.
 
             options:
               --file STATE    the local state file to restore into

@@ -78,7 +78,8 @@ import Testing
             replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
             writes nothing. A FILE of - is standard input; an OUT of - is standard output,
             written as it goes (not atomically) and holding only the document: --verbose
-            then speaks on stderr. A file called - is ./-.
+            then speaks on stderr. A file called - is ./-. An OUT named *.gz is written as
+            gzip (FILE may be gzip whatever its name).
 
             options:
               -o, --output OUT  where to write (required)

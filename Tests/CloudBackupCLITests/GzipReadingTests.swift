@@ -58,7 +58,7 @@ import Testing
                 == 0)
         let merge = try cloudbackup(["merge", compressed, laptop, "-o", out, "--now", Self.now])
         #expect(merge.status == 0, "\(merge.stderr)")
-        // What merge writes is plain JSON in this step, whatever it read.
+        // OUT not named *.gz is plain JSON, whatever merge read.
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: out))
                 == Data(contentsOf: URL(fileURLWithPath: plainOut)))

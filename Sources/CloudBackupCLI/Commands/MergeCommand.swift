@@ -22,7 +22,8 @@ struct MergeCommand: QuietCommand {
         first: an invalid one writes nothing (exit 3). LOCAL or INCOMING (not both) may
         be - for standard input; OUT may be - for standard output, written as it goes
         (not atomically) and holding only the document: the report goes to stderr. A
-        file called - is ./-.
+        file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
+        may be gzip whatever their names).
 
         options:
           -o, --output OUT  where to write the result (LOCAL itself is fine)
