@@ -43,22 +43,9 @@ public enum ReferenceTools {
     /// Python's `gzip.compress(bytes, mtime=0)`: a reference writer of gzip (RFC 1952), one
     /// member, no name and no time, as `gzip -n` writes it.
     public static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-        let folder = try Paths.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("out.gz")
-        let made = try run(
-            URL(fileURLWithPath: Paths.python),
-            [
-                "-c",
-                "import gzip, sys; "
-                    + "open(sys.argv[1], 'wb').write(gzip.compress(sys.stdin.buffer.read(), mtime=0))",
-                output.path,
-            ],
-            environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
-        guard made.status == 0 else {
-            throw Failure(description: "python's gzip failed: \(made.stderr)")
-        }
-        return try Array(Data(contentsOf: output))
+        try filter(
+            bytes, named: "python's gzip", Paths.python,
+            ["-c", python("gzip.compress(sys.stdin.buffer.read(), mtime=0)")])
     }
 
     /// The reference readers of gzip: Python's `gzip.decompress` and the `gzip -d` command.
@@ -69,28 +56,34 @@ public enum ReferenceTools {
 
     /// `bytes` inflated by `reader`, which refuses anything but a whole, intact stream.
     public static func gunzip(_ bytes: [UInt8], with reader: Gunzip) throws -> [UInt8] {
+        switch reader {
+        case .python:
+            try filter(
+                bytes, named: "python's gunzip", Paths.python,
+                ["-c", python("gzip.decompress(sys.stdin.buffer.read())")])
+        case .command:
+            try filter(bytes, named: "gzip -d", "/bin/sh", ["-c", "gzip -d -c > \"$0\""])
+        }
+    }
+
+    /// A Python program that writes `expression`'s bytes to the file its first argument names.
+    private static func python(_ expression: String) -> String {
+        "import gzip, sys; open(sys.argv[1], 'wb').write(\(expression))"
+    }
+
+    /// `bytes` on the standard input of `executable`, which writes its result to the file
+    /// named by the argument after `arguments`.
+    private static func filter(
+        _ bytes: [UInt8], named tool: String, _ executable: String, _ arguments: [String]
+    ) throws -> [UInt8] {
         let folder = try Paths.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out")
-        let made =
-            switch reader {
-            case .python:
-                try run(
-                    URL(fileURLWithPath: Paths.python),
-                    [
-                        "-c",
-                        "import gzip, sys; "
-                            + "open(sys.argv[1], 'wb').write(gzip.decompress(sys.stdin.buffer.read()))",
-                        output.path,
-                    ],
-                    environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
-            case .command:
-                try run(
-                    URL(fileURLWithPath: "/bin/sh"), ["-c", "gzip -d -c > \"$0\"", output.path],
-                    environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
-            }
+        let made = try run(
+            URL(fileURLWithPath: executable), arguments + [output.path],
+            environment: ["PATH": "/usr/bin:/bin"], stdin: Data(bytes))
         guard made.status == 0 else {
-            throw Failure(description: "\(reader.rawValue)'s gunzip failed: \(made.stderr)")
+            throw Failure(description: "\(tool) failed: \(made.stderr)")
         }
         return try Array(Data(contentsOf: output))
     }
