@@ -244,8 +244,8 @@ private struct Merger {
         var walk = KeyWalk(
             local: local, incoming: incoming, localRange: localRange,
             incomingRange: incomingRange)
-        // Each key's copies are lent to the rule, not built: only the winner is stored (into
-        // the result).
+        // Indices into both arrays, read in place: each key's copies go to the rule, and only
+        // the winner is stored (into the result).
         while let (key, ours, theirs) = walk.nextIndices() {
             let (fate, challenge) = lookup.fate(of: key.challengeID)
             let mine = ours.map { local[$0] }
