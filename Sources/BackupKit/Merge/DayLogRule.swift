@@ -11,8 +11,8 @@
 /// Worked example: challenge X was live here and deleted by the incoming tombstone, so its
 /// context is `deletedHere` and its fate `kept`. Local `X/2026-11-02` edited 11-02 10:00,
 /// incoming 11-02 09:00: no guard applies, rule 2 keeps the local copy (`newer`), and rule 5
-/// keeps it under the tombstone, a decision worth a line (`keptUnderTombstone`), counted
-/// `keptUnderTombstone`.
+/// keeps it under the tombstone (`keptUnderTombstone`), counted `keptUnderTombstone`. Both
+/// rules' decisions are worth a line, in that order.
 enum DayLogRule {
     /// What the rules need beyond the copies and their challenge: the clock guard, and
     /// reusable buffers for rule 2's canonical bytes.
