@@ -113,10 +113,12 @@ private struct Merger {
     var report = MergeReport()
     var decisions: [MergeDecision] = []
     var futureStamped: [FutureStampedItem] = []
-    var tieBreak = TieBreak()
+    /// Rule 2's buffers live here too, for `replace`.
+    var logRules: DayLogRule.Context
 
     init(options: MergeOptions) {
         self.options = options
+        logRules = DayLogRule.Context(options: options)
     }
 
     mutating func decide(
@@ -242,88 +244,28 @@ private struct Merger {
         var walk = KeyWalk(
             local: local, incoming: incoming, localRange: localRange,
             incomingRange: incomingRange)
-        // Indices, not copies: a million day logs are read in place, and only the winner is
-        // copied (into the result).
-        while let (key, ours, incomingIndex) = walk.nextIndices() {
-            let (fate, context) = lookup.fate(of: key.challengeID)
-            var theirs = incomingIndex
-            var held = false
-            if let log = theirs {
-                // Reported even when its challenge is held back (rule 8: "always reported").
-                let isFuture = incoming[log].updatedAt > options.futureLimit
-                if isFuture {
-                    futureStamped.append(
-                        FutureStampedItem(item: .dayLog(key), version: version(incoming[log])))
+        // Indices into both arrays, read in place: each key's copies go to the rule, and only
+        // the winner is stored (into the result).
+        while let (key, ours, theirs) = walk.nextIndices() {
+            let (fate, challenge) = lookup.fate(of: key.challengeID)
+            let mine = ours.map { local[$0] }
+            let their = theirs.map { incoming[$0] }
+            let resolution = DayLogRule.resolve(
+                local: mine, incoming: their, fate: fate, challenge: challenge,
+                context: &logRules)
+            resolution.record(
+                key, local: mine, incoming: their, decisions: &decisions,
+                futureStamped: &futureStamped)
+            report.dayLogs.count(resolution)
+            let winner: DayLog? =
+                switch resolution.winner {
+                case .local: mine
+                case .incoming: their
+                case .nothing: nil
                 }
-                if case .heldBack(let reason) = context {
-                    held = true
-                    decide(
-                        .dayLog(key), .neither, reason == .stale ? .stale : .withChallenge,
-                        local: ours.map { version(local[$0]) }, incoming: version(incoming[log]))
-                } else if isFuture, options.clockGuard {
-                    held = true
-                    decide(
-                        .dayLog(key), .neither, .future, local: ours.map { version(local[$0]) },
-                        incoming: version(incoming[log]))
-                }
-                if held { theirs = nil }
-            }
-
-            var fromIncoming = false
-            if let log = theirs {
-                if let mine = ours {
-                    let picked = tieBreak.pick(local[mine], incoming[log])
-                    if picked != .identical {
-                        decide(
-                            .dayLog(key), picked == .local ? .local : .incoming,
-                            local[mine].updatedAt == incoming[log].updatedAt
-                                ? .equalStampsHigherBytes : .newer,
-                            local: version(local[mine]), incoming: version(incoming[log]))
-                    }
-                    fromIncoming = picked == .incoming
-                } else {
-                    fromIncoming = true
-                }
-            }
-
-            let hasWinner = fromIncoming || ours != nil
-            let survives = hasWinner && fate != .dropped
-            if survives {
-                if fromIncoming, let log = theirs {
-                    (output + written).initialize(to: incoming[log])
-                    written += 1
-                } else if let mine = ours {
-                    (output + written).initialize(to: local[mine])
-                    written += 1
-                }
-            }
-
-            let winner: MergeDecision.Winner = fromIncoming ? .incoming : .local
-            let versions = (ours.map { version(local[$0]) }, theirs.map { version(incoming[$0]) })
-            if held {
-                report.dayLogs.heldBack += 1
-            } else if !survives {
-                report.dayLogs.droppedOrphans += 1
-                decide(.dayLog(key), .neither, .orphan, local: versions.0, incoming: versions.1)
-            } else if fate == .kept {
-                report.dayLogs.keptUnderTombstone += 1
-                // Not worth a line when it was kept here already and stays as it was.
-                if fromIncoming || context == .deletedHere {
-                    decide(
-                        .dayLog(key), winner, .keptUnderTombstone, local: versions.0,
-                        incoming: versions.1)
-                }
-            } else if ours == nil {
-                report.dayLogs.added += 1
-            } else if fromIncoming {
-                report.dayLogs.updated += 1
-            } else {
-                report.dayLogs.unchanged += 1
-            }
-            if survives, fate == .live, context == .revived(kept: winner) {
-                decide(
-                    .dayLog(key), winner, .returnsWithChallenge, local: versions.0,
-                    incoming: versions.1)
+            if let winner {
+                (output + written).initialize(to: winner)
+                written += 1
             }
         }
         return written
@@ -352,7 +294,7 @@ private struct Merger {
             }
             switch (entry.local.copy, entry.incoming.copy) {
             case (let ours?, let theirs?):
-                if tieBreak.compareBytes(ours, theirs) == .identical {
+                if logRules.tieBreak.compareBytes(ours, theirs) == .identical {
                     report.challenges.unchanged += 1
                 } else {
                     report.challenges.updated += 1
@@ -411,7 +353,7 @@ private struct Merger {
                 report.dayLogs.keptUnderTombstone += 1
             case .live:
                 if let mine = ours {
-                    if tieBreak.compareBytes(mine, log) == .identical {
+                    if logRules.tieBreak.compareBytes(mine, log) == .identical {
                         report.dayLogs.unchanged += 1
                     } else {
                         report.dayLogs.updated += 1
