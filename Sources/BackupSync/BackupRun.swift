@@ -782,7 +782,8 @@ public struct BackupRun<Document> {
 
     /// Records the check to come, then uploads `document` (or creates the file with it).
     private mutating func send(_ document: Document) -> Action {
-        let plain = codec.encode(document)
+        let encoded = codec.encode(document)
+        let plain = head.map { codec.conform(encoded, $0.plain) } ?? encoded
         let bytes: [UInt8]
         do {
             bytes = try codec.seal(plain)

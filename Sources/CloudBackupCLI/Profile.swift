@@ -27,7 +27,8 @@ struct Profile: Sendable {
     /// unset, which never replaces an encrypted backup. See `RemoteEncryption`.
     var encrypt: Bool?
     /// Whether `backup` uploads the document gzipped (`"compress": true`,
-    /// `CLOUDBACKUP_COMPRESS=1`); nil or false uploads it plain. Reads take either.
+    /// `CLOUDBACKUP_COMPRESS=1`), or plain (`false`, `0`: a gzipped backup is then rewritten
+    /// plain once); nil keeps the form the backup on Drive has. Reads take either.
     var compress: Bool?
     /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
     var retention: RetentionPolicy? = .standard

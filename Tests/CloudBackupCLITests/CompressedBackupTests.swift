@@ -122,7 +122,7 @@ import Testing
     }
 
     /// Switching: `true` over a plain backup, and `false` over a gzipped one, upload once with
-    /// nothing new and say so once; the run after is unchanged. Unset never rewrites.
+    /// nothing new and say so once; the run after is unchanged. Unset never rewrites, and a change keeps the form on Drive.
     @Test func aSwitchRewritesTheBackupOnceAndUnsetNever() throws {
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
@@ -147,6 +147,15 @@ import Testing
         let unset = try phone.backup(["--json"])
         #expect(unset.stdout.contains(#""result":"unchanged""#), "\(unset.stderr)")
         #expect(try remoteFile().content == gzipped)
+        // ... and a change keeps its form: another device chose it.
+        try phone.write(
+            backupJSON(
+                device: "phone",
+                challenges: ["P": "2026-11-01T00:00:00.000Z", "Q": "2026-11-02T00:00:00.000Z"]))
+        let changed = try phone.backup()
+        #expect(changed.status == 0, "\(changed.stderr)")
+        #expect(changed.stderr.isEmpty, "\(changed.stderr)")
+        #expect(try remoteFile().content.starts(with: Self.gzipMagic))
 
         try configure(#"{"compress": false}"#)
         let off = try phone.backup()
@@ -157,7 +166,7 @@ import Testing
             ), "\(off.stderr)")
         let back = try remoteFile().content
         #expect(back.starts(with: Data("{".utf8)))
-        #expect(String(decoding: back, as: UTF8.self).contains(#""P""#))
+        #expect(String(decoding: back, as: UTF8.self).contains(#""Q""#))
         let last = try phone.backup(["--json"])
         #expect(last.stdout.contains(#""result":"unchanged""#), "\(last.stderr)")
         #expect(last.stderr.isEmpty, "\(last.stderr)")
