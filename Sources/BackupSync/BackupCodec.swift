@@ -26,9 +26,15 @@ public enum BackupCodec {
         }
     }
 
+    /// `compress`: true, `encode` gives gzip of the canonical bytes (`Gzip.compress`,
+    /// deterministic, so equal documents still encode equal), before any `seal` encrypts them,
+    /// and a plain backup is rewritten gzipped once; false, plain bytes, and a gzipped backup
+    /// is rewritten plain once; nil (the profile does not say), plain bytes, but an upload
+    /// keeps the form of the backup on Drive, and a backup is never rewritten for its form
+    /// alone, as `encrypt` unset never rewrites for the envelope.
     public static func make(
         allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
-        journal: MergeJournal
+        compress: Bool? = nil, journal: MergeJournal
     ) -> SyncCodec<BackupDocument> {
         func merged(_ base: BackupDocument, _ incoming: BackupDocument, now: Timestamp, copy: Bool)
             -> (document: BackupDocument, heldBack: Bool)
@@ -60,7 +66,7 @@ public enum BackupCodec {
             }
             return (document, heldBack)
         }
-        return SyncCodec(
+        var codec = SyncCodec(
             decode: { bytes in
                 try BackupReader.read(plainOrGzip: bytes, options: readOptions).document
             },
@@ -73,7 +79,8 @@ public enum BackupCodec {
                 default: false
                 }
             },
-            encode: { BackupWriter.write($0) },
+            encode: compress == true
+                ? { Gzip.compress(BackupWriter.write($0)) } : { BackupWriter.write($0) },
             merge: { base, incoming, now in merged(base, incoming, now: now, copy: false).document
             },
             stamp: { document, now in
@@ -82,6 +89,13 @@ public enum BackupCodec {
                 return stamped
             },
             mergeCopy: { base, copy, now in merged(base, copy, now: now, copy: true) })
+        if let compress {
+            codec.changesForm = { Gzip.isGzip($0) != compress }
+        } else {
+            codec.conform = { encoded, head in Gzip.isGzip(head) ? Gzip.compress(encoded) : encoded
+            }
+        }
+        return codec
     }
 }
 

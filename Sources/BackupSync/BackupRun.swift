@@ -216,6 +216,9 @@ public struct BackupRun<Document> {
         /// The base's envelope on Drive is not the one this run uploads in (`changesEnvelope`):
         /// upload even with nothing new.
         var rewrap = false
+        /// The base's opened bytes are in another form than `encode` gives (`changesForm`):
+        /// upload even with nothing new.
+        var reform = false
     }
 
     /// The head of our file as this run last knew it, for the profile's next kept copy.
@@ -316,6 +319,8 @@ public struct BackupRun<Document> {
     private var head: Head?
     /// This run uploaded over our file in another envelope, to be said once at the end.
     private var rewraps = false
+    /// The same for another form (`SyncCodec.changesForm`).
+    private var reforms = false
     private var round = 0
     private var fromKeptCopy = false
     private var created = false
@@ -505,6 +510,7 @@ public struct BackupRun<Document> {
                 base.document = document
                 if let revision = snapshot.file.headRevisionId { covered.insert(revision) }
                 base.rewrap = codec.changesEnvelope(ofSealed: codec.isSealed(snapshot.bytes))
+                base.reform = codec.changesForm(plain)
                 head = Head(
                     snapshot.file, etag: snapshot.etag, document: document, plain: plain,
                     onDrive: snapshot.bytes)
@@ -591,7 +597,7 @@ public struct BackupRun<Document> {
             return delete(files)
 
         case (.announcing, .done):
-            return finish()
+            return announce()
 
         default:
             return fail(.protocolViolation("\(event) while \(phase)"))
@@ -648,7 +654,8 @@ public struct BackupRun<Document> {
             base = Base(
                 document: document, revision: target.headRevisionId, md5: target.md5Checksum,
                 etag: kept.etag(for: target),
-                rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes))
+                rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes),
+                reform: codec.changesForm(kept.bytes))
             var copied = Head(
                 target, etag: base.etag, document: document, plain: kept.bytes,
                 onDrive: kept.bytes)
@@ -757,7 +764,7 @@ public struct BackupRun<Document> {
             result = result.map { codec.merge($0, local, now) } ?? local
         }
         guard let result else { return finishChecks() }
-        if let document = base.document, duplicates.isEmpty, !base.rewrap,
+        if let document = base.document, duplicates.isEmpty, !base.rewrap, !base.reform,
             codec.encode(result) == codec.encode(document)
         {
             // The head holds what the batch read: its pins make room for the next batch.
@@ -775,7 +782,8 @@ public struct BackupRun<Document> {
 
     /// Records the check to come, then uploads `document` (or creates the file with it).
     private mutating func send(_ document: Document) -> Action {
-        let plain = codec.encode(document)
+        let encoded = codec.encode(document)
+        let plain = head.map { codec.conform(encoded, $0.plain) } ?? encoded
         let bytes: [UInt8]
         do {
             bytes = try codec.seal(plain)
@@ -787,6 +795,7 @@ public struct BackupRun<Document> {
         }
         sending = (document, plain, bytes)
         if base.rewrap { rewraps = true }
+        if base.reform { reforms = true }
         if base.etag == nil, let kept, let target {
             // The kept copy's etag is stale (the version moved): read a fresh one first.
             phase = .taggingKept(kept)
@@ -1000,12 +1009,20 @@ public struct BackupRun<Document> {
         return etag != read.etag
     }
 
-    /// Says that our file is in its new envelope, once the upload that did it is checked.
+    /// Says that our file is in its new envelope, then in its new form, each once the
+    /// upload that did it is checked.
     private mutating func announce() -> Action {
-        guard rewraps, uploaded != nil, let target else { return finish() }
-        rewraps = false
+        guard uploaded != nil, let target else { return finish() }
         phase = .announcing
-        return .notify(.envelopeChanged(fileID: target.id, sealed: codec.seals))
+        if rewraps {
+            rewraps = false
+            return .notify(.envelopeChanged(fileID: target.id, sealed: codec.seals))
+        }
+        if reforms {
+            reforms = false
+            return .notify(.formChanged(fileID: target.id))
+        }
+        return finish()
     }
 
     private mutating func finish() -> Action {

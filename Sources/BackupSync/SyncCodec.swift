@@ -32,6 +32,13 @@ public struct SyncCodec<Document> {
     public var seal: ([UInt8]) throws -> [UInt8] = { $0 }
     /// What uploads are, and so what a run may upload over; plain unless the profile says.
     public var uploads = Uploads.plain
+    /// Whether opened bytes on Drive are in another form than `encode` gives (the profile
+    /// turned compression on or off), so the run uploads though the merge changed nothing,
+    /// as for a change of envelope. Never when the profile does not say.
+    public var changesForm: ([UInt8]) -> Bool = { _ in false }
+    /// `encode`'s bytes in the form of the head's opened bytes, for a profile that does not
+    /// say which form it uploads: an upload then keeps the form another device chose.
+    public var conform: (_ encoded: [UInt8], _ head: [UInt8]) -> [UInt8] = { encoded, _ in encoded }
 
     /// Whether `seal` seals.
     public var seals: Bool { uploads == .sealed }

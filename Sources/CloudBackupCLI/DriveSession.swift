@@ -113,7 +113,7 @@ struct DriveSession {
             encryption.sealing(
                 BackupCodec.make(
                     allowStale: allowStale, backingUp: backingUp, readOptions: readOptions,
-                    journal: journal)),
+                    compress: profile.compress, journal: journal)),
             journal
         )
     }

@@ -23,7 +23,10 @@ extension DriveSession {
                 )
             }
         }
-        driver.notify = { notice in warn(Self.words(notice, restoreCommand: restoreCommand)) }
+        let compresses = profile.compress == true
+        driver.notify = { notice in
+            warn(Self.words(notice, restoreCommand: restoreCommand, compresses: compresses))
+        }
         if let line = progress { driver.progress = { sent, total in line.upload(sent, total) } }
         return driver
     }
@@ -47,7 +50,8 @@ extension DriveSession {
         ).run(machine)
     }
 
-    static func words(_ notice: SyncNotice, restoreCommand: String) -> String {
+    /// `compresses`: the profile's `compress`, which a change of form went to.
+    static func words(_ notice: SyncNotice, restoreCommand: String, compresses: Bool) -> String {
         switch notice {
         case .keptAside(let copyID, let side, .heldBack):
             return "kept that copy (id \(copyID)) as '\(side.name)' in the app folder; to take "
@@ -59,12 +63,22 @@ extension DriveSession {
                 + "kept its bytes as '\(side.name)' in the app folder and replaced it"
         case .envelopeChanged(_, let sealed):
             return sealed ? RemoteEncryption.encryptedNow : RemoteEncryption.decryptedNow
+        case .formChanged:
+            return compresses ? Self.compressedNow : Self.decompressedNow
         case .unreadableRevision(let fileID, let revision):
             return "revision \(revision) of \(fileID), which another device wrote between this "
                 + "run's download and its upload, can no longer be read from Drive; what it alone "
                 + "held is not in the backup (back up again on that device to send it)"
         }
     }
+
+    /// Said once, after the upload that gzipped a plain backup.
+    static let compressedNow =
+        "the backup on Drive was plain; this profile compresses, so it was uploaded compressed"
+
+    /// Said once, after the upload that turned a gzipped backup plain.
+    static let decompressedNow =
+        "the backup on Drive was compressed; this profile sets compress to false, so it was uploaded plain"
 
     private static func firstLine(_ error: any Error) -> String {
         if let error = error as? BackupFileError {

@@ -69,6 +69,11 @@ enum Manual {
                 + " profile's key."
         ),
         (
+            Profile.compressSetting.variable,
+            "1 uploads the backup gzipped as \"compress\": true in config.json does; 0, as"
+                + " \"compress\": false, uploads it plain. Reads take either."
+        ),
+        (
             "CLOUDBACKUP_PASSWORD_FILE",
             "The backup's passphrase, as --password-file FILE, when neither option is given."
         ),

@@ -26,6 +26,10 @@ struct Profile: Sendable {
     /// explicitly not (`false`, `0`: an encrypted backup is then rewritten plain once); nil when
     /// unset, which never replaces an encrypted backup. See `RemoteEncryption`.
     var encrypt: Bool?
+    /// Whether `backup` uploads the document gzipped (`"compress": true`,
+    /// `CLOUDBACKUP_COMPRESS=1`), or plain (`false`, `0`: a gzipped backup is then rewritten
+    /// plain once); nil keeps the form the backup on Drive has. Reads take either.
+    var compress: Bool?
     /// Which revisions of the backup to pin (`"keep"` in config.json; nil: `"keep": false`).
     var retention: RetentionPolicy? = .standard
     /// How many copies of STATE a restore keeps (`"previousCopies"`; see `PreviousCopies`).
@@ -79,9 +83,21 @@ struct Profile: Sendable {
         ("CLOUDBACKUP_IDENTITY_FILE", "identityFile", nil),
     ]
 
-    /// The one setting that is not a string: `"encrypt": true`, or `CLOUDBACKUP_ENCRYPT=1`
-    /// (`0` turns it off for a run).
-    static let encryptSetting = (variable: "CLOUDBACKUP_ENCRYPT", key: "encrypt")
+    /// A yes/no setting: `true` or `false` in config.json, or the variable `1` or `0`, which
+    /// wins (`0` turns it off for a run); nil when neither says, which a setting may tell
+    /// from `false` (see `encrypt`).
+    struct Switch: Sendable {
+        var variable: String
+        var key: String
+        /// What `1` does, for the variable's error.
+        var verb: String
+    }
+
+    static let encryptSetting = Switch(
+        variable: "CLOUDBACKUP_ENCRYPT", key: "encrypt", verb: "encrypt")
+    static let compressSetting = Switch(
+        variable: "CLOUDBACKUP_COMPRESS", key: "compress", verb: "compress")
+    static let switches = [encryptSetting, compressSetting]
 
     static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
         guard Self.isValidName(name) else {
@@ -121,7 +137,7 @@ struct Profile: Sendable {
     static func load(name: String, environment: [String: String]) throws(CLIError) -> Profile {
         let folder = try folder(for: name, environment: environment)
         var file: [String: String] = [:]
-        var encrypt: Bool?
+        var switched: [String: Bool] = [:]
         var retention: RetentionPolicy? = .standard
         var previousCopies = 1
         var decisionLog = DecisionLog.Bounds()
@@ -143,13 +159,12 @@ struct Profile: Sendable {
                         .profileFile)
                 }
                 for (key, value) in object {
-                    if key == Self.encryptSetting.key {
+                    if Self.switches.contains(where: { $0.key == key }) {
                         guard let flag = value as? Bool else {
                             throw CLIError(
-                                "\(path): setting 'encrypt' must be true or false",
-                                .profileFile)
+                                "\(path): setting '\(key)' must be true or false", .profileFile)
                         }
-                        encrypt = flag
+                        switched[key] = flag
                         continue
                     }
                     if key == "keep" {
@@ -173,8 +188,8 @@ struct Profile: Sendable {
                     }
                     guard Self.settings.contains(where: { $0.key == key }) else {
                         let known =
-                            (Self.settings.map(\.key) + [
-                                Self.encryptSetting.key, "keep", "previousCopies", "decisionLog",
+                            (Self.settings.map(\.key) + Self.switches.map(\.key) + [
+                                "keep", "previousCopies", "decisionLog",
                             ])
                             .joined(separator: ", ")
                         throw CLIError(
@@ -215,14 +230,16 @@ struct Profile: Sendable {
                 "\(path): setting '\(setting.key)' is empty; give it a value or remove it",
                 .profileFile)
         }
-        switch environment[Self.encryptSetting.variable] ?? "" {
-        case "": break
-        case "1": encrypt = true
-        case "0": encrypt = false
-        case let other:
-            throw CLIError(
-                "\(Self.encryptSetting.variable) must be 1 (encrypt) or 0 (do not), not '\(other)'",
-                .environment)
+        for setting in Self.switches {
+            switch environment[setting.variable] ?? "" {
+            case "": break
+            case "1": switched[setting.key] = true
+            case "0": switched[setting.key] = false
+            case let other:
+                throw CLIError(
+                    "\(setting.variable) must be 1 (\(setting.verb)) or 0 (do not), not '\(other)'",
+                    .environment)
+            }
         }
         if var policy = retention, let text = environment[Self.pinLimitVariable], !text.isEmpty {
             guard let limit = Int(text), (1...RetentionPolicy.maxPins).contains(limit) else {
@@ -237,7 +254,9 @@ struct Profile: Sendable {
             name: name, folder: folder, clientID: value(0), clientSecret: value(1),
             authURL: value(2)!, tokenURL: value(3)!, revokeURL: value(4)!, driveURL: value(5)!,
             fileName: value(6)!, deviceClientID: value(7), deviceClientSecret: value(8),
-            deviceCodeURL: value(9)!, identityFile: value(10), encrypt: encrypt,
+            deviceCodeURL: value(9)!, identityFile: value(10),
+            encrypt: switched[Self.encryptSetting.key],
+            compress: switched[Self.compressSetting.key],
             retention: retention, previousCopies: previousCopies, decisionLog: decisionLog)
         // Each URL's error names where it came from: the variable or the file.
         for index in [2, 3, 4, 5, 9] {

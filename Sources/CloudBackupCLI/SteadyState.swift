@@ -36,6 +36,9 @@ struct SteadyState: ProfileRecord, Equatable {
         var version = CloudBackup.version
         var fileName: String
         var encrypts: Bool
+        /// The profile's `compress`, unset apart: each of the three decides whether the
+        /// backup's form on Drive is rewritten.
+        var compress: Bool?
         var maxBytes: Int
         /// STATE's shared settings as last brought together with the backup (their record).
         var syncedSettings: String?

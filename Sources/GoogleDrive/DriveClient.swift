@@ -148,9 +148,16 @@ public struct DriveClient: Sendable {
             var id: String
             var name: String
             var parents = ["appDataFolder"]
-            var mimeType = "application/json"
+            var mimeType: String
         }
-        let fields = (try? JSONEncoder().encode(Metadata(id: id, name: name))).map(Array.init) ?? []
+        // Gzip's magic bytes (a profile that compresses and does not encrypt); Drive keeps the
+        // type a file was created with, so a later switch leaves it as it was.
+        let gzip = bytes.starts(with: [0x1f, 0x8b])
+        let fields =
+            (try? JSONEncoder().encode(
+                Metadata(
+                    id: id, name: name, mimeType: gzip ? "application/gzip" : "application/json")))
+            .map(Array.init) ?? []
         let response: HTTPResponse
         if bytes.count > resumableThreshold {
             let start = HTTPRequest(

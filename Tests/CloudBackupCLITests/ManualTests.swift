@@ -42,7 +42,9 @@ private let man = "/usr/bin/man"
             #expect(page.contains("\n\(heading)\n"), "\(heading)")
         }
         #expect(page.split(separator: "\n").allSatisfy { $0.count <= 80 })
-        for variable in Profile.settings.map(\.variable) + ["CLOUDBACKUP_ENCRYPT", "TZ"] {
+        for variable in Profile.settings.map(\.variable) + [
+            "CLOUDBACKUP_ENCRYPT", "CLOUDBACKUP_COMPRESS", "TZ",
+        ] {
             #expect(page.contains("\n       \(variable)"), "\(variable)")
         }
         for code in 0...7 { #expect(page.contains("\n       \(code)  ")) }

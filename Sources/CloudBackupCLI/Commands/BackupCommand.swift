@@ -387,6 +387,7 @@ struct BackupCommand: Command {
     private func conditions(_ session: DriveSession) -> SteadyState.Conditions {
         SteadyState.Conditions(
             fileName: session.profile.fileName, encrypts: session.encryption.encrypts,
+            compress: session.profile.compress,
             maxBytes: readOptions.maxBytes,
             syncedSettings: (try? LocalFile.read(
                 session.profile.syncedSettingsPath, maxBytes: 1 << 16))
