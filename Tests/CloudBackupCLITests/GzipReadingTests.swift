@@ -158,13 +158,16 @@ import Testing
         #expect(files.map(\.content) == [Data(bomb)])
     }
 
-    /// Backup merges into the gzip copy; what it uploads is plain JSON until writing gzip is
-    /// a setting.
+    /// Backup merges into the gzip copy, and a profile that does not say "compress" uploads
+    /// in the form the backup on Drive has: gzip, read back by the reference gunzip.
     @Test func backupMergesIntoAGzipBackup() throws {
         let result = try laptop.backup()
         #expect(result.status == 0, "\(result.stderr)")
-        let backups = try remoteBackups(emulator)
-        #expect(backups.count == 1)
-        #expect(backups.map { challengeIDs($0.document) } == [["A", "B"]])
+        let files = try emulator.files().filter(\.isInAppFolder)
+        try #require(files.count == 1)
+        let uploaded = Array(files[0].content)
+        #expect(uploaded.starts(with: [0x1f, 0x8b]))
+        let document = try BackupReader.read(ReferenceTools.gunzip(uploaded, with: .python))
+        #expect(challengeIDs(document.document) == ["A", "B"])
     }
 }
