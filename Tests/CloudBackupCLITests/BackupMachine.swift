@@ -1,5 +1,6 @@
 import BackupKit
 import Foundation
+import LocalFiles
 import TestSupport
 import Testing
 
@@ -106,6 +107,22 @@ final class BackupMachine: Sendable {
             ["-c", script, answer ?? "", meanwhile ?? "", stderrTo?.path ?? "", Paths.binary.path]
                 + arguments,
             environment: environment)
+    }
+
+    /// The default profile's folder, where `cloudbackup` finds it through XDG_CONFIG_HOME.
+    var profileFolder: URL { folder.appendingPathComponent("config/cloudbackup/default") }
+
+    /// The default profile's config.json, private as a file holding a secret must be.
+    func configure(_ json: String) throws {
+        try LocalFile.writeAtomically(
+            Array(json.utf8), to: profileFolder.appendingPathComponent("config.json").path,
+            mode: 0o600)
+    }
+
+    /// An `age-keygen` identity file in the profile's folder, and its public key.
+    func makeKey() throws -> (path: String, publicKey: String) {
+        let key = profileFolder.appendingPathComponent("age-key.txt")
+        return (key.path, try ReferenceTools.generateKey(at: key))
     }
 
     func write(_ text: String) throws {

@@ -19,14 +19,6 @@ import Testing
         try phone.login()
     }
 
-    var profileFolder: URL { phone.folder.appendingPathComponent("config/cloudbackup/default") }
-
-    func configure(_ json: String) throws {
-        try LocalFile.writeAtomically(
-            Array(json.utf8), to: profileFolder.appendingPathComponent("config.json").path,
-            mode: 0o600)
-    }
-
     /// The one backup file on Drive.
     func remoteFile() throws -> EmulatorFile {
         let files = try emulator.files().filter {
@@ -63,7 +55,7 @@ import Testing
     }
 
     @Test func aProfileThatCompressesUploadsGzipAndANightWithNothingNewCostsOneRequest() throws {
-        try configure(#"{"compress": true}"#)
+        try phone.configure(#"{"compress": true}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["Z": "2026-11-01T00:00:00.000Z"]))
         let first = try phone.backup()
         #expect(first.status == 0, "\(first.stderr)")
@@ -100,9 +92,8 @@ import Testing
 
     /// Compress, then encrypt: age opens the upload, and what it gives gunzips to the document.
     @Test func anEncryptingProfileCompressesFirst() throws {
-        let key = profileFolder.appendingPathComponent("age-key.txt")
-        _ = try ReferenceTools.generateKey(at: key)
-        try configure(#"{"compress": true, "encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"compress": true, "encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["S": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 0, "\(result.stderr)")
@@ -129,7 +120,7 @@ import Testing
         let plain = try remoteFile().content
         #expect(plain.starts(with: Data("{".utf8)))
 
-        try configure(#"{"compress": true}"#)
+        try phone.configure(#"{"compress": true}"#)
         let on = try phone.backup()
         #expect(on.status == 0, "\(on.stderr)")
         #expect(
@@ -143,7 +134,7 @@ import Testing
         #expect(again.stderr.isEmpty, "\(again.stderr)")
 
         // Unset: the gzipped backup stays as it is.
-        try configure("{}")
+        try phone.configure("{}")
         let unset = try phone.backup(["--json"])
         #expect(unset.stdout.contains(#""result":"unchanged""#), "\(unset.stderr)")
         #expect(try remoteFile().content == gzipped)
@@ -157,7 +148,7 @@ import Testing
         #expect(changed.stderr.isEmpty, "\(changed.stderr)")
         #expect(try remoteFile().content.starts(with: Self.gzipMagic))
 
-        try configure(#"{"compress": false}"#)
+        try phone.configure(#"{"compress": false}"#)
         let off = try phone.backup()
         #expect(off.status == 0, "\(off.stderr)")
         #expect(

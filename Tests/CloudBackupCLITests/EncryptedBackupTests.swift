@@ -20,20 +20,6 @@ import Testing
         try phone.login()
     }
 
-    var profileFolder: URL { phone.folder.appendingPathComponent("config/cloudbackup/default") }
-
-    func configure(_ json: String) throws {
-        try LocalFile.writeAtomically(
-            Array(json.utf8), to: profileFolder.appendingPathComponent("config.json").path,
-            mode: 0o600)
-    }
-
-    /// An `age-keygen` identity file in the profile's folder, and its public key.
-    func makeKey() throws -> (path: String, publicKey: String) {
-        let key = profileFolder.appendingPathComponent("age-key.txt")
-        return (key.path, try ReferenceTools.generateKey(at: key))
-    }
-
     func passwordFile(_ passphrase: String = passphrase) throws -> String {
         let file = phone.folder.appendingPathComponent("password")
         try LocalFile.writeAtomically(Array((passphrase + "\n").utf8), to: file.path, mode: 0o600)
@@ -71,8 +57,8 @@ import Testing
     }
 
     @Test func anX25519BackupOpensWithAgeAndKeepsItsPlaintextLocally() throws {
-        let key = try makeKey()
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(
             backupJSON(device: "phone", challenges: ["Secretive": "2026-11-01T00:00:00.000Z"]))
         let first = try phone.backup()
@@ -124,7 +110,7 @@ import Testing
     }
 
     @Test func aPassphraseBackupOpensWithPyrage() throws {
-        try configure(#"{"encrypt": true}"#)
+        try phone.configure(#"{"encrypt": true}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup(["--password-file", try passwordFile()])
         #expect(result.status == 0, "\(result.stderr)")
@@ -166,8 +152,8 @@ import Testing
 
         try emulator.reset()
         try phone.login()
-        let key = try makeKey()
-        try configure(#"{"identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"identityFile": "\#(key.path)"}"#)
         let byAge = phone.folder.appendingPathComponent("age.age")
         let made = try run(ReferenceTools.age, ["-r", key.publicKey, "-o", byAge.path, plain.path])
         #expect(made.status == 0, "\(made.stderr)")
@@ -227,7 +213,7 @@ import Testing
             try ReferenceTools.pyrage("encrypt", plain, sealed, passphrase: Self.passphrase).status
                 == 0)
         try emulator.seedFile(name: "habit-backup.json", content: try Data(contentsOf: sealed))
-        try configure(refusal.config)
+        try phone.configure(refusal.config)
         let wrong = phone.folder.appendingPathComponent("wrong")
         try LocalFile.writeAtomically(Array("not it\n".utf8), to: wrong.path, mode: 0o600)
         let options = refusal.options.map {
@@ -253,12 +239,12 @@ import Testing
     /// The kept copy of an encrypted backup does not let a profile that stopped encrypting
     /// upload the backup in plain: the run downloads, refuses (exit 3) and writes nothing.
     @Test func aProfileThatStoppedEncryptingDoesNotUploadPlainFromItsKeptCopy() throws {
-        let key = try makeKey()
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
         let sealed = try remoteBytes()
-        try configure(#"{"identityFile": "\#(key.path)"}"#)
+        try phone.configure(#"{"identityFile": "\#(key.path)"}"#)
         try phone.write(
             backupJSON(
                 device: "phone",
@@ -270,9 +256,9 @@ import Testing
     }
 
     @Test func anIdentityFileOthersCanReadIsRefused() throws {
-        let key = try makeKey()
+        let key = try phone.makeKey()
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key.path)
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         let result = try phone.backup()
         #expect(result.status == 3)
@@ -288,8 +274,8 @@ import Testing
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
         #expect(try remoteBytes().starts(with: Data("{".utf8)))
-        let key = try makeKey()
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         let switched = try phone.backup()
         #expect(switched.status == 0)
         #expect(
@@ -309,14 +295,14 @@ import Testing
     func anEncryptedBackupIsDecryptedOnceByAProfileThatTurnedEncryptionOff(
         byEnvironment: Bool
     ) throws {
-        let key = try makeKey()
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         #expect(try phone.backup().status == 0)
         let sealed = try remoteBytes()
         #expect(sealed.starts(with: Data("age-encryption.org/v1\n".utf8)))
 
-        try configure(#"{"encrypt": false}"#)
+        try phone.configure(#"{"encrypt": false}"#)
         let keyless = try phone.backup()
         #expect(keyless.status == 3)
         #expect(keyless.stderr.contains(#"or "encrypt": false with its key"#), "\(keyless.stderr)")
@@ -330,7 +316,7 @@ import Testing
                 ["backup", "--file", phone.state.path, "--now", BackupMachine.now] + extra,
                 environment: environment)
         }
-        try configure(
+        try phone.configure(
             byEnvironment
                 ? #"{"encrypt": true, "identityFile": "\#(key.path)"}"#
                 : #"{"encrypt": false, "identityFile": "\#(key.path)"}"#)
@@ -354,8 +340,8 @@ import Testing
     /// check with the identity file, decrypting that revision and merging it, encrypted again.
     @Test func anEncryptedRevisionFoundByTheCheckIsDecryptedAndMerged() throws {
         try emulator.configure(ifMatch: .ignore)
-        let key = try makeKey()
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["A": "2026-11-01T00:00:00.000Z"]))
         try #require(try phone.backup().status == 0)
         let tablet = try write(
@@ -395,8 +381,8 @@ import Testing
     /// decrypt each revision with the profile's key; without one, history says so per
     /// revision and the restore stops (exit 3), nothing written.
     @Test func historyAndRestoreRevisionDecryptOlderVersions() throws {
-        let key = try makeKey()
-        try configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"encrypt": true, "identityFile": "\#(key.path)"}"#)
         try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
         try #require(try phone.backup().status == 0)
         try phone.write(
@@ -419,9 +405,9 @@ import Testing
             challengeIDs(try BackupReader.read(Array(Data(contentsOf: state))).document) == ["P"])
 
         // What history remembered by checksum needs no key; the bytes themselves do.
-        try configure("{}")
+        try phone.configure("{}")
         try FileManager.default.removeItem(
-            at: profileFolder.appendingPathComponent("history-cache.json"))
+            at: phone.profileFolder.appendingPathComponent("history-cache.json"))
         let keyless = try phone.run(["history", "--contents", "--json"])
         #expect(keyless.status == 0, "\(keyless.stderr)")
         #expect(keyless.stdout.contains("no key to open it"), "\(keyless.stdout)")
