@@ -42,6 +42,17 @@ enum BackupFile {
         return try decode(bytes, file: context == nil ? path : shown(path), options: options)
     }
 
+    /// `load` for a caller that shows the problems itself (`validate --json`): the file's
+    /// content problems come out as the reader threw them (`BackupFileError`, `GzipError`),
+    /// with one issue more than `options.maxIssues` as `decode` reads them; a file that cannot
+    /// be read at all is a `CLIError`.
+    static func read(_ path: String, options: ReadOptions, in context: Context) throws
+        -> ReadResult
+    {
+        let bytes = try loadBytes(path, options: options, in: context)
+        return try BackupReader.read(plainOrGzip: bytes, options: reading(options))
+    }
+
     /// `load`, also handing back the file's bytes (restore keeps them as `.bak`).
     static func loadWithBytes(
         _ path: String, options: ReadOptions = ReadOptions()
@@ -81,15 +92,19 @@ enum BackupFile {
     static func decode(_ bytes: [UInt8], file: String, options: ReadOptions = ReadOptions())
         throws(CLIError) -> ReadResult
     {
-        // One problem more than is shown, so a list that was cut can say so and one of
-        // exactly `maxIssues` problems does not.
-        var reading = options
-        reading.maxIssues = options.maxIssues + 1
         do {
-            return try BackupReader.read(plainOrGzip: bytes, options: reading)
+            return try BackupReader.read(plainOrGzip: bytes, options: reading(options))
         } catch {
             throw describe(reading: error, file: file, limit: options.maxIssues)
         }
+    }
+
+    /// One problem more than is shown, so a list that was cut can say so and one of exactly
+    /// `maxIssues` problems does not.
+    private static func reading(_ options: ReadOptions) -> ReadOptions {
+        var reading = options
+        reading.maxIssues = options.maxIssues + 1
+        return reading
     }
 
     /// What `BackupReader.read(plainOrGzip:)` threw, as `FILE: …` lines.

@@ -1,6 +1,5 @@
 import BackupKit
 import BackupSync
-import Gzip
 
 /// `cloudbackup validate FILE…`: every problem of every file, one line each; silent when
 /// all are valid unless `--verbose`.
@@ -53,41 +52,55 @@ struct ValidateCommand: QuietCommand {
     }
 
     func run(in context: Context) throws {
-        if json { return try report(in: context) }
         // Every file is checked; the failures are thrown together at the end, so the
-        // boundary prints them all and exits with the highest code.
+        // boundary prints them all (or `--json` shows them) and exits with the highest code.
         var failures: [String] = []
+        var verdicts: [Verdict] = []
         var worst: Failure?
         // The latest file's document, freed when the next one is read; the last is left for
         // the process's end.
         var latest: ReadResult?
         defer { if let latest { context.leaveForExit(latest) } }
         for file in files {
-            let name = BackupFile.shown(file).onOneLine
+            let name = BackupFile.shown(file)
+            latest = nil
             do {
-                latest = nil
-                let result = try BackupFile.load(file, options: options, in: context)
+                let result = try BackupFile.read(file, options: options, in: context)
                 latest = result
-                guard verbose else { continue }
-                let migrated =
-                    result.sourceVersion == BackupDocument.currentSchemaVersion
-                    ? "" : ", migrates to schema \(BackupDocument.currentSchemaVersion)"
-                context.print(
-                    "\(name): valid (schema \(result.sourceVersion)\(migrated))")
-                // A note points into the current-schema document. Versions 3 and 4 share their
-                // pointers (3→4 changes only the number); an older file's notes point into the
-                // migrated document, which has no file of its own to name.
-                let place =
-                    result.sourceVersion >= 3
-                    ? name : "\(name) (as schema \(BackupDocument.currentSchemaVersion))"
-                for note in result.notes { context.print("\(place): \(note)") }
+                verdicts.append(
+                    Verdict(file: name, valid: true, schemaVersion: result.sourceVersion))
+                if verbose { say(result, name: name.onOneLine, in: context) }
             } catch {
-                failures += error.lines
-                let code = error.exitCode.rawValue
-                if code > (worst?.exitCode.rawValue ?? 0) { worst = error.failure }
+                let failure =
+                    error as? CLIError
+                    ?? BackupFile.describe(reading: error, file: name, limit: options.maxIssues)
+                if failure.exitCode.rawValue > (worst?.exitCode.rawValue ?? 0) {
+                    worst = failure.failure
+                }
+                failures += failure.lines
+                verdicts.append(
+                    Verdict(
+                        file: name, valid: false, exitCode: failure.exitCode.rawValue,
+                        problems: problems(error, shown: failure, file: name)))
             }
         }
-        if let worst { throw CLIError(failures, worst) }
+        if json { context.print(JSONLine.encode(["files": verdicts])) }
+        if let worst { throw CLIError(json ? [] : failures, worst) }
+    }
+
+    /// `--verbose`'s lines for a valid file: its version, and its notes.
+    private func say(_ result: ReadResult, name: String, in context: Context) {
+        let migrated =
+            result.sourceVersion == BackupDocument.currentSchemaVersion
+            ? "" : ", migrates to schema \(BackupDocument.currentSchemaVersion)"
+        context.print("\(name): valid (schema \(result.sourceVersion)\(migrated))")
+        // A note points into the current-schema document. Versions 3 and 4 share their
+        // pointers (3→4 changes only the number); an older file's notes point into the
+        // migrated document, which has no file of its own to name.
+        let place =
+            result.sourceVersion >= 3
+            ? name : "\(name) (as schema \(BackupDocument.currentSchemaVersion))"
+        for note in result.notes { context.print("\(place): \(note)") }
     }
 
     /// One file's verdict in `--json`.
@@ -108,52 +121,20 @@ struct ValidateCommand: QuietCommand {
         var message: String
     }
 
-    /// `--json`: every file's verdict in one object on stdout, nothing on stderr; the exit
-    /// status is the same as without it.
-    private func report(in context: Context) throws {
-        var verdicts: [Verdict] = []
-        var worst: Failure?
-        for file in files {
-            let name = BackupFile.shown(file)
-            var verdict = Verdict(file: name, valid: false)
-            let failure: CLIError
-            do {
-                let bytes = try BackupFile.loadBytes(file, options: options, in: context)
-                verdict.schemaVersion =
-                    try BackupReader.read(plainOrGzip: bytes, options: options).sourceVersion
-                verdict.valid = true
-                verdicts.append(verdict)
-                continue
-            } catch let error as BackupFileError {
-                failure = BackupFile.describe(error, file: name)
-                verdict.problems = Self.problems(error, file: name)
-            } catch let error as GzipError {
-                failure = BackupFile.describe(reading: error, file: name)
-                verdict.problems = [Problem(message: error.description)]
-            } catch {
-                failure = CloudBackup.describe(error)
-                verdict.problems = failure.lines.map { Problem(message: $0) }
-            }
-            verdict.exitCode = failure.exitCode.rawValue
-            if failure.exitCode.rawValue > (worst?.exitCode.rawValue ?? 0) {
-                worst = failure.failure
-            }
-            verdicts.append(verdict)
-        }
-        context.print(JSONLine.encode(["files": verdicts]))
-        if let worst { throw CLIError([], worst) }
-    }
-
-    /// The problems of a file that is not a valid backup, each where it is.
-    private static func problems(_ error: BackupFileError, file: String) -> [Problem] {
+    /// The problems of a file that is not a valid backup, each where it is; where the reader
+    /// gives no place, the lines the text output shows, without the file's name.
+    private func problems(_ error: any Error, shown: CLIError, file: String) -> [Problem] {
         switch error {
-        case .invalid(let issues):
-            issues.map { Problem(pointer: $0.pointer, rule: $0.rule.rawValue, message: $0.message) }
-        case .syntax(let line, let column, let message):
-            [Problem(line: line, column: column, message: message)]
-        case .tooLarge, .notABackup, .newerSchema:
-            BackupFile.describe(error, file: file).lines.map {
-                Problem(message: String($0.dropFirst(file.count + 2)))
+        case BackupFileError.invalid(let issues):
+            return issues.prefix(options.maxIssues).map {
+                Problem(pointer: $0.pointer, rule: $0.rule.rawValue, message: $0.message)
+            }
+        case BackupFileError.syntax(let line, let column, let message):
+            return [Problem(line: line, column: column, message: message)]
+        default:
+            let prefix = file + ": "
+            return shown.lines.map {
+                Problem(message: $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0)
             }
         }
     }
