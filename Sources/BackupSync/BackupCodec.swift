@@ -26,12 +26,11 @@ public enum BackupCodec {
         }
     }
 
-    /// `compress`: true, `encode` gives gzip of the canonical bytes (`Gzip.compress`,
-    /// deterministic, so equal documents still encode equal), before any `seal` encrypts them,
-    /// and a plain backup is rewritten gzipped once; false, plain bytes, and a gzipped backup
-    /// is rewritten plain once; nil (the profile does not say), plain bytes, but an upload
-    /// keeps the form of the backup on Drive, and a backup is never rewritten for its form
-    /// alone, as `encrypt` unset never rewrites for the envelope.
+    /// `compress`: the form uploads take (`SyncCodec.compress`): true, gzip of the canonical
+    /// bytes before any `seal` encrypts them, and a plain backup is rewritten gzipped once;
+    /// false, the canonical bytes, and a gzipped backup is rewritten plain once; nil, the
+    /// form of the backup on Drive, never rewritten for its form alone, as `encrypt` unset
+    /// never rewrites for the envelope.
     public static func make(
         allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
         compress: Bool? = nil, journal: MergeJournal
@@ -79,8 +78,7 @@ public enum BackupCodec {
                 default: false
                 }
             },
-            encode: compress == true
-                ? { Gzip.compress(BackupWriter.write($0)) } : { BackupWriter.write($0) },
+            encode: { BackupWriter.write($0) },
             merge: { base, incoming, now in merged(base, incoming, now: now, copy: false).document
             },
             stamp: { document, now in
@@ -89,12 +87,7 @@ public enum BackupCodec {
                 return stamped
             },
             mergeCopy: { base, copy, now in merged(base, copy, now: now, copy: true) })
-        if let compress {
-            codec.changesForm = { Gzip.isGzip($0) != compress }
-        } else {
-            codec.conform = { encoded, head in Gzip.isGzip(head) ? Gzip.compress(encoded) : encoded
-            }
-        }
+        codec.compress = compress
         return codec
     }
 }

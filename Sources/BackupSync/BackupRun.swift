@@ -782,8 +782,7 @@ public struct BackupRun<Document> {
 
     /// Records the check to come, then uploads `document` (or creates the file with it).
     private mutating func send(_ document: Document) -> Action {
-        let encoded = codec.encode(document)
-        let plain = head.map { codec.conform(encoded, $0.plain) } ?? encoded
+        let plain = codec.upload(document, over: head?.plain)
         let bytes: [UInt8]
         do {
             bytes = try codec.seal(plain)
@@ -1020,7 +1019,7 @@ public struct BackupRun<Document> {
         }
         if reforms {
             reforms = false
-            return .notify(.formChanged(fileID: target.id))
+            return .notify(.formChanged(fileID: target.id, compressed: codec.compress == true))
         }
         return finish()
     }

@@ -1,5 +1,6 @@
 import BackupKit
 import GoogleDrive
+import Gzip
 
 /// What the sync needs to know about documents, as closures, so the Drive protocol is tested
 /// with any toy document and the CLI keeps its own wording of what a merge held back.
@@ -32,16 +33,28 @@ public struct SyncCodec<Document> {
     public var seal: ([UInt8]) throws -> [UInt8] = { $0 }
     /// What uploads are, and so what a run may upload over; plain unless the profile says.
     public var uploads = Uploads.plain
-    /// Whether opened bytes on Drive are in another form than `encode` gives (the profile
-    /// turned compression on or off), so the run uploads though the merge changed nothing,
-    /// as for a change of envelope. Never when the profile does not say.
-    public var changesForm: ([UInt8]) -> Bool = { _ in false }
-    /// `encode`'s bytes in the form of the head's opened bytes, for a profile that does not
-    /// say which form it uploads: an upload then keeps the form another device chose.
-    public var conform: (_ encoded: [UInt8], _ head: [UInt8]) -> [UInt8] = { encoded, _ in encoded }
+    /// The form uploads take before any `seal`: gzip of `encode`'s bytes (true), those bytes
+    /// (false), or, when the profile does not say (nil), the form of the backup on Drive, so
+    /// a device that does not say never undoes another's choice.
+    public var compress: Bool?
 
     /// Whether `seal` seals.
     public var seals: Bool { uploads == .sealed }
+
+    /// Whether opened bytes on Drive are in another form than this profile's (it turned
+    /// compression on or off): the run uploads though the merge changed nothing, as for a
+    /// change of envelope. Never when the profile does not say.
+    public func changesForm(_ opened: [UInt8]) -> Bool {
+        compress.map { Gzip.isGzip(opened) != $0 } ?? false
+    }
+
+    /// The opened bytes of an upload of `document` over a head whose opened bytes are `head`
+    /// (nil: no head known): `encode`'s, gzipped when `compress` says so. Gzip is
+    /// deterministic, so "did the merge change anything?" may still compare `encode`'s bytes.
+    public func upload(_ document: Document, over head: [UInt8]?) -> [UInt8] {
+        let plain = encode(document)
+        return compress ?? head.map(Gzip.isGzip) ?? false ? Gzip.compress(plain) : plain
+    }
 
     public init(
         decode: @escaping ([UInt8]) throws -> Document,

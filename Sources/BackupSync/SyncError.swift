@@ -54,8 +54,8 @@ public enum SyncNotice {
     /// while its uploads are `.unsealed`): it was uploaded `sealed` or plain, though the merge may have
     /// changed nothing.
     case envelopeChanged(fileID: String, sealed: Bool)
-    /// Our file's opened bytes on Drive were in another form than `encode` gives
-    /// (`SyncCodec.changesForm`): it was uploaded in this run's, though the merge may have
-    /// changed nothing.
-    case formChanged(fileID: String)
+    /// Our file's opened bytes on Drive were in another form than this profile's
+    /// (`SyncCodec.changesForm`): it was uploaded `compressed` or plain, though the merge may
+    /// have changed nothing.
+    case formChanged(fileID: String, compressed: Bool)
 }

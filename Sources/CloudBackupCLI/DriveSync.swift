@@ -23,10 +23,7 @@ extension DriveSession {
                 )
             }
         }
-        let compresses = profile.compress == true
-        driver.notify = { notice in
-            warn(Self.words(notice, restoreCommand: restoreCommand, compresses: compresses))
-        }
+        driver.notify = { notice in warn(Self.words(notice, restoreCommand: restoreCommand)) }
         if let line = progress { driver.progress = { sent, total in line.upload(sent, total) } }
         return driver
     }
@@ -50,8 +47,7 @@ extension DriveSession {
         ).run(machine)
     }
 
-    /// `compresses`: the profile's `compress`, which a change of form went to.
-    static func words(_ notice: SyncNotice, restoreCommand: String, compresses: Bool) -> String {
+    static func words(_ notice: SyncNotice, restoreCommand: String) -> String {
         switch notice {
         case .keptAside(let copyID, let side, .heldBack):
             return "kept that copy (id \(copyID)) as '\(side.name)' in the app folder; to take "
@@ -63,8 +59,8 @@ extension DriveSession {
                 + "kept its bytes as '\(side.name)' in the app folder and replaced it"
         case .envelopeChanged(_, let sealed):
             return sealed ? RemoteEncryption.encryptedNow : RemoteEncryption.decryptedNow
-        case .formChanged:
-            return compresses ? Self.compressedNow : Self.decompressedNow
+        case .formChanged(_, let compressed):
+            return compressed ? Self.compressedNow : Self.decompressedNow
         case .unreadableRevision(let fileID, let revision):
             return "revision \(revision) of \(fileID), which another device wrote between this "
                 + "run's download and its upload, can no longer be read from Drive; what it alone "

@@ -71,12 +71,22 @@ import Testing
         #expect(second.stdout.contains(#""result":"unchanged""#), "\(second.stderr)")
         #expect(try emulator.log().count == logBefore + 1)
         #expect(try remoteFile().content == remote.content)
+        // A dry run agrees: nothing new is nothing to upload, compressed or not.
+        let dry = try phone.backup(["--dry-run"])
+        #expect(dry.stdout.contains("nothing would be uploaded"), "\(dry.stdout)")
 
-        // A change uploads gzip again, and restores through cloudbackup.
+        // A change uploads gzip again, and restores through cloudbackup; a dry run before it
+        // counts the bytes that go up, gzip's.
         try phone.write(
             backupJSON(
                 device: "phone",
                 challenges: ["Z": "2026-11-01T00:00:00.000Z", "Y": "2026-11-02T00:00:00.000Z"]))
+        let counted = try phone.backup(["--dry-run"])
+        let said = try #require(
+            counted.stdout.split(separator: "\n").first { $0.hasPrefix("dry run: ") })
+        let count = try #require(Int(said.split(separator: " ")[2]), "\(said)")
+        let stateSize = try Data(contentsOf: phone.state).count
+        #expect(count < stateSize * 3 / 4, "\(said); STATE is \(stateSize) bytes")
         #expect(try phone.backup().status == 0)
         #expect(try remoteFile().content.starts(with: Self.gzipMagic))
         let restored = phone.folder.appendingPathComponent("restored.json")

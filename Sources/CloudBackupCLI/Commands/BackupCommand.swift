@@ -257,8 +257,8 @@ struct BackupCommand: Command {
         let merged = fetched.map { codec.merge($0.document, local, now) } ?? local
         let report =
             fetched == nil ? firstBackup(of: local, now: now, warn: warn) : journal.lastReport
-        let bytes = codec.encode(merged)
-        let uploads = fetched.map { bytes != codec.encode($0.document) } ?? true
+        let uploads = fetched.map { codec.encode(merged) != codec.encode($0.document) } ?? true
+        let bytes = codec.upload(merged, over: nil)
         if json {
             if let report { context.print(report.json) }
             return
