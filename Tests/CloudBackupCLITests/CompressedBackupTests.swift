@@ -172,4 +172,24 @@ import Testing
         #expect(last.stdout.contains(#""result":"unchanged""#), "\(last.stderr)")
         #expect(last.stderr.isEmpty, "\(last.stderr)")
     }
+
+    /// Encryption and compression turned on together over a plain backup: one upload, and
+    /// each change said once.
+    @Test func bothSwitchesAtOnceAreEachSaidOnce() throws {
+        try phone.write(backupJSON(device: "phone", challenges: ["P": "2026-11-01T00:00:00.000Z"]))
+        #expect(try phone.backup().status == 0)
+        let key = try phone.makeKey()
+        try phone.configure(#"{"compress": true, "encrypt": true, "identityFile": "\#(key.path)"}"#)
+        let uploadsBefore = try emulator.log().filter { $0.path.hasPrefix("/upload/") }.count
+        let both = try phone.backup()
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(
+            both.stderr.components(separatedBy: "\n").filter { !$0.isEmpty } == [
+                "cloudbackup: warning: the backup on Drive was not encrypted; this profile encrypts, so it was uploaded encrypted",
+                "cloudbackup: warning: the backup on Drive was plain; this profile compresses, so it was uploaded compressed",
+            ], "\(both.stderr)")
+        #expect(
+            try emulator.log().filter { $0.path.hasPrefix("/upload/") }.count == uploadsBefore + 1)
+        #expect(try remoteFile().content.starts(with: Data("age-encryption.org/v1\n".utf8)))
+    }
 }
