@@ -87,16 +87,13 @@ struct Profile: Sendable {
     /// wins (`0` turns it off for a run); nil when neither says, which a setting may tell
     /// from `false` (see `encrypt`).
     struct Switch: Sendable {
-        var variable: String
+        /// The config.json key, and what `1` does.
         var key: String
-        /// What `1` does, for the variable's error.
-        var verb: String
+        var variable: String { "CLOUDBACKUP_" + key.uppercased() }
     }
 
-    static let encryptSetting = Switch(
-        variable: "CLOUDBACKUP_ENCRYPT", key: "encrypt", verb: "encrypt")
-    static let compressSetting = Switch(
-        variable: "CLOUDBACKUP_COMPRESS", key: "compress", verb: "compress")
+    static let encryptSetting = Switch(key: "encrypt")
+    static let compressSetting = Switch(key: "compress")
     static let switches = [encryptSetting, compressSetting]
 
     static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
@@ -237,7 +234,7 @@ struct Profile: Sendable {
             case "0": switched[setting.key] = false
             case let other:
                 throw CLIError(
-                    "\(setting.variable) must be 1 (\(setting.verb)) or 0 (do not), not '\(other)'",
+                    "\(setting.variable) must be 1 (\(setting.key)) or 0 (do not), not '\(other)'",
                     .environment)
             }
         }
