@@ -89,6 +89,14 @@ import Testing
         #expect(count < stateSize * 3 / 4, "\(said); STATE is \(stateSize) bytes")
         #expect(try phone.backup().status == 0)
         #expect(try remoteFile().content.starts(with: Self.gzipMagic))
+        // History reads each gzip revision for what it holds.
+        let history = try phone.run(["history", "--contents", "--json"])
+        #expect(history.status == 0, "\(history.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])
+        let listed = try #require(object["revisions"] as? [[String: Any]])
+        #expect(
+            listed.map { ($0["contents"] as? [String: Any])?["challenges"] as? Int } == [1, 2])
         let restored = phone.folder.appendingPathComponent("restored.json")
         let restore = try phone.run([
             "restore", "--file", restored.path, "--replace", "--yes", "--now", BackupMachine.now,
@@ -120,6 +128,15 @@ import Testing
         #expect(gzip.starts(with: [0x1f, 0x8b]))
         let plain = try ReferenceTools.gunzip(gzip, with: .python)
         #expect(challengeIDs(try BackupReader.read(plain).document) == ["S"])
+        // And cloudbackup reads it back: decrypted, then inflated.
+        let restored = phone.folder.appendingPathComponent("restored.json")
+        let restore = try phone.run([
+            "restore", "--file", restored.path, "--replace", "--yes", "--now", BackupMachine.now,
+        ])
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(
+            challengeIDs(try BackupReader.read(Array(Data(contentsOf: restored))).document)
+                == ["S"])
     }
 
     /// Switching: `true` over a plain backup, and `false` over a gzipped one, upload once with
