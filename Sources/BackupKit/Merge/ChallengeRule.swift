@@ -25,6 +25,8 @@ enum ChallengeRule {
         let staleGuard: Bool
         /// `--clock-guard`: rule 8 holds back instead of only reporting.
         let clockGuard: Bool
+        /// Merge (§5.1) or replace (§5.2).
+        let mode: MergeOptions.Mode
         /// Scratch space only: it never changes an answer.
         var tieBreak = TieBreak()
 
@@ -33,6 +35,7 @@ enum ChallengeRule {
             futureLimit = options.futureLimit
             self.staleGuard = staleGuard
             clockGuard = options.clockGuard
+            mode = options.mode
         }
     }
 
@@ -44,8 +47,18 @@ enum ChallengeRule {
         var winner: MergeDecision.Winner { self == .local ? .local : .incoming }
     }
 
-    /// Settles one challenge id from what each side holds for it.
+    /// Settles one challenge id from what each side holds for it, by the rules of the mode.
     static func resolve(
+        local: ChallengeSide, incoming: ChallengeSide, context: inout Context
+    ) -> ChallengeResolution {
+        switch context.mode {
+        case .merge: return merge(local: local, incoming: incoming, context: &context)
+        case .replace: return replace(local: local, incoming: incoming, context: &context)
+        }
+    }
+
+    /// FORMAT.md §5.1 for one id.
+    private static func merge(
         local: ChallengeSide, incoming: ChallengeSide, context: inout Context
     ) -> ChallengeResolution {
         var ours = local
@@ -262,6 +275,8 @@ struct ChallengeResolution: Equatable, Sendable {
         case stale
         /// Rule 8: the clock guard held back what was left.
         case future
+        /// §5.2: a replace took the backup's version, whatever the rules of a merge say.
+        case replaced
     }
 
     /// The guard that held back incoming versions (FORMAT.md §5.1 rules 7, 8).
@@ -316,14 +331,34 @@ extension ChallengeResolution {
         decisions: inout [MergeDecision], futureStamped: inout [FutureStampedItem]
     ) {
         let item = MergeDecision.Item.challenge(id)
-        func decide(
-            _ winner: MergeDecision.Winner, _ reason: MergeDecision.Reason,
-            _ ours: MergeDecision.Version?, _ theirs: MergeDecision.Version?
-        ) {
+        if futureCopy, let copy = incoming.copy {
+            futureStamped.append(FutureStampedItem(item: item, version: version(copy)))
+        }
+        if futureTombstone, let tombstone = incoming.tombstone {
+            futureStamped.append(FutureStampedItem(item: item, version: version(tombstone)))
+        }
+        let decide = {
+            (
+                winner: MergeDecision.Winner, reason: MergeDecision.Reason,
+                ours: MergeDecision.Version?, theirs: MergeDecision.Version?
+            ) in
             decisions.append(
                 MergeDecision(
                     item: item, winner: winner, reason: reason, local: ours, incoming: theirs))
         }
+        if reason == .replaced {
+            recordReplaced(local: local, incoming: incoming, decide)
+        } else {
+            recordMerged(local: local, incoming: incoming, decide)
+        }
+    }
+
+    private typealias Decide = (
+        MergeDecision.Winner, MergeDecision.Reason, MergeDecision.Version?,
+        MergeDecision.Version?
+    ) -> Void
+
+    private func recordMerged(local: ChallengeSide, incoming: ChallengeSide, _ decide: Decide) {
         if expiredLocal || expiredIncoming {
             decide(
                 .neither, .expired, local.tombstone.map(version), incoming.tombstone.map(version))
@@ -356,11 +391,18 @@ extension ChallengeResolution {
                 local.copy.map(version) ?? oursLeft.map(version),
                 theirCopy.map(version) ?? theirsLeft.map(version))
         }
-        if futureCopy, let copy = incoming.copy {
-            futureStamped.append(FutureStampedItem(item: item, version: version(copy)))
+    }
+
+    /// A replace's lines: a copy here the backup changed or does not have, then the backup's
+    /// tombstone the window dropped.
+    private func recordReplaced(local: ChallengeSide, incoming: ChallengeSide, _ decide: Decide) {
+        if let ours = local.copy, challengeCount == .updated || challengeCount == .deleted {
+            decide(
+                winner.isCopy ? .incoming : .neither, .replaced, version(ours),
+                incoming.copy.map(version) ?? incoming.tombstone.map(version))
         }
-        if futureTombstone, let tombstone = incoming.tombstone {
-            futureStamped.append(FutureStampedItem(item: item, version: version(tombstone)))
+        if expiredIncoming, let tombstone = incoming.tombstone {
+            decide(.neither, .expired, nil, version(tombstone))
         }
     }
 }

@@ -21,18 +21,36 @@ enum DayLogRule {
         let futureLimit: Timestamp
         /// `--clock-guard`: rule 8 holds back instead of only reporting.
         let clockGuard: Bool
+        /// Merge (§5.1) or replace (§5.2).
+        let mode: MergeOptions.Mode
         /// Scratch space only: it never changes an answer.
         var tieBreak = TieBreak()
 
         init(options: MergeOptions) {
             futureLimit = options.futureLimit
             clockGuard = options.clockGuard
+            mode = options.mode
         }
     }
 
     /// Settles one day-log key from each side's copy, where its challenge ends (`fate`) and
-    /// what the challenge walk noted about it (`challenge`).
+    /// what the challenge walk noted about it (`challenge`), by the rules of the mode.
     static func resolve(
+        local: DayLog?, incoming: DayLog?, fate: LogFate, challenge: LogContext?,
+        context: inout Context
+    ) -> DayLogResolution {
+        switch context.mode {
+        case .merge:
+            return merge(
+                local: local, incoming: incoming, fate: fate, challenge: challenge,
+                context: &context)
+        case .replace:
+            return replace(local: local, incoming: incoming, fate: fate, context: &context)
+        }
+    }
+
+    /// FORMAT.md §5.1 for one key.
+    private static func merge(
         local: DayLog?, incoming: DayLog?, fate: LogFate, challenge: LogContext?,
         context: inout Context
     ) -> DayLogResolution {
@@ -143,14 +161,17 @@ struct DayLogResolution: Equatable, Sendable {
         case withChallenge
         /// Rule 8: held back alone, stamped after `now + 24 h` under `--clock-guard`.
         case future
+        /// §5.2: a replace took the backup's copy, or dropped one the backup does not have.
+        case replaced
 
-        /// Rule 5's decision as decisions name it; the guards' are recorded from `heldBack`,
-        /// rule 2's from `pick`.
+        /// Rule 5's decision (or a replace's) as decisions name it; the guards' are recorded
+        /// from `heldBack`, rule 2's from `pick`.
         var followDecision: MergeDecision.Reason? {
             switch self {
             case .keptUnderTombstone: return .keptUnderTombstone
             case .returnsWithChallenge: return .returnsWithChallenge
             case .orphan: return .orphan
+            case .replaced: return .replaced
             case .sole, .newer, .higherBytes, .identical, .stale, .withChallenge, .future:
                 return nil
             }

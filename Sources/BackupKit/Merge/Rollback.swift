@@ -58,58 +58,26 @@ public enum Rollback {
         _ = clock.receive(stampsOf: head, now: now)
         _ = clock.receive(stampsOf: revision, now: now)
         let now = clock.stampLocalEdit(now: now)
-        var settings = revision.settings
-        settings.premium = head.settings.premium
-        settings.appLock = head.settings.appLock
         var result = Result(
             document: BackupDocument(
-                exportedAt: now, deviceId: head.deviceId, settings: settings))
+                exportedAt: now, deviceId: head.deviceId,
+                settings: head.settings.importing(revision.settings)))
 
-        let old = Dictionary(uniqueKeysWithValues: revision.challenges.map { ($0.id, $0) })
-        let current = Dictionary(uniqueKeysWithValues: head.challenges.map { ($0.id, $0) })
         var tombstones: [ChallengeID: Timestamp] = [:]
-        for tombstone in revision.tombstones + head.tombstones where old[tombstone.id] == nil {
+        for tombstone in revision.tombstones + head.tombstones
+        where revision.challenges.sortedIndex(of: tombstone.id, by: \.id) == nil {
             tombstones[tombstone.id] = max(
                 tombstones[tombstone.id] ?? tombstone.deletedAt, tombstone.deletedAt)
         }
-        for (id, challenge) in old {
-            guard current[id] != challenge else {
-                result.document.challenges.append(challenge)
-                continue
-            }
-            if current[id] == nil {
-                result.challenges.revived += 1
-            } else {
-                result.challenges.changedBack += 1
-            }
-            var written = challenge
-            written.updatedAt = now
-            result.document.challenges.append(written)
-        }
-        for id in current.keys where old[id] == nil {
-            tombstones[id] = now
-            result.challenges.removed += 1
-        }
-
-        let oldLogs = Dictionary(uniqueKeysWithValues: revision.dayLogs.map { ($0.key, $0) })
-        let currentLogs = Dictionary(uniqueKeysWithValues: head.dayLogs.map { ($0.key, $0) })
-        for (key, log) in oldLogs {
-            guard currentLogs[key] != log else {
-                result.document.dayLogs.append(log)
-                continue
-            }
-            if currentLogs[key] == nil {
-                result.dayLogs.revived += 1
-            } else {
-                result.dayLogs.changedBack += 1
-            }
-            var written = log
-            written.updatedAt = now
-            result.document.dayLogs.append(written)
-        }
-        for key in currentLogs.keys where oldLogs[key] == nil {
+        let addedChallenges = writeBack(
+            revision.challenges, over: head.challenges, key: \.id, now: now,
+            counts: &result.challenges, into: &result.document.challenges)
+        for id in addedChallenges { tombstones[id] = now }
+        let addedLogs = writeBack(
+            revision.dayLogs, over: head.dayLogs, key: \.key, now: now,
+            counts: &result.dayLogs, into: &result.document.dayLogs)
+        for key in addedLogs {
             result.document.dayLogs.append(DayLog(key: key, values: [], updatedAt: now))
-            result.dayLogs.removed += 1
         }
 
         result.document.challenges.sort { $0.id < $1.id }
@@ -118,4 +86,41 @@ public enum Rollback {
             .sorted { $0.id < $1.id }
         return result
     }
+
+    /// The revision's items of one kind into `items`: each equal to the head's as it is, each
+    /// changed or gone since written again at `now`; returns the keys added since (counted as
+    /// removed), which the caller deletes in the kind's own way.
+    private static func writeBack<Item: Stamped & Equatable, Key: Hashable>(
+        _ old: [Item], over current: [Item], key: KeyPath<Item, Key>, now: Timestamp,
+        counts: inout Counts, into items: inout [Item]
+    ) -> [Key] {
+        let heads = Dictionary(uniqueKeysWithValues: current.map { ($0[keyPath: key], $0) })
+        let olds = Set(old.map { $0[keyPath: key] })
+        for item in old {
+            let head = heads[item[keyPath: key]]
+            guard head != item else {
+                items.append(item)
+                continue
+            }
+            if head == nil {
+                counts.revived += 1
+            } else {
+                counts.changedBack += 1
+            }
+            var written = item
+            written.updatedAt = now
+            items.append(written)
+        }
+        let added = current.map { $0[keyPath: key] }.filter { !olds.contains($0) }
+        counts.removed += added.count
+        return added
+    }
 }
+
+/// An item rewritten by its `updatedAt`.
+protocol Stamped {
+    var updatedAt: Timestamp { get set }
+}
+
+extension Challenge: Stamped {}
+extension DayLog: Stamped {}

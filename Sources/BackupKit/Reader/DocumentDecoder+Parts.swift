@@ -715,7 +715,7 @@ private struct DayLogsFrom: Sendable {
     let depth: Int
     let path: [DocumentDecoder.Component]
     let start: Int
-    let output: SharedOutput
+    let output: SharedOutput<DayLog>
     let capacity: Int
 
     struct Decoded: Sendable {
