@@ -1,22 +1,58 @@
-/// The one small argument parser: commands pull the flags and options they know, then
-/// `finish()` rejects anything left over. Options take their value as `--name value` or
-/// `--name=value`; `--` ends options. `-q`, `-v` and `-n` are `--quiet`, `--verbose` and
-/// `--dry-run` wherever a command takes the long flag.
+/// The one small argument parser: `check()` holds the command line against the command's
+/// declared options (unknown ones, conflicts, required ones), then the command pulls the
+/// flags and options it takes, and `positionals()` rejects anything left over. Options take
+/// their value as `--name value` or `--name=value`; `--` ends options; an option declared with
+/// a one-letter name (`-q`, `-o`) takes that too.
 public struct Arguments: Sendable {
     private var items: [String]
     private var positionalOnlyFrom: Int?
-    /// Every flag and option a command asked for, so an unknown one can be told the nearest.
-    private var known: [String] = []
-    static let shortFlags = ["--quiet": "-q", "--verbose": "-v", "--dry-run": "-n"]
+    /// Every flag and option the command declares or asked for, so an unknown one can be told
+    /// the nearest.
+    private var known: [String]
+    /// The command's option groups, as declared.
+    private let groups: [OptionGroup]
+    /// The one-letter name of each long one that has one.
+    private let shortNames: [String: String]
     public let usage: String
 
-    /// `options`: every option the command takes (its help lists them), so a typo is told
-    /// the nearest even before the command has asked for it.
-    public init(_ items: [String], usage: String, options: [String] = []) {
+    /// `groups`: every option the command takes, so a typo is told the nearest even before
+    /// the command has asked for it.
+    init(_ items: [String], usage: String, groups: [OptionGroup] = []) {
         self.items = items
         self.usage = usage
-        self.known = options
-        self.positionalOnlyFrom = items.firstIndex(of: "--")
+        self.groups = groups
+        known = groups.options.map(\.name)
+        shortNames = Dictionary(
+            groups.options.compactMap { option in option.short.map { (option.name, $0) } },
+            uniquingKeysWith: { first, _ in first })
+        positionalOnlyFrom = items.firstIndex(of: "--")
+    }
+
+    /// The command line against the declarations, before the command reads it: an unknown
+    /// option (told the nearest), then two options of a group that excludes them, then a
+    /// required option or group that is missing.
+    func check() throws(CLIError) {
+        try refuseUnknownOptions()
+        for group in groups {
+            let given = group.members.filter(isGiven).count
+            if given > 1 || (group.isRequired && given == 0) {
+                throw .usage(group.conflictMessage, usage)
+            }
+            let option = group.members[0]
+            if group.members.count == 1, option.presence == .required, given == 0 {
+                throw .usage("\(option.spelledInUsage) is required", usage)
+            }
+        }
+    }
+
+    /// Whether the command line names `option`, in any of its spellings.
+    private func isGiven(_ option: OptionSpec) -> Bool {
+        items.indices.contains { index in
+            guard isOptionIndex(index) else { return false }
+            let item = items[index]
+            return item == option.name || item == option.short
+                || (option.value != nil && item.hasPrefix(option.name + "="))
+        }
     }
 
     private func isOptionIndex(_ index: Int) -> Bool {
@@ -26,7 +62,7 @@ public struct Arguments: Sendable {
     /// True when `name` was given (once or more); removes it.
     public mutating func flag(_ name: String) -> Bool {
         known.append(name)
-        let short = Self.shortFlags[name]
+        let short = shortNames[name]
         var found = false
         var index = 0
         while index < items.count {
@@ -43,12 +79,13 @@ public struct Arguments: Sendable {
     /// The value of `--name value` or `--name=value`; the last one wins.
     public mutating func option(_ name: String) throws(CLIError) -> String? {
         known.append(name)
+        let short = shortNames[name]
         var value: String?
         var index = 0
         while index < items.count {
             guard isOptionIndex(index) else { break }
             let item = items[index]
-            if item == name {
+            if item == name || item == short {
                 guard index + 1 < items.count, isOptionIndex(index + 1) || items[index + 1] != "--"
                 else { throw .usage("\(name) needs a value", usage) }
                 value = items[index + 1]
@@ -64,24 +101,20 @@ public struct Arguments: Sendable {
         return value
     }
 
-    /// The value of an option the command cannot run without. When it is missing, an
-    /// unknown option given instead is the likelier mistake (`--fiel x`), so that is named
-    /// first, with its suggestion.
-    public mutating func required(_ name: String, _ placeholder: String) throws(CLIError)
-        -> String
-    {
-        if let value = try option(name) { return value }
-        try refuseUnknownOptions()
-        throw .usage("\(name) \(placeholder) is required", usage)
+    /// The value of an option declared required, which `check()` has found.
+    public mutating func required(_ name: String) throws(CLIError) -> String {
+        guard let value = try option(name) else {
+            preconditionFailure("\(name) is declared required, and check() ran first")
+        }
+        return value
     }
 
-    /// `--quiet` and `--verbose` (`-q`, `-v`), which exclude each other.
-    public mutating func quietOrVerbose() throws(CLIError) -> (quiet: Bool, verbose: Bool) {
-        let (quiet, verbose) = (flag("--quiet"), flag("--verbose"))
-        guard !(quiet && verbose) else {
-            throw .usage("--quiet and --verbose exclude each other", usage)
+    /// The one option of a required group that was given, which `check()` has found.
+    mutating func one(of names: String...) -> String {
+        guard let name = names.first(where: { flag($0) }) else {
+            preconditionFailure("\(names) is declared a required group, and check() ran first")
         }
-        return (quiet, verbose)
+        return name
     }
 
     /// An option converted by `parse`, which returns nil for a value it does not accept.
@@ -114,7 +147,7 @@ public struct Arguments: Sendable {
         for (index, item) in items.enumerated() where index != positionalOnlyFrom {
             guard isOptionIndex(index), item.hasPrefix("-"), item != "-" else { continue }
             let typed = item.split(separator: "=", maxSplits: 1).first.map(String.init) ?? item
-            let long = Self.shortFlags.first { $0.value == typed }?.key ?? typed
+            let long = shortNames.first { $0.value == typed }?.key ?? typed
             if known.contains(long) { continue }
             throw .usage(
                 Suggestion.appending(

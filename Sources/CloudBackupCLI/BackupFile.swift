@@ -117,13 +117,6 @@ enum BackupFile {
         }
     }
 
-    /// The `--max-bytes` line of a command's help, its text starting at `column`.
-    static func maxBytesHelp(column: Int) -> String {
-        HelpLine.option(
-            "--max-bytes N", column: column,
-            "refuse files larger than N bytes (default \(ReadOptions().maxBytes), 256 MiB)")
-    }
-
     /// The read options a command takes: `--max-bytes N`.
     static func readOptions(_ arguments: inout Arguments) throws(CLIError) -> ReadOptions {
         var options = ReadOptions()

@@ -117,8 +117,8 @@ public enum CloudBackup {
         }
         let instance: any Command
         do {
-            var parsed = Arguments(
-                rest, usage: command.usage, options: HelpData(command).options.flatMap(\.names))
+            var parsed = Arguments(rest, usage: command.usage, groups: command.options)
+            try parsed.check()
             instance = try command.init(arguments: &parsed)
         } catch {
             return report(error, in: context)

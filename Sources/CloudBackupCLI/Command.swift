@@ -1,15 +1,24 @@
 import BackupKit
 
-/// A subcommand: a type that carries its own help, parses its own arguments and runs.
-public protocol Command {
+/// A subcommand: a type that declares its operands and options, carries the prose of its
+/// help, parses its own arguments and runs. Its usage line, `--help`, man page section and
+/// completions are made from the declarations (`HelpText`, `HelpData`).
+protocol Command {
     /// The word after `cloudbackup`.
     static var name: String { get }
     /// One line for the command list.
     static var summary: String { get }
-    /// `cloudbackup NAME …` synopsis, printed after a usage error.
-    static var usage: String { get }
-    /// The full `--help` text (tested word for word).
-    static var help: String { get }
+    /// The words the usage puts before the options: `FILE...`, `LOCAL INCOMING`, or a choice
+    /// such as `bash|zsh|fish`.
+    static var operands: [String] { get }
+    /// Every option, in the order usage and help list them.
+    @OptionsBuilder static var options: [OptionGroup] { get }
+    /// What the command does: the help's paragraphs between the usage and the options.
+    static var about: String { get }
+    /// A paragraph after the options, where a command needs one.
+    static var note: String? { get }
+    /// The `exit status:` paragraph's text.
+    static var exitStatus: String? { get }
 
     /// Parses everything after the command name; throws `CLIError.usage` for bad input.
     init(arguments: inout Arguments) throws(CLIError)
@@ -23,6 +32,15 @@ public protocol Command {
 
 extension Command {
     var recordedProfile: String? { nil }
+
+    static var operands: [String] { [] }
+    static var note: String? { nil }
+    static var exitStatus: String? { nil }
+
+    /// `cloudbackup NAME …` on one line, printed after a usage error.
+    static var usage: String { HelpText.usage(self) }
+    /// The full `--help` text (tested word for word).
+    static var help: String { HelpText.help(self) }
 }
 
 /// A command whose `--quiet` (`-q`) leaves its outcome to the exit status: it runs with

@@ -13,7 +13,7 @@ struct DriveOptions {
     let waitLock: Double
 
     init(_ arguments: inout Arguments) throws(CLIError) {
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
@@ -50,19 +50,12 @@ struct DriveOptions {
     }
 
     /// `--revision ID` or `--as-of TIME` (an RFC 3339 time, or a date meaning the end of that
-    /// local day); nil: neither.
-    static func revision(_ arguments: inout Arguments, usage: String) throws(CLIError)
-        -> RevisionChoice?
-    {
+    /// local day); nil: neither. `OptionGroup.revision` keeps them from coming together.
+    static func revision(_ arguments: inout Arguments) throws(CLIError) -> RevisionChoice? {
         let id = try arguments.option("--revision")
         let asOf = try arguments.option(
             "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
             { RestoreCommand.asOf($0, in: ZoneSetting.local) })
-        switch (id, asOf) {
-        case (let id?, nil): return .id(id)
-        case (nil, let time?): return .asOf(time)
-        case (nil, nil): return nil
-        default: throw .usage("--revision and --as-of exclude each other", usage)
-        }
+        return id.map(RevisionChoice.id) ?? asOf.map(RevisionChoice.asOf)
     }
 }

@@ -1,111 +1,42 @@
-/// A command's `--help` taken apart: the one source of the man page and the shell
-/// completions, so neither can offer an option the command does not take or miss one it
-/// does. The help texts keep one layout for this: a usage paragraph, description
-/// paragraphs, an `options:` paragraph of `  --name VALUE  text` lines (text continued on
-/// lines indented further) and an `exit status:` paragraph.
+/// What the man page and the shell completions know of a command, from its declarations:
+/// the same options, usage and prose as its `--help`, so neither can offer an option the
+/// command does not take or miss one it does.
 struct HelpData: Sendable {
-    struct Option: Sendable, Equatable {
-        /// As the help shows them, short first (`-o`, `--output`); the one-letter forms of
-        /// `Arguments.shortFlags` are added, as the parser accepts them for every command.
-        var names: [String]
-        /// The value's placeholder (`STATE`, `N`), nil for a flag.
-        var value: String?
-        /// The description, its lines joined.
-        var text: String
-
-        /// The placeholders that name a file, whose values completions offer file names for.
-        static let fileValues: Set = ["FILE", "STATE", "OUT", "DIR"]
-
-        var takesFile: Bool { value.map(Self.fileValues.contains) ?? false }
-    }
-
     var name: String
     var summary: String
     /// The usage on one line, without `usage: `: `cloudbackup validate FILE... [--verbose] …`.
     var synopsis: String
-    /// What the command does: the paragraphs around the options, each on one line.
+    /// What the command does: its paragraphs, each on one line.
     var description: [String]
-    var options: [Option]
+    var options: [OptionSpec]
     /// The `exit status:` paragraph's text, on one line.
     var exitStatus: String?
-
-    init(_ command: any Command.Type) {
-        self.init(name: command.name, summary: command.summary, help: command.help)
-    }
-
-    init(name: String, summary: String, help: String) {
-        self.name = name
-        self.summary = summary
-        var paragraphs = help.split(separator: "\n", omittingEmptySubsequences: false)
-            .split(whereSeparator: \.isEmpty).map { $0.map(String.init) }
-        let usage = paragraphs.isEmpty ? [] : paragraphs.removeFirst()
-        synopsis = Self.joined(usage)
-        if synopsis.hasPrefix("usage: ") { synopsis.removeFirst("usage: ".count) }
-        description = []
-        options = []
-        for lines in paragraphs {
-            if lines.first == "options:" {
-                options += Self.options(lines.dropFirst())
-            } else if lines.first?.hasPrefix("exit status: ") == true {
-                exitStatus = String(Self.joined(lines).dropFirst("exit status: ".count))
-            } else {
-                description.append(Self.joined(lines))
-            }
-        }
-    }
-
-    /// Every command's, in `CloudBackup.commands`' order: parsed once, however many times a
-    /// page or script reads it.
-    static let all: [HelpData] = CloudBackup.commands.map(HelpData.init)
-
     /// The words the synopsis puts before any option: `FILE...`, `LOCAL INCOMING`, or a
     /// choice such as `bash|zsh|fish`.
-    var operands: [String] {
-        synopsis.split(separator: " ").dropFirst(2)
-            .prefix { !$0.hasPrefix("-") && !$0.hasPrefix("[") && !$0.hasPrefix("(") }
-            .map(String.init)
+    var operands: [String]
+
+    init(_ command: any Command.Type) {
+        name = command.name
+        summary = command.summary
+        synopsis = String(command.usage.dropFirst("usage: ".count))
+        description = ([command.about] + [command.note].compactMap { $0 })
+            .flatMap { $0.components(separatedBy: "\n\n") }.map(Self.joined)
+        options = command.options.options
+        exitStatus = command.exitStatus.map(Self.joined)
+        operands = command.operands
     }
+
+    /// Every command's, in `CloudBackup.commands`' order.
+    static let all: [HelpData] = CloudBackup.commands.map(HelpData.init)
 
     /// An operand's choices (`bash|zsh|fish`), or nil for a file (`FILE`, `LOCAL`).
     static func choices(_ operand: String) -> [String]? {
         operand.contains("|") ? operand.split(separator: "|").map(String.init) : nil
     }
 
-    /// Lines as one: each trimmed, joined by a space.
-    private static func joined(_ lines: some Sequence<String>) -> String {
-        lines.map { $0.trimmingSpaces }.filter { !$0.isEmpty }.joined(separator: " ")
-    }
-
-    /// `  -o, --output OUT  text` starts an option; a line indented further continues it.
-    private static func options(_ lines: ArraySlice<String>) -> [Option] {
-        var result: [Option] = []
-        for line in lines {
-            guard line.hasPrefix("  -") else {
-                if !result.isEmpty { result[result.count - 1].text += " " + line.trimmingSpaces }
-                continue
-            }
-            let entry = line.dropFirst(2)
-            let gap = entry.firstRange(of: "  ")?.lowerBound ?? entry.endIndex
-            let spec = entry[..<gap].split(separator: ", ").map(String.init)
-            let last = spec.last?.split(separator: " ", maxSplits: 1).map(String.init) ?? []
-            var names = Array(spec.dropLast()) + last.prefix(1)
-            if let long = names.last, let short = Arguments.shortFlags[long],
-                !names.contains(short)
-            {
-                names.insert(short, at: 0)
-            }
-            result.append(
-                Option(
-                    names: names, value: last.count > 1 ? last[1] : nil,
-                    text: entry[gap...].trimmingSpaces))
-        }
-        return result
-    }
-}
-
-extension StringProtocol {
-    fileprivate var trimmingSpaces: String {
-        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+    /// A paragraph's lines as one line.
+    private static func joined(_ paragraph: String) -> String {
+        paragraph.split(separator: "\n").joined(separator: " ")
     }
 }
 

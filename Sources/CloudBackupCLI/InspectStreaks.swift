@@ -15,9 +15,6 @@ struct StreakOptions {
             "--today", expecting: "a date like 2026-03-08 (YYYY-MM-DD)", { DayKey($0) })
         at = try arguments.option(
             "--at", expecting: "an RFC 3339 UTC time like 2026-03-08T12:00:00Z", { Timestamp($0) })
-        if today != nil, at != nil {
-            throw .usage("--today and --at both say when today is; give one", arguments.usage)
-        }
         timeZone = try arguments.option(
             "--tz", expecting: "a time zone name like Europe/London",
             { $0.isEmpty ? nil : try? ZoneSetting.zone($0) })

@@ -115,7 +115,7 @@ enum Manual {
             let names = option.names.map { #"\fB"# + escaped($0) + #"\fR"# }
                 .joined(separator: ", ")
             let value = option.value.map { #" \fI"# + escaped($0) + #"\fR"# } ?? ""
-            lines += [".TP", names + value, escaped(option.text)]
+            lines += [".TP", names + value, escaped(option.help)]
         }
         if let exitStatus = command.exitStatus {
             lines += [".PP", "Exit status: " + escaped(exitStatus)]

@@ -39,26 +39,11 @@ struct RemoteEncryption {
 
         init(_ arguments: inout Arguments) throws(CLIError) {
             passwordFile = try arguments.option("--password-file")
+            // `OptionGroup.keys` keeps the two from coming together.
             passwordCommand = try arguments.option("--password-command")
-            guard passwordFile == nil || passwordCommand == nil else {
-                throw .usage(
-                    "--password-file and --password-command exclude each other", arguments.usage)
-            }
         }
 
         init() {}
-
-        static let usage = "[--password-file FILE | --password-command CMD]"
-
-        /// The options' help lines, descriptions from `column` as the command's others.
-        static func help(column: Int) -> String {
-            HelpLine.option(
-                "--password-file FILE", column: column,
-                "the backup's passphrase (encrypted backups): FILE's first line") + "\n"
-                + HelpLine.option(
-                    "--password-command CMD", column: column,
-                    "the same, printed by the shell command CMD")
-        }
     }
 
     /// The keys `profile` and `options` give (options first, then the environment); exit 2

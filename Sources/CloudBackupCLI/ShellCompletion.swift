@@ -1,5 +1,5 @@
-/// The completion scripts of `cloudbackup completion`, built from the commands' `--help`
-/// (`HelpData`), so a new option completes as soon as its help line is written.
+/// The completion scripts of `cloudbackup completion`, built from the commands' declarations
+/// (`HelpData`), so a new option completes as soon as it is declared.
 enum ShellCompletion {
     enum Shell: String, Sendable {
         case bash, zsh, fish
@@ -17,10 +17,10 @@ enum ShellCompletion {
     private static let helpCommand = (
         name: "help", summary: "show a command's options (or, alone, the command list)"
     )
-    private static let helpOption = HelpData.Option(
-        names: ["-h", "--help"], value: nil, text: "show the command's options")
+    private static let helpOption = OptionSpec(
+        name: "--help", short: "-h", help: "show the command's options")
 
-    private static func options(of command: HelpData) -> [HelpData.Option] {
+    private static func options(of command: HelpData) -> [OptionSpec] {
         command.options + [helpOption]
     }
 
@@ -156,7 +156,7 @@ enum ShellCompletion {
 
     /// `'(-o --output)'{-o+,--output=}'[text]:OUT:_files'`: both names exclude each other,
     /// and a value may follow in the same word or the next.
-    private static func zshSpec(_ option: HelpData.Option) -> String {
+    private static func zshSpec(_ option: OptionSpec) -> String {
         let forms = option.names.map { name in
             guard option.value != nil else { return name }
             return name.hasPrefix("--") ? name + "=" : name + "+"
@@ -166,7 +166,7 @@ enum ShellCompletion {
             ? forms[0]
             : zshQuoted("(\(option.names.joined(separator: " ")))")
                 + "{\(forms.joined(separator: ","))}"
-        let text = option.text.reduce(into: "") { result, character in
+        let text = option.help.reduce(into: "") { result, character in
             if "[]:\\".contains(character) { result.append("\\") }
             result.append(character)
         }
@@ -202,7 +202,7 @@ enum ShellCompletion {
                 }
                 let value = option.value == nil ? "" : option.takesFile ? " -r -F" : " -x"
                 lines.append(
-                    "\(after) \(names.joined(separator: " "))\(value) -d \(fishQuoted(option.text))"
+                    "\(after) \(names.joined(separator: " "))\(value) -d \(fishQuoted(option.help))"
                 )
             }
             if let choices = choices(of: help) {

@@ -4,14 +4,6 @@
 enum WaitLock {
     static let option = "--wait-lock"
 
-    /// The option's help lines, aligned at `column` like its neighbours.
-    static func help(column: Int) -> String {
-        HelpLine.option(
-            "\(option) DURATION", column: column,
-            "wait up to DURATION (90s, 10m, 1h30m) for another run of the",
-            "profile to finish (default: exit 6 at once)")
-    }
-
     /// Seconds to wait; 0 when the option is absent (exit 6 at once, as before).
     static func seconds(_ arguments: inout Arguments) throws(CLIError) -> Double {
         try arguments.option(

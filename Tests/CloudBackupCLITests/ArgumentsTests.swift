@@ -23,8 +23,10 @@ import Testing
         #expect(error?.usage == "usage: x")
     }
 
-    @Test func shortFlagsStandForTheLongOnesACommandTakes() throws {
-        var arguments = Arguments(["-q", "a", "-v", "-n", "--", "-q"], usage: "u")
+    @Test func shortNamesStandForTheLongOnesACommandDeclares() throws {
+        var arguments = Arguments(
+            ["-q", "a", "-v", "-n", "--", "-q"], usage: "u",
+            groups: [OptionGroup(.quiet), OptionGroup(.verbose), OptionGroup(.dryRun)])
         let quiet = arguments.flag("--quiet")
         let verbose = arguments.flag("--verbose")
         let dryRun = arguments.flag("--dry-run")
@@ -55,6 +57,38 @@ import Testing
             _ = try $0.positionals()
         }
         #expect(error?.lines == [message])
+    }
+
+    /// What `check()` finds from the declarations alone, before a command reads anything:
+    /// the typo first, then a conflict, then what is missing.
+    @Test(
+        arguments: [
+            (["--file", "s", "-q", "--verbose"], "--quiet and --verbose exclude each other"),
+            (["--file", "s", "--merge"], nil),
+            (["--file", "s", "--merge", "--replace"], "say --merge or --replace (exactly one)"),
+            (["--file", "s"], "say --merge or --replace (exactly one)"),
+            (["--merge"], "--file STATE is required"),
+            (["--merge", "--fiel", "s"], "unknown option '--fiel'; did you mean '--file'?"),
+            (["--file=s", "--replace", "--", "--merge"], nil),
+            (
+                ["--file", "s", "--merge", "--password-file", "f", "--password-command=c"],
+                "--password-file and --password-command exclude each other"
+            ),
+        ] as [([String], String?)])
+    func theDeclarationsAreCheckedFirst(items: [String], message: String?) throws {
+        let groups: [OptionGroup] = [
+            OptionGroup(OptionSpec.file.required), .verbosity(), .keys,
+            .oneOf(
+                OptionSpec(name: "--merge", help: "m"), OptionSpec(name: "--replace", help: "r"),
+                required: true),
+        ]
+        let arguments = Arguments(items, usage: "u", groups: groups)
+        do {
+            try arguments.check()
+            #expect(message == nil)
+        } catch {
+            #expect(error.lines == [message ?? "no error"])
+        }
     }
 
     @Test func doubleDashMakesTheRestPositional() throws {

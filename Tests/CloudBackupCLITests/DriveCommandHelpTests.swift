@@ -7,8 +7,9 @@ import Testing
         (
             "backup",
             """
-            usage: cloudbackup backup --file STATE [--dry-run] [--profile P] [--now T] [--quiet | --verbose]
-                                      [--json] [--wait-lock DURATION] [--max-bytes N]
+            usage: cloudbackup backup --file STATE [--dry-run] [--profile NAME] [--now T]
+                                      [--quiet | --verbose] [--json] [--wait-lock DURATION]
+                                      [--max-bytes N]
                                       [--password-file FILE | --password-command CMD]
 
             Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
@@ -22,18 +23,19 @@ import Testing
             any age tool opens with the profile's passphrase or identity file.
 
             options:
-              --file STATE   the local state file (required); an invalid file uploads nothing
-              --dry-run      download and merge, print what the upload would bring (the counts of
-                             restore --dry-run); upload, delete and write nothing
-              --profile P    the profile to use (default: default)
-              --now T        the time for the tombstone window, RFC 3339 (default: now)
-              --quiet        no progress line, only failures and warnings
-              --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
-              --json         print a summary: remote id, bytes, result, counts (day logs kept
-                             under a tombstone on their own)
+              --file STATE          the local state file (required); an invalid file uploads nothing
+              -n, --dry-run         download and merge, print what the upload would bring (the
+                                    counts of restore --dry-run); upload, delete and write nothing
+              --profile NAME        the profile to use (default: default)
+              --now T               the time for the tombstone window, RFC 3339 (default: now)
+              -q, --quiet           no progress line, only failures and warnings
+              -v, --verbose         say what was done, and trace each HTTP exchange (tokens
+                                    redacted)
+              --json                print a summary: remote id, bytes, result, counts (day logs kept
+                                    under a tombstone on their own)
               --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
-                             profile to finish (default: exit 6 at once)
-              --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
+                                    profile to finish (default: exit 6 at once)
+              --max-bytes N         refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
@@ -50,8 +52,9 @@ import Testing
         (
             "restore",
             """
-            usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
-                                       [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
+            usage: cloudbackup restore --file STATE (--merge | --replace)
+                                       [--revision ID | --as-of TIME] [--dry-run] [--allow-stale]
+                                       [--yes] [--profile NAME] [--now T] [--json]
                                        [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
                                        [--password-file FILE | --password-command CMD]
 
@@ -66,24 +69,26 @@ import Testing
             *.gz is written as gzip.
 
             options:
-              --file STATE    the local state file to restore into
-              --merge         newest edit wins per item; STATE's settings stay (a new STATE
-                              takes the backup's, without premium and app lock)
-              --replace       STATE becomes the backup (premium, app lock and device id stay)
-              --revision ID   that revision of the backup
-              --as-of TIME    the newest revision written at or before TIME: RFC 3339, or a date
-                              YYYY-MM-DD meaning the end of that day in the local time zone
-              --dry-run       only show the counts; write nothing anywhere
-              --allow-stale   let in items the stale guard holds back (a backup older than the window)
-              --yes           do not ask before writing (asked only on a terminal)
-              --profile P     the profile to use (default: default)
-              --now T         the time for the tombstone window, RFC 3339 (default: now)
-              --json          print the counts as the FORMAT.md §6.1 report object
-              --quiet         print nothing on stdout: the exit status tells
-              --verbose       trace each HTTP exchange (tokens redacted)
+              --file STATE          the local state file to restore into
+              --merge               newest edit wins per item; STATE's settings stay (a new STATE
+                                    takes the backup's, without premium and app lock)
+              --replace             STATE becomes the backup (premium, app lock and device id stay)
+              --revision ID         that revision of the backup
+              --as-of TIME          the newest revision written at or before TIME: RFC 3339, or a
+                                    date YYYY-MM-DD meaning the end of that day in the local time
+                                    zone
+              -n, --dry-run         only show the counts; write nothing anywhere
+              --allow-stale         let in items the stale guard holds back (a backup older than the
+                                    window)
+              --yes                 do not ask before writing (asked only on a terminal)
+              --profile NAME        the profile to use (default: default)
+              --now T               the time for the tombstone window, RFC 3339 (default: now)
+              --json                print the counts as the FORMAT.md §6.1 report object
+              -q, --quiet           print nothing on stdout: the exit status tells
+              -v, --verbose         trace each HTTP exchange (tokens redacted)
               --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
-                              profile to finish (default: exit 6 at once)
-              --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+                                    profile to finish (default: exit 6 at once)
+              --max-bytes N         refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
@@ -99,7 +104,9 @@ import Testing
         (
             "history",
             """
-            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--quiet | --verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]
+            usage: cloudbackup history [--profile NAME] [--contents] [--json] [--quiet | --verbose]
+                                       [--max-bytes N]
+                                       [--password-file FILE | --password-command CMD]
 
             Lists the revisions of the backup file in the Drive app folder, oldest first: the
             revision id, when it was written (local time and UTC), its size, and whether it is
@@ -109,13 +116,13 @@ import Testing
             brings one back, with the same merge, replace and dry run as any restore.
 
             options:
-              --profile NAME  which profile (default: default)
-              --contents      also show what each revision holds: export time, device, counts
-                              (each revision is downloaded once, then remembered by checksum)
-              --json          print one object with a "revisions" array, oldest first
-              --quiet         print nothing on stdout: the exit status tells
-              --verbose       trace each HTTP exchange (tokens redacted)
-              --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+              --profile NAME        the profile to use (default: default)
+              --contents            also show what each revision holds: export time, device, counts
+                                    (each revision is downloaded once, then remembered by checksum)
+              --json                print one object with a "revisions" array, oldest first
+              -q, --quiet           print nothing on stdout: the exit status tells
+              -v, --verbose         trace each HTTP exchange (tokens redacted)
+              --max-bytes N         refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
@@ -127,7 +134,9 @@ import Testing
         (
             "status",
             """
-            usage: cloudbackup status [--profile NAME] [--remote] [--quiet | --verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]
+            usage: cloudbackup status [--profile NAME] [--remote] [--quiet | --verbose]
+                                      [--file STATE] [--json] [--max-age DURATION] [--now T]
+                                      [--max-bytes N]
 
             Shows the profile's login: whether it is logged in and when the saved access token
             expires (an expired one is refreshed by the next command that needs it), the
@@ -135,24 +144,100 @@ import Testing
             offline unless --remote is given.
 
             options:
-              --profile NAME  which profile (default: default)
-              --remote        also ask Drive for the backup file: id, size, modified, version
-              --quiet         print nothing: the exit status tells (with --max-age, for monitoring)
-              --verbose       with --remote, trace each HTTP exchange (tokens redacted)
-              --file STATE    also count the challenges, day logs and tombstones in STATE, and
-                              those changed since the last backup or restore (offline); with
-                              --remote, also those on Drive that STATE lacks
-              --json          print one JSON object instead of text
-              --max-age DURATION  exit 9 when the last successful backup is older than
-                              DURATION (36h, 2d, 90m; at most 365d), or there is none
-              --now T         measure --max-age and the token's expiry from T, RFC 3339
-              --max-bytes N   refuse files larger than N bytes (default 268435456, 256 MiB)
+              --profile NAME      the profile to use (default: default)
+              --remote            also ask Drive for the backup file: id, size, modified, version
+              -q, --quiet         print nothing: the exit status tells (with --max-age, for
+                                  monitoring)
+              -v, --verbose       with --remote, trace each HTTP exchange (tokens redacted)
+              --file STATE        also count the challenges, day logs and tombstones in STATE, and
+                                  those changed since the last backup or restore (offline); with
+                                  --remote, also those on Drive that STATE lacks
+              --json              print one JSON object instead of text
+              --max-age DURATION  exit 9 when the last successful backup is older than DURATION
+                                  (36h, 2d, 90m; at most 365d), or there is none
+              --now T             measure --max-age and the token's expiry from T, RFC 3339
+              --max-bytes N       refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 all is well, 2 usage, 3 the profile's config.json or token file is broken
             or readable by others, or STATE is invalid, 4 not logged in (with --remote: or Google
             refused the login), 5 (--remote) network or Drive failure, 8 the last backup or
             restore failed, 9 the last successful backup is older than --max-age; the first of
             these that applies, after the report.
+
+            """
+        ),
+        (
+            "rollback",
+            """
+            usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run]
+                                        [--allow-stale] [--yes] [--profile NAME] [--now T] [--json]
+                                        [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
+                                        [--password-file FILE | --password-command CMD]
+
+            Make an older revision of the backup ('cloudbackup history' lists them) the state on
+            every device: each item that differs from the backup on Drive now is written again at
+            this run's time (changed or deleted since: the revision's version; a challenge added
+            since: deleted; a day log added since: emptied), so every device's next merge ends on
+            the revision's content. It goes up like a backup (another device's write meanwhile is
+            merged, never lost), and STATE gets the same document, its previous file kept as
+            STATE.bak. The revision it replaces is kept forever first, so the rollback itself can
+            be undone with another rollback to it. The counts are shown before anything is
+            written; a rollback that would change nothing writes nothing.
+
+            options:
+              --file STATE          the local state file, written with the rolled-back document
+              --revision ID         roll back to that revision
+              --as-of TIME          to the newest revision written at or before TIME: RFC 3339, or a
+                                    date YYYY-MM-DD meaning the end of that day in the local time
+                                    zone
+              -n, --dry-run         only show the counts; write nothing anywhere
+              --allow-stale         roll back to a revision older than the tombstone window
+                                    (challenges deleted since may have lost their tombstones, and
+                                    would come back)
+              --yes                 do not ask before writing (asked only on a terminal)
+              --profile NAME        the profile to use (default: default)
+              --now T               the time for the tombstone window, RFC 3339 (default: now)
+              --json                print the counts as one JSON object
+              -q, --quiet           print nothing on stdout: the exit status tells
+              -v, --verbose         trace each HTTP exchange (tokens redacted)
+              --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
+                                    profile to finish (default: exit 6 at once)
+              --max-bytes N         refuse files larger than N bytes (default 268435456, 256 MiB)
+              --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
+              --password-command CMD  the same, printed by the shell command CMD
+
+            exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
+            revision, or TIME is before the oldest, or the revision is older than the tombstone
+            window without --allow-stale, 3 STATE or the backup is invalid, or it is encrypted and
+            no key given opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds
+            the profile's lock (still, after --wait-lock's wait), or STATE changed while rolling
+            back (Drive is rolled back, STATE is not; run again), 7 a newer schema, 10 there is no
+            backup on Drive yet.
+
+            """
+        ),
+        (
+            "log",
+            """
+            usage: cloudbackup log [--since TIME] [--item KEY] [--json] [--quiet] [--profile NAME]
+
+            Every merge that backup and restore --merge make is logged in the profile
+            (decisions.jsonl, the last 90 days and at most 10 MB): for each challenge and day log
+            whose two copies differed, which copy won and by which rule (newer edit, a delete after
+            the edit, an edit after the delete, held back as stale, ...). This prints them, newest
+            first, with times in local time. Items the merge found equal are not logged.
+
+            options:
+              --since TIME    only merges at or after TIME: RFC 3339, or a date YYYY-MM-DD (the
+                              start of that day in the local time zone)
+              --item KEY      only decisions about this challenge id (and its day logs) or this day
+                              log key (CHALLENGE/YYYY-MM-DD)
+              --json          print the log's lines as stored, newest first
+              -q, --quiet     print nothing on stdout: the exit status tells
+              --profile NAME  the profile to use (default: default)
+
+            exit status: 0 shown (also when nothing is logged), 2 bad usage, 3 the log is damaged
+            or others can read it.
 
             """
         ),

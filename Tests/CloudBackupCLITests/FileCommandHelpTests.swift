@@ -16,15 +16,15 @@ import Testing
             called - is ./-); one FILE at most can be -.
 
             options:
-              --json         print one JSON object on stdout instead: {"files": [...]}, each
-                             file's name, "valid", and its "schemaVersion" or its "exitCode"
-                             and "problems" (each a "pointer", the "rule" it breaks, a
-                             section of the format's reference such as "3.6", and a
-                             "message"; a syntax error a "line" and "column")
-              --quiet        print nothing but the problems, as without --verbose
-              --verbose      also say which files are valid, with their schema version, and
-                             note day logs that do not fit their challenge (kept, but not
-                             counted for streaks)
+              --json         print one JSON object on stdout instead: {"files": [...]}, each file's
+                             name, "valid", and its "schemaVersion" or its "exitCode" and "problems"
+                             (each a "pointer", the "rule" it breaks, a section of the format's
+                             reference such as "3.6", and a "message"; a syntax error a "line" and
+                             "column")
+              -q, --quiet    print nothing but the problems, as without --verbose
+              -v, --verbose  also say which files are valid, with their schema version, and note day
+                             logs that do not fit their challenge (kept, but not counted for
+                             streaks)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 all valid, 3 a file is invalid or unreadable, 7 a file was
@@ -35,7 +35,8 @@ import Testing
         (
             "inspect",
             """
-            usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T] [--tz ZONE] [--max-bytes N]
+            usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T]
+                                       [--tz ZONE] [--max-bytes N]
 
             Shows what a backup FILE holds: its schema version, when it was exported and
             how long ago, by which device, and how many challenges, live tasks (not
@@ -53,14 +54,14 @@ import Testing
 
             options:
               --json         print one JSON object instead, with the same facts
-              --quiet        print nothing: the exit status tells whether FILE is valid
-              --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
-                             2026-11-30T08:00:00Z) instead of the system clock
+              -q, --quiet    print nothing: the exit status tells whether FILE is valid
+              --now T        measure "how long ago" from T (RFC 3339 UTC, e.g. 2026-11-30T08:00:00Z)
+                             instead of the system clock
               --today DAY    count streaks as of DAY (YYYY-MM-DD)
-              --at T         count streaks as of the day of T (RFC 3339 UTC); default: --now,
-                             else the system clock
-              --tz ZONE      the time zone that turns T into a day, e.g. America/New_York
-                             (default: TZ, else the system's zone)
+              --at T         count streaks as of the day of T (RFC 3339 UTC); default: --now, else
+                             the system clock
+              --tz ZONE      the time zone that turns T into a day, e.g. America/New_York (default:
+                             TZ, else the system's zone)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
@@ -71,7 +72,8 @@ import Testing
         (
             "migrate",
             """
-            usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--json] [--quiet | --verbose] [--max-bytes N]
+            usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--json]
+                                       [--quiet | --verbose] [--max-bytes N]
 
             Reads a backup FILE of any schema version, checks it, and writes it to OUT as
             schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
@@ -83,19 +85,111 @@ import Testing
 
             options:
               -o, --output OUT  where to write (required)
-              --schema 3        write schema 3, for an app that cannot read schema 4 yet:
-                                day logs kept under a tombstone (schema 3 cannot hold them)
-                                are left out, and a note on stderr says how many
+              --schema 3|4      write schema 3, for an app that cannot read schema 4 yet: day logs
+                                kept under a tombstone (schema 3 cannot hold them) are left out, and
+                                a note on stderr says how many
               --pretty          indent the output for people (the default is compact)
-              --json            say what was written as one JSON object (on stderr when OUT
-                                is -): "file", "output", "fromSchema", "toSchema",
-                                "droppedKeptDayLogs" and the "notes" --verbose gives
-              --quiet           say nothing on success, as without --verbose
-              --verbose         say what was written (silent on success otherwise)
+              --json            say what was written as one JSON object (on stderr when OUT is -):
+                                "file", "output", "fromSchema", "toSchema", "droppedKeptDayLogs" and
+                                the "notes" --verbose gives
+              -q, --quiet       say nothing on success, as without --verbose
+              -v, --verbose     say what was written (silent on success otherwise)
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status: 0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
             7 FILE was written by a newer version, 1 OUT could not be written.
+
+            """
+        ),
+        (
+            "merge",
+            """
+            usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace] [--dry-run] [--explain]
+                                     [--json] [--quiet] [--allow-stale] [--clock-guard]
+                                     [--window DAYS] [--now T] [--log FILE] [--max-bytes N]
+
+            Merges INCOMING (a backup) into LOCAL and writes the result to OUT atomically.
+            Per challenge and per day log the copy with the newer updatedAt wins; a delete
+            (tombstone) keeps an item deleted unless it was edited after the delete; the day
+            logs of a deleted challenge are kept under its tombstone, and come back if an edit
+            after the delete revives it; tombstones older than the window are forgotten, with
+            the day logs kept under them; settings stay LOCAL's. Both files are validated
+            first: an invalid one writes nothing (exit 3). LOCAL or INCOMING (not both) may
+            be - for standard input; OUT may be - for standard output, written as it goes
+            (not atomically) and holding only the document: the report goes to stderr. A
+            file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
+            may be gzip whatever their names).
+
+            options:
+              -o, --output OUT  where to write the result (LOCAL itself is fine)
+              --replace         take INCOMING as it is (a restore, not a merge); premium, app lock
+                                and device id still stay LOCAL's
+              -n, --dry-run     show the counts, write no OUT (a --log line still says so)
+              --explain         list every decision that was not trivial, and why
+              --json            print only the report object on stdout
+              -q, --quiet       no report, on stdout or stderr: the exit status tells
+              --allow-stale     let in what the stale guard holds back: items missing here and older
+                                than the window, from a file that predates it
+              --clock-guard     hold back incoming items stamped more than 24 h after now (not with
+                                --replace, which has no guards)
+              --window DAYS     the tombstone window (default 90)
+              --now T           the clock to measure against (default: the system clock)
+              --log FILE        append one JSON line describing this merge to FILE
+              --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            """
+        ),
+        (
+            "verify",
+            """
+            usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now T] [--json]
+                                      [--quiet] [--max-bytes N]
+
+            Says when FILE was exported (a schema-1 file: its newest stamp) and whether that is
+            before the tombstone window. Deletes older than the window are forgotten, so an item
+            in such a file may be a delete this device no longer remembers. FILE or STATE
+            (not both) may be - for standard input; a file called - is ./-.
+
+            options:
+              --against STATE  also list the challenges a merge of FILE into STATE would hold back
+                               or revive, and why, and how many day logs kept under a revived
+                               challenge's tombstone in STATE would come back with it
+              --window DAYS    the tombstone window (default 90)
+              --now T          the clock to measure against (default: the system clock)
+              --json           print one JSON object instead of sentences
+              -q, --quiet      print nothing: the exit status tells
+              --max-bytes N    refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            exit status: 0 inside the window, 7 when FILE predates it, 3 when it is invalid.
+
+            """
+        ),
+        (
+            "completion",
+            """
+            usage: cloudbackup completion bash|zsh|fish
+
+            Prints a script that completes, for that shell, the commands after cloudbackup, each
+            command's options after it, and file names where an option or argument is a file.
+            'make install' installs all three where the shells look; for one session, run
+            source <(cloudbackup completion bash) in bash or zsh, or
+            cloudbackup completion fish | source in fish.
+
+            exit status: 0 printed, 2 no shell or another one.
+
+            """
+        ),
+        (
+            "manpage",
+            """
+            usage: cloudbackup manpage
+
+            Prints the manual page cloudbackup(1) for man: every command with its usage,
+            description and options (the same as its --help), the exit codes, the environment
+            variables and the profile's files. 'make install' installs it; to read it in place,
+            cloudbackup manpage > cloudbackup.1 && man -l cloudbackup.1.
+
+            exit status: 0 printed.
 
             """
         ),

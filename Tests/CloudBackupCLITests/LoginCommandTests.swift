@@ -314,7 +314,8 @@ import Testing
         (
             "login",
             """
-            usage: cloudbackup login [--profile NAME] [--no-browser] [--paste | --device] [--port N] [--timeout S] [--quiet | --verbose]
+            usage: cloudbackup login [--profile NAME] [--no-browser] [--paste | --device] [--port N]
+                                     [--timeout S] [--quiet | --verbose]
 
             Opens Google's consent page in a browser ($BROWSER, else xdg-open when there is a
             display) and always prints its URL too. After you allow access, the browser returns
@@ -326,17 +327,17 @@ import Testing
 
             options:
               --profile NAME  which profile to log in (default: default)
-              --no-browser    only print the URL, for example to open it on another machine
-                              (its answer must still reach this machine's 127.0.0.1)
-              --paste         open the URL on any device; when the browser there ends on a page
-                              that does not load (http://127.0.0.1:…/?state=…&code=…), paste its
-                              address here. The listener on 127.0.0.1 keeps waiting too
+              --no-browser    only print the URL, for example to open it on another machine (its
+                              answer must still reach this machine's 127.0.0.1)
+              --paste         open the URL on any device; when the browser there ends on a page that
+                              does not load (http://127.0.0.1:…/?state=…&code=…), paste its address
+                              here. The listener on 127.0.0.1 keeps waiting too
               --device        show a code to type at Google's device page on any device instead
                               (needs the device client settings below)
               --port N        listen on this port instead of any free one
               --timeout S     seconds to wait for the answer (default: 300)
-              --quiet         no line on success (the URL or code is still shown)
-              --verbose       print each HTTP exchange (never a token or code)
+              -q, --quiet     no line on success (the URL or code is still shown)
+              -v, --verbose   print each HTTP exchange (never a token or code)
 
             The client id and secret come from CLOUDBACKUP_CLIENT_ID and
             CLOUDBACKUP_CLIENT_SECRET, or clientId and clientSecret in the profile's config.json;
@@ -358,8 +359,8 @@ import Testing
 
             options:
               --profile NAME  which profile to log out (default: default)
-              --quiet         no line on success, only warnings
-              --verbose       print each HTTP exchange (never a token)
+              -q, --quiet     no line on success, only warnings
+              -v, --verbose   print each HTTP exchange (never a token)
 
             """
         ),

@@ -82,9 +82,6 @@ private let man = "/usr/bin/man"
                 names.insert(String(short.dropLast()))
             }
         }
-        for (long, short) in Arguments.shortFlags where names.contains(long) {
-            names.insert(short)
-        }
         return names
     }
 
@@ -102,41 +99,90 @@ private let man = "/usr/bin/man"
         }
     }
 
-    @Test func helpTextsComeApartIntoTheirParts() throws {
-        let help = HelpData(
-            name: "try", summary: "a try",
-            help: """
-                usage: cloudbackup try FILE [--verbose]
-                                       [--log FILE]
+    /// Every option a command declares is offered everywhere a user looks: its usage line,
+    /// its help, the man page and each shell's completion script.
+    @Test func everyDeclaredOptionIsInUsageHelpManPageAndCompletions() {
+        let scripts = [ShellCompletion.Shell.bash, .zsh, .fish].map(ShellCompletion.script)
+        for command in CloudBackup.commands {
+            for option in command.options.options {
+                let label = "\(command.name) \(option.name)"
+                #expect(command.usage.contains(option.spelledInUsage), "\(label)")
+                #expect(command.help.contains("  " + option.spelledInHelp + " "), "\(label)")
+                #expect(Manual.page.contains(Manual.escaped(option.name)), "\(label)")
+                for script in scripts {
+                    #expect(script.contains(option.name.dropFirst(2)), "\(label)")
+                }
+            }
+        }
+    }
+
+    /// A command made of declarations: its usage wraps between groups under its first option,
+    /// descriptions start at one column and wrap there, and the man page and completions read
+    /// the same parts.
+    @Test func aDeclaredCommandsHelpAndPartsComeFromItsDeclarations() throws {
+        #expect(
+            TryCommand.help == """
+                usage: cloudbackup try FILE -o OUT [--quiet | --verbose] [--log FILE]
+                                       [--a-rather-long-option-name VALUE] (--this-one | --that-one)
 
                 Does one thing.
                 Over two lines.
 
                 options:
-                  -o, --output OUT  where to write
-                  --verbose         say more, and
-                                    more
-                  --log FILE        append a line
+                  -o, --output OUT      where to write
+                  -q, --quiet           say less
+                  -v, --verbose         say more, and more, and more, and more, and more, and more, and
+                                        more
+                  --log FILE            append a line
+                  --a-rather-long-option-name VALUE  a name longer than the column
+                  --this-one            one
+                  --that-one            the other
 
                 The client id comes from elsewhere.
 
                 exit status: 0 done,
                 3 not done.
                 """)
-        #expect(help.synopsis == "cloudbackup try FILE [--verbose] [--log FILE]")
+        #expect(TryCommand.usage.hasPrefix("usage: cloudbackup try FILE -o OUT [--quiet"))
+        #expect(!TryCommand.usage.contains("\n"))
+        let help = HelpData(TryCommand.self)
+        #expect(
+            help.synopsis
+                == "cloudbackup try FILE -o OUT [--quiet | --verbose] [--log FILE] [--a-rather-long-option-name VALUE] (--this-one | --that-one)"
+        )
         #expect(help.operands == ["FILE"])
         #expect(
             help.description == [
                 "Does one thing. Over two lines.", "The client id comes from elsewhere.",
             ])
-        #expect(
-            help.options == [
-                .init(names: ["-o", "--output"], value: "OUT", text: "where to write"),
-                .init(names: ["-v", "--verbose"], value: nil, text: "say more, and more"),
-                .init(names: ["--log"], value: "FILE", text: "append a line"),
-            ])
-        #expect(help.options.map(\.takesFile) == [true, false, true])
+        #expect(help.options.map(\.names).first == ["-o", "--output"])
+        #expect(help.options.map(\.takesFile) == [true, false, false, true, false, false, false])
         #expect(help.exitStatus == "0 done, 3 not done.")
+    }
+
+    private struct TryCommand: Command {
+        static let name = "try"
+        static let summary = "a try"
+        static let operands = ["FILE"]
+        static var options: [OptionGroup] {
+            OptionSpec.output.described("where to write")
+            OptionGroup.verbosity(
+                quiet: "say less",
+                verbose: "say more, and more, and more, and more, and more, and more, and more")
+            OptionSpec(name: "--log", value: "FILE", help: "append a line")
+            OptionSpec(
+                name: "--a-rather-long-option-name", value: "VALUE",
+                help: "a name longer than the column")
+            OptionGroup.oneOf(
+                OptionSpec(name: "--this-one", help: "one"),
+                OptionSpec(name: "--that-one", help: "the other"), required: true)
+        }
+        static let about = "Does one thing.\nOver two lines."
+        static let note: String? = "The client id comes from elsewhere."
+        static let exitStatus: String? = "0 done,\n3 not done."
+
+        init(arguments: inout Arguments) throws(CLIError) {}
+        func run(in context: Context) throws {}
     }
 
     /// Every command's help comes apart: a usage, a description, and options for all but
@@ -148,7 +194,7 @@ private let man = "/usr/bin/man"
             #expect(
                 help.options.isEmpty == ["completion", "manpage"].contains(help.name),
                 "\(help.name)")
-            #expect(help.options.allSatisfy { !$0.text.isEmpty }, "\(help.name)")
+            #expect(help.options.allSatisfy { !$0.help.isEmpty }, "\(help.name)")
         }
         #expect(CloudBackup.exitCodes.map(\.code) == (0...10).map(String.init))
         #expect(CloudBackup.exitCodes.last?.meaning.hasSuffix("no backup on Drive yet") == true)

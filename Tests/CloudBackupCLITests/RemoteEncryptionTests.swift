@@ -91,7 +91,9 @@ import Testing
         try LocalFile.writeAtomically(Array("secret\n".utf8), to: open, mode: 0o644)
         let error = #expect(throws: CLIError.self) {
             var arguments = Arguments(
-                source.arguments.map { ["EMPTY": empty, "OPEN": open][$0] ?? $0 }, usage: "usage")
+                source.arguments.map { ["EMPTY": empty, "OPEN": open][$0] ?? $0 }, usage: "usage",
+                groups: [.keys])
+            try arguments.check()
             let options = try RemoteEncryption.Options(&arguments)
             _ = try RemoteEncryption.load(
                 profile: profile, options: options, environment: source.environment)

@@ -10,13 +10,25 @@ import LocalFiles
 struct BackupCommand: Command {
     static let name = "backup"
     static let summary = "merge a state file into the Drive backup; upload only if it changed"
-    static let usage =
-        "usage: cloudbackup backup --file STATE [--dry-run] [--profile P] [--now T] [--quiet | --verbose] [--json] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
-    static let help = """
-        usage: cloudbackup backup --file STATE [--dry-run] [--profile P] [--now T] [--quiet | --verbose]
-                                  [--json] [--wait-lock DURATION] [--max-bytes N]
-                                  [--password-file FILE | --password-command CMD]
-
+    static var options: [OptionGroup] {
+        OptionSpec.file.required.described(
+            "the local state file (required); an invalid file uploads nothing")
+        OptionSpec.dryRun.described(
+            "download and merge, print what the upload would bring (the counts of restore --dry-run); upload, delete and write nothing"
+        )
+        OptionSpec.profile
+        OptionSpec.now
+        OptionGroup.verbosity(
+            quiet: "no progress line, only failures and warnings",
+            verbose: "say what was done, and trace each HTTP exchange (tokens redacted)")
+        OptionSpec.json.described(
+            "print a summary: remote id, bytes, result, counts (day logs kept under a tombstone on their own)"
+        )
+        OptionSpec.waitLock
+        OptionSpec.maxBytes
+        OptionGroup.keys
+    }
+    static let about = """
         Back up STATE to the Google Drive app folder: download the backup, merge STATE into it
         (so another device's items are kept) and upload the result only if it changed. STATE's
         settings go up when they changed here since this profile last backed up or restored,
@@ -26,22 +38,9 @@ struct BackupCommand: Command {
         downloaded, and a run with nothing new sends one request. STATE is never modified.
         Silent on success unless --verbose. A profile that encrypts uploads an age file, which
         any age tool opens with the profile's passphrase or identity file.
-
-        options:
-          --file STATE   the local state file (required); an invalid file uploads nothing
-          --dry-run      download and merge, print what the upload would bring (the counts of
-                         restore --dry-run); upload, delete and write nothing
-          --profile P    the profile to use (default: default)
-          --now T        the time for the tombstone window, RFC 3339 (default: now)
-          --quiet        no progress line, only failures and warnings
-          --verbose      say what was done, and trace each HTTP exchange (tokens redacted)
-          --json         print a summary: remote id, bytes, result, counts (day logs kept
-                         under a tombstone on their own)
-        \(WaitLock.help(column: 17))
-        \(BackupFile.maxBytesHelp(column: 17))
-        \(RemoteEncryption.Options.help(column: 17))
-
-        exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
+        """
+    static let exitStatus: String? = """
+        0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
         (nothing uploaded), or the profile's config.json, token, identity or password file is broken
         or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
         access, 5 network or Drive failure after retries (the remote file is intact; at a
@@ -62,11 +61,11 @@ struct BackupCommand: Command {
     let waitLock: Double
 
     init(arguments: inout Arguments) throws(CLIError) {
-        file = try arguments.required("--file", "STATE")
+        file = try arguments.required("--file")
         dryRun = arguments.flag("--dry-run")
         profile = try arguments.option("--profile") ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         json = arguments.flag("--json")
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)

@@ -2,18 +2,16 @@
 struct CompletionCommand: Command {
     static let name = "completion"
     static let summary = "print a completion script for bash, zsh or fish"
-    static let usage = "usage: cloudbackup completion bash|zsh|fish"
-    static let help = """
-        \(usage)
-
+    static let operands = ["bash|zsh|fish"]
+    static var options: [OptionGroup] {}
+    static let about = """
         Prints a script that completes, for that shell, the commands after cloudbackup, each
         command's options after it, and file names where an option or argument is a file.
         'make install' installs all three where the shells look; for one session, run
         source <(cloudbackup completion bash) in bash or zsh, or
         cloudbackup completion fish | source in fish.
-
-        exit status: 0 printed, 2 no shell or another one.
         """
+    static let exitStatus: String? = "0 printed, 2 no shell or another one."
 
     let shell: ShellCompletion.Shell
 

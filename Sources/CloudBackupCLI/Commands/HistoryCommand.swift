@@ -11,29 +11,28 @@ import LocalFiles
 struct HistoryCommand: QuietCommand {
     static let name = "history"
     static let summary = "list the backup's older versions on Drive (for restore --revision)"
-    static let usage =
-        "usage: cloudbackup history [--profile NAME] [--contents] [--json] [--quiet | --verbose] [--max-bytes N] [--password-file FILE | --password-command CMD]"
-    static let help = """
-        \(usage)
-
+    static var options: [OptionGroup] {
+        OptionSpec.profile
+        OptionSpec(
+            name: "--contents",
+            help:
+                "also show what each revision holds: export time, device, counts (each revision is downloaded once, then remembered by checksum)"
+        )
+        OptionSpec.json.described(#"print one object with a "revisions" array, oldest first"#)
+        OptionGroup.verbosity()
+        OptionSpec.maxBytes
+        OptionGroup.keys
+    }
+    static let about = """
         Lists the revisions of the backup file in the Drive app folder, oldest first: the
         revision id, when it was written (local time and UTC), its size, and whether it is
         pinned (kept until deleted; the profile's "keep" policy pins the first backup of each
         of the last 7 days, 8 weeks and 12 months). Drive keeps an unpinned revision for about
         30 days, or until 100 newer ones. 'cloudbackup restore --revision ID' or '--as-of TIME'
         brings one back, with the same merge, replace and dry run as any restore.
-
-        options:
-          --profile NAME  which profile (default: default)
-          --contents      also show what each revision holds: export time, device, counts
-                          (each revision is downloaded once, then remembered by checksum)
-          --json          print one object with a "revisions" array, oldest first
-          --quiet         print nothing on stdout: the exit status tells
-          --verbose       trace each HTTP exchange (tokens redacted)
-        \(BackupFile.maxBytesHelp(column: 18))
-        \(RemoteEncryption.Options.help(column: 18))
-
-        exit status: 0 done, 3 the profile's files are broken, 4 not logged in, 5 network or
+        """
+    static let exitStatus: String? = """
+        0 done, 3 the profile's files are broken, 4 not logged in, 5 network or
         Drive failure, 10 there is no backup on Drive yet.
         """
 
@@ -50,7 +49,7 @@ struct HistoryCommand: QuietCommand {
         profileName = try arguments.option("--profile") ?? "default"
         contents = arguments.flag("--contents")
         json = arguments.flag("--json")
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
         _ = try arguments.positionals(exactly: [])

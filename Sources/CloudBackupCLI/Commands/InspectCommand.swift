@@ -5,12 +5,29 @@ import Foundation
 struct InspectCommand: QuietCommand {
     static let name = "inspect"
     static let summary = "show a backup's version, origin, counts and streaks"
-    static let usage =
-        "usage: cloudbackup inspect FILE [--json] [--quiet] [--now T] [--today DAY | --at T] [--tz ZONE]"
-        + " [--max-bytes N]"
-    static let help = """
-        \(usage)
-
+    static let operands = ["FILE"]
+    static var options: [OptionGroup] {
+        OptionSpec.json.described("print one JSON object instead, with the same facts")
+        OptionSpec.quiet.described("print nothing: the exit status tells whether FILE is valid")
+        OptionSpec.now.described(
+            #"measure "how long ago" from T (RFC 3339 UTC, e.g. 2026-11-30T08:00:00Z) instead of the system clock"#
+        )
+        OptionGroup.oneOf(
+            OptionSpec(name: "--today", value: "DAY", help: "count streaks as of DAY (YYYY-MM-DD)"),
+            OptionSpec(
+                name: "--at", value: "T",
+                help:
+                    "count streaks as of the day of T (RFC 3339 UTC); default: --now, else the system clock"
+            ),
+            conflict: "--today and --at both say when today is; give one")
+        OptionSpec(
+            name: "--tz", value: "ZONE",
+            help:
+                "the time zone that turns T into a day, e.g. America/New_York (default: TZ, else the system's zone)"
+        )
+        OptionSpec.maxBytes
+    }
+    static let about = """
         Shows what a backup FILE holds: its schema version, when it was exported and
         how long ago, by which device, and how many challenges, live tasks (not
         archived), day logs and tombstones it has. Day logs kept under a tombstone (a
@@ -24,20 +41,9 @@ struct InspectCommand: QuietCommand {
         the day of the clock in the time zone, with days starting at the file's
         dayStartHour (01:30 with a 2 a.m. start is still the night before). Paused days,
         dates the time zone skipped and an unfinished today never break a streak.
-
-        options:
-          --json         print one JSON object instead, with the same facts
-          --quiet        print nothing: the exit status tells whether FILE is valid
-          --now T        measure "how long ago" from T (RFC 3339 UTC, e.g.
-                         2026-11-30T08:00:00Z) instead of the system clock
-          --today DAY    count streaks as of DAY (YYYY-MM-DD)
-          --at T         count streaks as of the day of T (RFC 3339 UTC); default: --now,
-                         else the system clock
-          --tz ZONE      the time zone that turns T into a day, e.g. America/New_York
-                         (default: TZ, else the system's zone)
-        \(BackupFile.maxBytesHelp(column: 17))
-
-        exit status: 0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
+        """
+    static let exitStatus: String? = """
+        0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
         newer version.
         """
 

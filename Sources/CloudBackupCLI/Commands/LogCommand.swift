@@ -8,27 +8,30 @@ import LocalFiles
 struct LogCommand: QuietCommand {
     static let name = "log"
     static let summary = "what each backup and restore merge decided, newest first"
-    static let usage =
-        "usage: cloudbackup log [--since TIME] [--item KEY] [--json] [--quiet] [--profile P]"
-    static let help = """
-        \(usage)
-
+    static var options: [OptionGroup] {
+        OptionSpec(
+            name: "--since", value: "TIME",
+            help:
+                "only merges at or after TIME: RFC 3339, or a date YYYY-MM-DD (the start of that day in the local time zone)"
+        )
+        OptionSpec(
+            name: "--item", value: "KEY",
+            help:
+                "only decisions about this challenge id (and its day logs) or this day log key (CHALLENGE/YYYY-MM-DD)"
+        )
+        OptionSpec.json.described("print the log's lines as stored, newest first")
+        OptionSpec.quiet
+        OptionSpec.profile
+    }
+    static let about = """
         Every merge that backup and restore --merge make is logged in the profile
         (decisions.jsonl, the last 90 days and at most 10 MB): for each challenge and day log
         whose two copies differed, which copy won and by which rule (newer edit, a delete after
         the edit, an edit after the delete, held back as stale, ...). This prints them, newest
         first, with times in local time. Items the merge found equal are not logged.
-
-        options:
-          --since TIME    only merges at or after TIME: RFC 3339, or a date YYYY-MM-DD (the
-                          start of that day in the local time zone)
-          --item KEY      only decisions about this challenge id (and its day logs) or this
-                          day log key (CHALLENGE/YYYY-MM-DD)
-          --json          print the log's lines as stored, newest first
-          --quiet         print nothing: the exit status tells
-          --profile P     the profile to use (default: default)
-
-        exit status: 0 shown (also when nothing is logged), 2 bad usage, 3 the log is damaged
+        """
+    static let exitStatus: String? = """
+        0 shown (also when nothing is logged), 2 bad usage, 3 the log is damaged
         or others can read it.
         """
 

@@ -13,11 +13,33 @@ import OAuth
 struct LoginCommand: Command {
     static let name = "login"
     static let summary = "log in to Google Drive through the browser and save the login"
-    static let usage =
-        "usage: cloudbackup login [--profile NAME] [--no-browser] [--paste | --device] [--port N] [--timeout S] [--quiet | --verbose]"
-    static let help = """
-        \(usage)
-
+    static var options: [OptionGroup] {
+        OptionSpec.profile.described("which profile to log in (default: default)")
+        OptionSpec(
+            name: "--no-browser",
+            help:
+                "only print the URL, for example to open it on another machine (its answer must still reach this machine's 127.0.0.1)"
+        )
+        OptionGroup.oneOf(
+            OptionSpec(
+                name: "--paste",
+                help:
+                    "open the URL on any device; when the browser there ends on a page that does not load (http://127.0.0.1:…/?state=…&code=…), paste its address here. The listener on 127.0.0.1 keeps waiting too"
+            ),
+            OptionSpec(
+                name: "--device",
+                help:
+                    "show a code to type at Google's device page on any device instead (needs the device client settings below)"
+            ),
+            conflict: Self.deviceConflict)
+        OptionSpec(name: "--port", value: "N", help: "listen on this port instead of any free one")
+        OptionSpec(
+            name: "--timeout", value: "S", help: "seconds to wait for the answer (default: 300)")
+        OptionGroup.verbosity(
+            quiet: "no line on success (the URL or code is still shown)",
+            verbose: "print each HTTP exchange (never a token or code)")
+    }
+    static let about = """
         Opens Google's consent page in a browser ($BROWSER, else xdg-open when there is a
         display) and always prints its URL too. After you allow access, the browser returns
         to a listener on 127.0.0.1 and the login is saved, readable only by you, in
@@ -25,21 +47,8 @@ struct LoginCommand: Command {
 
         On a machine without a browser (no DISPLAY, WAYLAND_DISPLAY or BROWSER, and a
         terminal), login waits for a pasted address as with --paste, and says so.
-
-        options:
-          --profile NAME  which profile to log in (default: default)
-          --no-browser    only print the URL, for example to open it on another machine
-                          (its answer must still reach this machine's 127.0.0.1)
-          --paste         open the URL on any device; when the browser there ends on a page
-                          that does not load (http://127.0.0.1:…/?state=…&code=…), paste its
-                          address here. The listener on 127.0.0.1 keeps waiting too
-          --device        show a code to type at Google's device page on any device instead
-                          (needs the device client settings below)
-          --port N        listen on this port instead of any free one
-          --timeout S     seconds to wait for the answer (default: 300)
-          --quiet         no line on success (the URL or code is still shown)
-          --verbose       print each HTTP exchange (never a token or code)
-
+        """
+    static let note: String? = """
         The client id and secret come from CLOUDBACKUP_CLIENT_ID and
         CLOUDBACKUP_CLIENT_SECRET, or clientId and clientSecret in the profile's config.json;
         for --device, from CLOUDBACKUP_DEVICE_CLIENT_ID and CLOUDBACKUP_DEVICE_CLIENT_SECRET,
@@ -62,6 +71,9 @@ struct LoginCommand: Command {
         case device
     }
 
+    static let deviceConflict =
+        "--device takes no --paste, --no-browser or --port (it opens no browser and listens on no port)"
+
     var profileName: String
     var openBrowser: Bool
     var paste: Bool
@@ -76,7 +88,7 @@ struct LoginCommand: Command {
         openBrowser = !arguments.flag("--no-browser")
         paste = arguments.flag("--paste")
         device = arguments.flag("--device")
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         port =
             try arguments.option("--port", expecting: "a port number 1…65535") {
                 UInt16($0).flatMap { $0 == 0 ? nil : $0 }
@@ -86,11 +98,7 @@ struct LoginCommand: Command {
                 Int($0).flatMap { (1...86_400).contains($0) ? $0 : nil }
             } ?? 300
         _ = try arguments.positionals(exactly: [])
-        if device && (paste || !openBrowser || port != 0) {
-            throw CLIError(
-                "--device takes no --paste, --no-browser or --port (it opens no browser and listens on no port)",
-                .arguments)
-        }
+        if device && (!openBrowser || port != 0) { throw CLIError(Self.deviceConflict, .arguments) }
     }
 
     /// Which way to log in. Without a way asked for, a machine that could open no browser

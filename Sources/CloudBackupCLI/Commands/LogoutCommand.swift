@@ -8,20 +8,18 @@ import OAuth
 struct LogoutCommand: Command {
     static let name = "logout"
     static let summary = "revoke the saved login at Google and delete it"
-    static let usage = "usage: cloudbackup logout [--profile NAME] [--quiet | --verbose]"
-    static let help = """
-        \(usage)
-
+    static var options: [OptionGroup] {
+        OptionSpec.profile.described("which profile to log out (default: default)")
+        OptionGroup.verbosity(
+            quiet: "no line on success, only warnings",
+            verbose: "print each HTTP exchange (never a token)")
+    }
+    static let about = """
         Revokes the profile's login at Google's revocation endpoint and deletes its token
         file and its kept copy of the backup. Network errors and 429/5xx answers are tried
         again with backoff. When the server still cannot be reached, or the token file is
         damaged, the files are deleted anyway and a warning says how to remove the access
         by hand. Ends with one line on stdout saying what was done.
-
-        options:
-          --profile NAME  which profile to log out (default: default)
-          --quiet         no line on success, only warnings
-          --verbose       print each HTTP exchange (never a token)
         """
 
     var profileName: String
@@ -30,7 +28,7 @@ struct LogoutCommand: Command {
 
     init(arguments: inout Arguments) throws(CLIError) {
         profileName = try arguments.option("--profile") ?? "default"
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         _ = try arguments.positionals(exactly: [])
     }
 

@@ -2,17 +2,14 @@
 struct ManualCommand: Command {
     static let name = "manpage"
     static let summary = "print the manual page cloudbackup(1), in roff"
-    static let usage = "usage: cloudbackup manpage"
-    static let help = """
-        \(usage)
-
+    static var options: [OptionGroup] {}
+    static let about = """
         Prints the manual page cloudbackup(1) for man: every command with its usage,
         description and options (the same as its --help), the exit codes, the environment
         variables and the profile's files. 'make install' installs it; to read it in place,
         cloudbackup manpage > cloudbackup.1 && man -l cloudbackup.1.
-
-        exit status: 0 printed.
         """
+    static let exitStatus: String? = "0 printed."
 
     init(arguments: inout Arguments) throws(CLIError) {
         _ = try arguments.positionals(exactly: [])

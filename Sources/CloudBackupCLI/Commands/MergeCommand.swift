@@ -7,12 +7,34 @@ import Parallel
 struct MergeCommand: QuietCommand {
     static let name = "merge"
     static let summary = "merge a backup into a local file: newest edit wins per item"
-    static let usage =
-        "usage: cloudbackup merge LOCAL INCOMING -o OUT [--replace] [--dry-run] [--explain] [--json] [--quiet] "
-        + "[--allow-stale] [--clock-guard] [--window DAYS] [--now RFC3339] [--log FILE] [--max-bytes N]"
-    static let help = """
-        \(usage)
-
+    static let operands = ["LOCAL", "INCOMING"]
+    static var options: [OptionGroup] {
+        OptionSpec.output.described("where to write the result (LOCAL itself is fine)")
+        OptionSpec(
+            name: "--replace",
+            help:
+                "take INCOMING as it is (a restore, not a merge); premium, app lock and device id still stay LOCAL's"
+        )
+        OptionSpec.dryRun.described("show the counts, write no OUT (a --log line still says so)")
+        OptionSpec(name: "--explain", help: "list every decision that was not trivial, and why")
+        OptionSpec.json.described("print only the report object on stdout")
+        OptionSpec.quiet.described("no report, on stdout or stderr: the exit status tells")
+        OptionSpec.allowStale.described(
+            "let in what the stale guard holds back: items missing here and older than the window, from a file that predates it"
+        )
+        OptionSpec(
+            name: "--clock-guard",
+            help:
+                "hold back incoming items stamped more than 24 h after now (not with --replace, which has no guards)"
+        )
+        OptionSpec.window
+        OptionSpec.now.described("the clock to measure against (default: the system clock)")
+        OptionSpec(
+            name: "--log", value: "FILE", help: "append one JSON line describing this merge to FILE"
+        )
+        OptionSpec.maxBytes
+    }
+    static let about = """
         Merges INCOMING (a backup) into LOCAL and writes the result to OUT atomically.
         Per challenge and per day log the copy with the newer updatedAt wins; a delete
         (tombstone) keeps an item deleted unless it was edited after the delete; the day
@@ -24,23 +46,6 @@ struct MergeCommand: QuietCommand {
         (not atomically) and holding only the document: the report goes to stderr. A
         file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
         may be gzip whatever their names).
-
-        options:
-          -o, --output OUT  where to write the result (LOCAL itself is fine)
-          --replace         take INCOMING as it is (a restore, not a merge); premium, app
-                            lock and device id still stay LOCAL's
-          --dry-run         show the counts, write no OUT (a --log line still says so)
-          --explain         list every decision that was not trivial, and why
-          --json            print only the report object on stdout
-          --quiet           no report, on stdout or stderr: the exit status tells
-          --allow-stale     let in what the stale guard holds back: items missing here and
-                            older than the window, from a file that predates it
-          --clock-guard     hold back incoming items stamped more than 24 h after now
-                            (not with --replace, which has no guards)
-          --window DAYS     the tombstone window (default 90)
-          --now RFC3339     the clock to measure against (default: the system clock)
-          --log FILE        append one JSON line describing this merge to FILE
-        \(BackupFile.maxBytesHelp(column: 20))
         """
 
     var localPath: String
@@ -67,8 +72,7 @@ struct MergeCommand: QuietCommand {
         allowStale = arguments.flag("--allow-stale")
         clockGuard = arguments.flag("--clock-guard")
         logPath = try arguments.option("--log")
-        let short = try arguments.option("-o")
-        outputPath = try arguments.option("--output") ?? short
+        outputPath = try arguments.option("--output")
         clock = try ClockOptions(arguments: &arguments)
         let paths = try arguments.positionals(exactly: ["LOCAL", "INCOMING"])
         localPath = paths[0]

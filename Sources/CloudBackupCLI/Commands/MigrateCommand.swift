@@ -5,11 +5,25 @@ import BackupKit
 struct MigrateCommand: QuietCommand {
     static let name = "migrate"
     static let summary = "rewrite a backup of any schema version as schema 4 (or 3)"
-    static let usage =
-        "usage: cloudbackup migrate FILE -o OUT [--schema 3|4] [--pretty] [--json] [--quiet | --verbose] [--max-bytes N]"
-    static let help = """
-        \(usage)
-
+    static let operands = ["FILE"]
+    static var options: [OptionGroup] {
+        OptionSpec.output.described("where to write (required)")
+        OptionSpec(
+            name: "--schema", value: "3|4",
+            help:
+                "write schema 3, for an app that cannot read schema 4 yet: day logs kept under a tombstone (schema 3 cannot hold them) are left out, and a note on stderr says how many"
+        )
+        OptionSpec(
+            name: "--pretty", help: "indent the output for people (the default is compact)")
+        OptionSpec.json.described(
+            #"say what was written as one JSON object (on stderr when OUT is -): "file", "output", "fromSchema", "toSchema", "droppedKeptDayLogs" and the "notes" --verbose gives"#
+        )
+        OptionGroup.verbosity(
+            quiet: "say nothing on success, as without --verbose",
+            verbose: "say what was written (silent on success otherwise)")
+        OptionSpec.maxBytes
+    }
+    static let about = """
         Reads a backup FILE of any schema version, checks it, and writes it to OUT as
         schema 4 with sorted keys. The write is atomic: OUT is either left as it was or
         replaced whole, never half-written, so OUT may be FILE itself. An invalid FILE
@@ -17,21 +31,9 @@ struct MigrateCommand: QuietCommand {
         written as it goes (not atomically) and holding only the document: --verbose
         then speaks on stderr. A file called - is ./-. An OUT named *.gz is written as
         gzip (FILE may be gzip whatever its name).
-
-        options:
-          -o, --output OUT  where to write (required)
-          --schema 3        write schema 3, for an app that cannot read schema 4 yet:
-                            day logs kept under a tombstone (schema 3 cannot hold them)
-                            are left out, and a note on stderr says how many
-          --pretty          indent the output for people (the default is compact)
-          --json            say what was written as one JSON object (on stderr when OUT
-                            is -): "file", "output", "fromSchema", "toSchema",
-                            "droppedKeptDayLogs" and the "notes" --verbose gives
-          --quiet           say nothing on success, as without --verbose
-          --verbose         say what was written (silent on success otherwise)
-        \(BackupFile.maxBytesHelp(column: 20))
-
-        exit status: 0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
+        """
+    static let exitStatus: String? = """
+        0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
         7 FILE was written by a newer version, 1 OUT could not be written.
         """
 
@@ -47,7 +49,7 @@ struct MigrateCommand: QuietCommand {
     init(arguments: inout Arguments) throws(CLIError) {
         pretty = arguments.flag("--pretty")
         json = arguments.flag("--json")
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         schema =
             try arguments.option(
                 "--schema", expecting: "3 or 4, the versions cloudbackup writes",
@@ -56,10 +58,7 @@ struct MigrateCommand: QuietCommand {
         // The notes look into every day log; only --verbose and --json show them.
         options.collectsNotes = verbose || json
         self.options = options
-        let short = try arguments.option("-o")
-        let long = try arguments.option("--output")
-        guard let output = long ?? short else {
-            try arguments.refuseUnknownOptions()
+        guard let output = try arguments.option("--output") else {
             throw .usage("missing -o OUT", Self.usage)
         }
         self.output = output

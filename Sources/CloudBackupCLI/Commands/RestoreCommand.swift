@@ -9,14 +9,31 @@ import LocalFiles
 struct RestoreCommand: QuietCommand {
     static let name = "restore"
     static let summary = "merge the Drive backup into a state file (or replace it)"
-    static let usage =
-        "usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME] [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
-    static let help = """
-        usage: cloudbackup restore --file STATE (--merge | --replace) [--revision ID | --as-of TIME]
-                                   [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                   [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
-                                   [--password-file FILE | --password-command CMD]
-
+    static var options: [OptionGroup] {
+        OptionSpec.file.required.described("the local state file to restore into")
+        OptionGroup.oneOf(
+            OptionSpec(
+                name: "--merge",
+                help:
+                    "newest edit wins per item; STATE's settings stay (a new STATE takes the backup's, without premium and app lock)"
+            ),
+            OptionSpec(
+                name: "--replace",
+                help: "STATE becomes the backup (premium, app lock and device id stay)"),
+            required: true)
+        OptionGroup.revision
+        OptionSpec.dryRun
+        OptionSpec.allowStale
+        OptionSpec.yes
+        OptionSpec.profile
+        OptionSpec.now
+        OptionSpec.json.described("print the counts as the FORMAT.md §6.1 report object")
+        OptionGroup.verbosity()
+        OptionSpec.waitLock
+        OptionSpec.maxBytes
+        OptionGroup.keys
+    }
+    static let about = """
         Download the backup from the Google Drive app folder, validate and migrate it, show what
         it would change in STATE, then write STATE atomically, keeping the previous file as
         STATE.bak (replacing an older one; the profile's "previousCopies" keeps more, as
@@ -26,28 +43,9 @@ struct RestoreCommand: QuietCommand {
         With --revision or --as-of, an older version of the backup from Drive's revision
         history ('cloudbackup history' lists them) instead of the latest. A STATE named
         *.gz is written as gzip.
-
-        options:
-          --file STATE    the local state file to restore into
-          --merge         newest edit wins per item; STATE's settings stay (a new STATE
-                          takes the backup's, without premium and app lock)
-          --replace       STATE becomes the backup (premium, app lock and device id stay)
-          --revision ID   that revision of the backup
-          --as-of TIME    the newest revision written at or before TIME: RFC 3339, or a date
-                          YYYY-MM-DD meaning the end of that day in the local time zone
-          --dry-run       only show the counts; write nothing anywhere
-          --allow-stale   let in items the stale guard holds back (a backup older than the window)
-          --yes           do not ask before writing (asked only on a terminal)
-          --profile P     the profile to use (default: default)
-          --now T         the time for the tombstone window, RFC 3339 (default: now)
-          --json          print the counts as the FORMAT.md §6.1 report object
-          --quiet         print nothing on stdout: the exit status tells
-          --verbose       trace each HTTP exchange (tokens redacted)
-        \(WaitLock.help(column: 18))
-        \(BackupFile.maxBytesHelp(column: 18))
-        \(RemoteEncryption.Options.help(column: 18))
-
-        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
+        """
+    static let exitStatus: String? = """
+        0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
         revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or it is
         encrypted and no key given opens it, 4 not logged in, 5 network or Drive failure, 6
         another run holds the profile's lock (still, after --wait-lock's wait), or STATE changed
@@ -68,17 +66,13 @@ struct RestoreCommand: QuietCommand {
     var quiet: Bool { drive.quiet }
 
     init(arguments: inout Arguments) throws(CLIError) {
-        file = try arguments.required("--file", "STATE")
-        switch (arguments.flag("--merge"), arguments.flag("--replace")) {
-        case (true, false): mode = .merge
-        case (false, true): mode = .replace
-        default: throw .usage("say --merge or --replace (exactly one)", Self.usage)
-        }
+        file = try arguments.required("--file")
+        mode = arguments.one(of: "--merge", "--replace") == "--merge" ? .merge : .replace
         dryRun = arguments.flag("--dry-run")
         allowStale = arguments.flag("--allow-stale")
         yes = arguments.flag("--yes")
         json = arguments.flag("--json")
-        revision = try DriveOptions.revision(&arguments, usage: Self.usage)
+        revision = try DriveOptions.revision(&arguments)
         drive = try DriveOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
     }

@@ -10,14 +10,28 @@ import LocalFiles
 struct RollbackCommand: QuietCommand {
     static let name = "rollback"
     static let summary = "make an older revision of the backup the state on every device"
-    static let usage =
-        "usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run] [--allow-stale] [--yes] [--profile P] [--now T] [--json] [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N] [--password-file FILE | --password-command CMD]"
-    static let help = """
-        usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run]
-                                    [--allow-stale] [--yes] [--profile P] [--now T] [--json]
-                                    [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
-                                    [--password-file FILE | --password-command CMD]
-
+    static var options: [OptionGroup] {
+        OptionSpec.file.required.described(
+            "the local state file, written with the rolled-back document")
+        OptionGroup.revision(
+            id: "roll back to that revision",
+            asOf:
+                "to the newest revision written at or before TIME: RFC 3339, or a date YYYY-MM-DD meaning the end of that day in the local time zone",
+            required: true)
+        OptionSpec.dryRun
+        OptionSpec.allowStale.described(
+            "roll back to a revision older than the tombstone window (challenges deleted since may have lost their tombstones, and would come back)"
+        )
+        OptionSpec.yes
+        OptionSpec.profile
+        OptionSpec.now
+        OptionSpec.json.described("print the counts as one JSON object")
+        OptionGroup.verbosity()
+        OptionSpec.waitLock
+        OptionSpec.maxBytes
+        OptionGroup.keys
+    }
+    static let about = """
         Make an older revision of the backup ('cloudbackup history' lists them) the state on
         every device: each item that differs from the backup on Drive now is written again at
         this run's time (changed or deleted since: the revision's version; a challenge added
@@ -27,26 +41,9 @@ struct RollbackCommand: QuietCommand {
         STATE.bak. The revision it replaces is kept forever first, so the rollback itself can
         be undone with another rollback to it. The counts are shown before anything is
         written; a rollback that would change nothing writes nothing.
-
-        options:
-          --file STATE    the local state file, written with the rolled-back document
-          --revision ID   roll back to that revision
-          --as-of TIME    to the newest revision written at or before TIME: RFC 3339, or a
-                          date YYYY-MM-DD meaning the end of that day in the local time zone
-          --dry-run       only show the counts; write nothing anywhere
-          --allow-stale   roll back to a revision older than the tombstone window (challenges
-                          deleted since may have lost their tombstones, and would come back)
-          --yes           do not ask before writing (asked only on a terminal)
-          --profile P     the profile to use (default: default)
-          --now T         the time for the tombstone window, RFC 3339 (default: now)
-          --json          print the counts as one JSON object
-          --quiet         print nothing on stdout: the exit status tells
-          --verbose       trace each HTTP exchange (tokens redacted)
-        \(WaitLock.help(column: 18))
-        \(BackupFile.maxBytesHelp(column: 18))
-        \(RemoteEncryption.Options.help(column: 18))
-
-        exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
+        """
+    static let exitStatus: String? = """
+        0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
         revision, or TIME is before the oldest, or the revision is older than the tombstone
         window without --allow-stale, 3 STATE or the backup is invalid, or it is encrypted and
         no key given opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds
@@ -66,9 +63,9 @@ struct RollbackCommand: QuietCommand {
     var quiet: Bool { drive.quiet }
 
     init(arguments: inout Arguments) throws(CLIError) {
-        file = try arguments.required("--file", "STATE")
-        guard let revision = try DriveOptions.revision(&arguments, usage: Self.usage) else {
-            throw .usage("say which revision: --revision ID or --as-of TIME", Self.usage)
+        file = try arguments.required("--file")
+        guard let revision = try DriveOptions.revision(&arguments) else {
+            preconditionFailure("the revision group is declared required, and check() ran first")
         }
         self.revision = revision
         dryRun = arguments.flag("--dry-run")

@@ -12,33 +12,34 @@ struct StatusCommand: QuietCommand {
     static let name = "status"
     static let summary =
         "show the login, the last backup and run, the remote file and local counts"
-    static let usage =
-        "usage: cloudbackup status [--profile NAME] [--remote] [--quiet | --verbose] [--file STATE] [--json] [--max-age DURATION] [--now T] [--max-bytes N]"
-    static let help = """
-        \(usage)
-
+    static var options: [OptionGroup] {
+        OptionSpec.profile
+        OptionSpec(
+            name: "--remote",
+            help: "also ask Drive for the backup file: id, size, modified, version")
+        OptionGroup.verbosity(
+            quiet: "print nothing: the exit status tells (with --max-age, for monitoring)",
+            verbose: "with --remote, trace each HTTP exchange (tokens redacted)")
+        OptionSpec.file.described(
+            "also count the challenges, day logs and tombstones in STATE, and those changed since the last backup or restore (offline); with --remote, also those on Drive that STATE lacks"
+        )
+        OptionSpec.json
+        OptionSpec(
+            name: "--max-age", value: "DURATION",
+            help:
+                "exit 9 when the last successful backup is older than DURATION (36h, 2d, 90m; at most 365d), or there is none"
+        )
+        OptionSpec.now.described("measure --max-age and the token's expiry from T, RFC 3339")
+        OptionSpec.maxBytes
+    }
+    static let about = """
         Shows the profile's login: whether it is logged in and when the saved access token
         expires (an expired one is refreshed by the next command that needs it), the
         profile's last successful backup, and how its last backup or restore ended. Works
         offline unless --remote is given.
-
-        options:
-          --profile NAME  which profile (default: default)
-          --remote        also ask Drive for the backup file: id, size, modified, version
-          --quiet         print nothing: the exit status tells (with --max-age, for monitoring)
-          --verbose       with --remote, trace each HTTP exchange (tokens redacted)
-          --file STATE    also count the challenges, day logs and tombstones in STATE, and
-                          those changed since the last backup or restore (offline); with
-                          --remote, also those on Drive that STATE lacks
-          --json          print one JSON object instead of text
-        \(HelpLine.option(
-            "--max-age DURATION", column: 18,
-            "exit 9 when the last successful backup is older than",
-            "DURATION (36h, 2d, 90m; at most 365d), or there is none"))
-          --now T         measure --max-age and the token's expiry from T, RFC 3339
-        \(BackupFile.maxBytesHelp(column: 18))
-
-        exit status: 0 all is well, 2 usage, 3 the profile's config.json or token file is broken
+        """
+    static let exitStatus: String? = """
+        0 all is well, 2 usage, 3 the profile's config.json or token file is broken
         or readable by others, or STATE is invalid, 4 not logged in (with --remote: or Google
         refused the login), 5 (--remote) network or Drive failure, 8 the last backup or
         restore failed, 9 the last successful backup is older than --max-age; the first of
@@ -60,7 +61,7 @@ struct StatusCommand: QuietCommand {
         profileName = try arguments.option("--profile") ?? "default"
         json = arguments.flag("--json")
         remote = arguments.flag("--remote")
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         file = try arguments.option("--file")
         readOptions = try BackupFile.readOptions(&arguments)
         maxAge = try arguments.option(

@@ -6,30 +6,27 @@ import BackupSync
 struct ValidateCommand: QuietCommand {
     static let name = "validate"
     static let summary = "check backup files against every rule of the format"
-    static let usage =
-        "usage: cloudbackup validate FILE... [--json] [--quiet | --verbose] [--max-bytes N]"
-    static let help = """
-        \(usage)
-
+    static let operands = ["FILE..."]
+    static var options: [OptionGroup] {
+        OptionSpec.json.described(
+            #"print one JSON object on stdout instead: {"files": [...]}, each file's name, "valid", and its "schemaVersion" or its "exitCode" and "problems" (each a "pointer", the "rule" it breaks, a section of the format's reference such as "3.6", and a "message"; a syntax error a "line" and "column")"#
+        )
+        OptionGroup.verbosity(
+            quiet: "print nothing but the problems, as without --verbose",
+            verbose:
+                "also say which files are valid, with their schema version, and note day logs that do not fit their challenge (kept, but not counted for streaks)"
+        )
+        OptionSpec.maxBytes
+    }
+    static let about = """
         Checks each backup FILE (any schema version) against every rule of the
         document format and prints every problem on stderr as FILE: /pointer: message,
         where /pointer is the JSON Pointer of the broken value. Prints nothing when
         all files are valid. A FILE of - is standard input, named <stdin> (a file
         called - is ./-); one FILE at most can be -.
-
-        options:
-          --json         print one JSON object on stdout instead: {"files": [...]}, each
-                         file's name, "valid", and its "schemaVersion" or its "exitCode"
-                         and "problems" (each a "pointer", the "rule" it breaks, a
-                         section of the format's reference such as "3.6", and a
-                         "message"; a syntax error a "line" and "column")
-          --quiet        print nothing but the problems, as without --verbose
-          --verbose      also say which files are valid, with their schema version, and
-                         note day logs that do not fit their challenge (kept, but not
-                         counted for streaks)
-        \(BackupFile.maxBytesHelp(column: 17))
-
-        exit status: 0 all valid, 3 a file is invalid or unreadable, 7 a file was
+        """
+    static let exitStatus: String? = """
+        0 all valid, 3 a file is invalid or unreadable, 7 a file was
         written by a newer version; with several files, the highest of their codes.
         """
 
@@ -41,7 +38,7 @@ struct ValidateCommand: QuietCommand {
 
     init(arguments: inout Arguments) throws(CLIError) {
         json = arguments.flag("--json")
-        (quiet, verbose) = try arguments.quietOrVerbose()
+        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
         var options = try BackupFile.readOptions(&arguments)
         // The notes look into every day log; only --verbose shows them.
         options.collectsNotes = verbose

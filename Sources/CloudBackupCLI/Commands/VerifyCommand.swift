@@ -5,27 +5,27 @@ import BackupKit
 struct VerifyCommand: QuietCommand {
     static let name = "verify"
     static let summary = "tell whether a backup predates the tombstone window"
-    static let usage =
-        "usage: cloudbackup verify FILE [--against STATE] [--window DAYS] [--now RFC3339] [--json] [--quiet] [--max-bytes N]"
-    static let help = """
-        \(usage)
-
+    static let operands = ["FILE"]
+    static var options: [OptionGroup] {
+        OptionSpec(
+            name: "--against", value: "STATE",
+            help:
+                "also list the challenges a merge of FILE into STATE would hold back or revive, and why, and how many day logs kept under a revived challenge's tombstone in STATE would come back with it"
+        )
+        OptionSpec.window
+        OptionSpec.now.described("the clock to measure against (default: the system clock)")
+        OptionSpec.json.described("print one JSON object instead of sentences")
+        OptionSpec.quiet.described("print nothing: the exit status tells")
+        OptionSpec.maxBytes
+    }
+    static let about = """
         Says when FILE was exported (a schema-1 file: its newest stamp) and whether that is
         before the tombstone window. Deletes older than the window are forgotten, so an item
         in such a file may be a delete this device no longer remembers. FILE or STATE
         (not both) may be - for standard input; a file called - is ./-.
-        Exit status: 0 inside the window, 7 when FILE predates it, 3 when it is invalid.
-
-        options:
-          --against STATE  also list the challenges a merge of FILE into STATE would hold
-                           back or revive, and why, and how many day logs kept under a
-                           revived challenge's tombstone in STATE would come back with it
-          --window DAYS    the tombstone window (default 90)
-          --now RFC3339    the clock to measure against (default: the system clock)
-          --json           print one JSON object instead of sentences
-          --quiet          print nothing: the exit status tells
-        \(BackupFile.maxBytesHelp(column: 19))
         """
+    static let exitStatus: String? =
+        "0 inside the window, 7 when FILE predates it, 3 when it is invalid."
 
     var path: String
     var againstPath: String?

@@ -1,0 +1,71 @@
+/// A command's usage line and `--help`, made from its declarations: the usage from its
+/// operands and option groups, the `options:` paragraph from each option's names and
+/// description, wrapped to one width with one column for the descriptions; the prose around
+/// them (what the command does, a note, the exit status) is the command's own.
+enum HelpText {
+    /// The width help is wrapped to.
+    static let width = 88
+    /// Where descriptions start, unless a command's longest option is shorter.
+    static let column = 24
+
+    /// `usage: cloudbackup NAME OPERANDS [options…]` on one line, as a usage error shows it.
+    static func usage(_ command: any Command.Type) -> String {
+        (["usage:"] + usageWords(command)).joined(separator: " ")
+    }
+
+    static func help(_ command: any Command.Type) -> String {
+        var words = usageWords(command)
+        let lead = "usage: " + words.removeFirst() + " " + words.removeFirst()
+        var paragraphs = [wrapped(words, first: lead, indent: lead.count + 1)]
+        paragraphs.append(command.about)
+        let options = command.options.options
+        if !options.isEmpty {
+            paragraphs.append((["options:"] + optionLines(options)).joined(separator: "\n"))
+        }
+        paragraphs += [command.note, command.exitStatus.map { "exit status: " + $0 }]
+            .compactMap { $0 }
+        return paragraphs.joined(separator: "\n\n")
+    }
+
+    /// `cloudbackup`, the name, the operands, each option group: the units a usage line
+    /// breaks between.
+    private static func usageWords(_ command: any Command.Type) -> [String] {
+        ["cloudbackup", command.name] + command.operands + command.options.map(\.usage)
+    }
+
+    /// Each option as `  --name VALUE  description`, the descriptions from one column (two
+    /// spaces after a name that reaches it) and continued there.
+    static func optionLines(_ options: [OptionSpec]) -> [String] {
+        let longest = options.map { $0.spelledInHelp.count }.max() ?? 0
+        let column = min(column, 2 + longest + 2)
+        return options.map { option in
+            let head = "  " + option.spelledInHelp
+            let first = head + String(repeating: " ", count: max(2, column - head.count))
+            let words = option.help.split(separator: " ").map(String.init)
+            return wrapped(words, first: first, indent: column, joiner: "")
+        }
+    }
+
+    /// `words` after `first`, broken into lines of at most `width` (a longer word stands
+    /// alone), later lines indented by `indent` spaces.
+    private static func wrapped(
+        _ words: [String], first: String, indent: Int, joiner: String = " "
+    ) -> String {
+        var lines: [String] = []
+        var line = first
+        var atStart = joiner.isEmpty
+        for word in words {
+            if atStart {
+                line += word
+                atStart = false
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                lines.append(line)
+                line = String(repeating: " ", count: indent) + word
+            }
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
+    }
+}
