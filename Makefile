@@ -157,11 +157,12 @@ fuzz: $(FUZZ)/backupkit-fuzz
 
 # What users run (cloudbackup validate, migrate, merge) as whole cold processes beside whole
 # Python processes parsing the same seeded files (orjson, pysimdjson), then BackupKit in one
-# warm process beside its peers (Python json, orjson, jq, Foundation); the files are cached in
-# .build/bench-data; jq and GNU time (for peak memory) come from apt-get when missing.
-# BENCH_SIZES=20000,200000 skips the slow top size. Then what a backup costs (requests and
-# bytes from the emulator's log, the process's CPU and wall time) for Examples/phone.json, the
-# 20,000 file and (when BENCH_SIZES made it) the 1,000,000 one, plain and encrypted.
+# warm process beside its peers (Python json, orjson, jq, Foundation; gzip beside zlib's
+# compress2); the files are cached in .build/bench-data; jq and GNU time (for peak memory)
+# come from apt-get when missing. BENCH_SIZES=20000,200000 skips the slow top size. Then what a
+# backup costs (requests and bytes from the emulator's log, the process's CPU and wall time)
+# for Examples/phone.json, the 20,000 file and (when BENCH_SIZES made it) the 1,000,000 one,
+# plain, compressed and encrypted.
 bench: deps venv
 	@$(call apt_install,jq time)
 	$(RELEASE) --product backup-bench

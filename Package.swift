@@ -67,7 +67,8 @@ let package = Package(
         .executableTarget(
             name: "backup-bench",
             dependencies: [
-                "BenchDocuments", "BackupKit", "Envelope", "LocalFiles", "CMalloc", "Parallel",
+                "BenchDocuments", "BackupKit", "Envelope", "Gzip", "LocalFiles", "CMalloc",
+                "Parallel",
             ]),
 
         .target(

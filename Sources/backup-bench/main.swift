@@ -3,6 +3,7 @@ import BenchDocuments
 import CMalloc
 import Envelope
 import Foundation
+import Gzip
 import LocalFiles
 import Parallel
 
@@ -21,6 +22,8 @@ import Parallel
 //     backup-bench foundation FILE [--runs N]    JSONDecoder into a Codable model
 //     backup-bench envelope FILE [--runs N] [--budget-ms MS]   age encrypt and decrypt of
 //                                                FILE (X25519), and one scrypt 2^18 wrap
+//     backup-bench gzip FILE [--runs N] [--budget-ms MS]   Gzip.compress of FILE at levels
+//                                                1, 3 and 6, and the level-1 file inflated
 
 struct BenchError: Error {
     var message: String
@@ -376,9 +379,36 @@ func envelope(_ options: Options) throws(BenchError) {
     }
 }
 
+/// What compression adds to a backup (issue 40): FILE gzipped by libdeflate at levels 1 (the
+/// default, `Gzip.defaultLevel`), 3 and 6, with each output's size, and the default level's
+/// output inflated back, as a restore or a merge of a compressed backup does.
+func gzip(_ options: Options) throws(BenchError) {
+    let path = try options.onlyFile()
+    let bytes = try load(path)
+    let runs = try Runs(options)
+    let levels = [Gzip.defaultLevel, 3, 6].map { level in
+        time(runs) { Gzip.compress(bytes, level: level) }
+    }
+    let compressed = levels[0].last ?? []
+    let inflated = try time(runs) { () throws(BenchError) in
+        do throws(GzipError) {
+            return try Gzip.decompress(compressed, maxBytes: bytes.count)
+        } catch {
+            throw BenchError(message: "\(path): \(error.description)")
+        }
+    }
+    report([
+        "bytes": bytes.count, "level": Gzip.defaultLevel,
+        "seconds1": levels[0].seconds, "bytes1": levels[0].last?.count ?? 0,
+        "seconds3": levels[1].seconds, "bytes3": levels[1].last?.count ?? 0,
+        "seconds6": levels[2].seconds, "bytes6": levels[2].last?.count ?? 0,
+        "decompressSeconds": inflated.seconds, "identical": inflated.last == bytes,
+    ])
+}
+
 let commands: [String: (Options) throws(BenchError) -> Void] = [
     "generate": generate, "read": read, "write": write, "merge": fullMerge,
-    "keptcost": keptCost, "foundation": foundation, "envelope": envelope,
+    "keptcost": keptCost, "foundation": foundation, "envelope": envelope, "gzip": gzip,
 ]
 let arguments = CommandLine.arguments.dropFirst()
 do throws(BenchError) {

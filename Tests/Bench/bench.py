@@ -11,9 +11,12 @@ child's wall time, user + system CPU, minor page faults and peak RSS come from t
          (read both files, validate, merge, write the result) in a child process whose peak
          resident memory GNU time reports; the age envelope's encrypt and decrypt of the
          file (X25519), against read + write, and the one scrypt 2^18 a passphrase adds;
+         gzip (libdeflate) of the file at levels 1 (a backup's), 3 and 6 with the size each
+         leaves, and the level-1 file inflated back;
   peers  Python json.loads and orjson.loads (parse only, from bytes in memory), `jq -S -c .`
          (a whole process: parse + sorted write to /dev/null), Foundation's JSONDecoder into
-         an equivalent Codable model (in backup-bench).
+         an equivalent Codable model (in backup-bench), zlib's compress2 at level 1 and its
+         uncompress of that (the system's libz.so.1 through ctypes, into a buffer made once).
 Every figure is the median of several runs; the ratio column is ours / peer (below 1 means
 BackupKit is faster). What runs inside one process (ours, the Python peers, Foundation) is
 called once untimed first, so no size's figure carries what only a first call pays, then
@@ -34,6 +37,7 @@ default 5).
 """
 
 import argparse
+import ctypes
 import hashlib
 import json
 import os
@@ -53,6 +57,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BUDGET = float(os.environ.get("BENCH_BUDGET", "1"))
 GENERATOR_SOURCES = ROOT / "Sources" / "BenchDocuments"
 DEVICES = ("phone", "laptop")
+# Issue 40: libdeflate at a backup's level, at 20,000 day logs.
+GZIP_BUDGET = 0.015
+GUNZIP_BUDGET = 0.005
 
 
 @dataclass
@@ -196,6 +203,48 @@ class Row:
     failure: str = ""
 
 
+class Zlib:
+    """zlib's one-call compress2 and uncompress, the peers of libdeflate's, from the system's
+    libz.so.1 (what Python's zlib module links; its zlib.compress is deflate in steps). The
+    output buffer is made once, outside the clock, so the peer pays no allocation."""
+
+    def __init__(self):
+        library = self.library = ctypes.CDLL("libz.so.1")
+        library.zlibVersion.restype = ctypes.c_char_p
+        library.compressBound.restype = ctypes.c_ulong
+        library.compressBound.argtypes = [ctypes.c_ulong]
+        for name in ("compress2", "uncompress"):
+            getattr(library, name).argtypes = [
+                ctypes.c_char_p, ctypes.POINTER(ctypes.c_ulong), ctypes.c_char_p, ctypes.c_ulong,
+                *([ctypes.c_int] if name == "compress2" else [])]
+        self.version = library.zlibVersion().decode()
+
+    def compress2(self, data, level):
+        """The compressed bytes, and a function that compresses `data` again (into the
+        same buffer: what is timed)."""
+        buffer = ctypes.create_string_buffer(self.library.compressBound(len(data)))
+
+        def compress(payload):
+            size = ctypes.c_ulong(len(buffer))
+            if self.library.compress2(buffer, ctypes.byref(size), payload, len(payload), level):
+                raise Failed("compress2 failed")
+            return size.value
+
+        size = compress(data)
+        return buffer.raw[:size], compress
+
+    def uncompress(self, data, size):
+        buffer = ctypes.create_string_buffer(size)
+
+        def uncompress(payload):
+            out = ctypes.c_ulong(size)
+            if self.library.uncompress(buffer, ctypes.byref(out), payload, len(payload)):
+                raise Failed("uncompress failed")
+            return out.value
+
+        return uncompress
+
+
 def measure(binary, files, runs, slow_runs, out_folder):
     """All rows for one size; a failing step (e.g. code not written yet) shows as failed."""
     phone, laptop = files
@@ -259,6 +308,26 @@ def measure(binary, files, runs, slow_runs, out_folder):
     ours("encrypt", "age encrypt, X25519 (phone)", phone_mb, lambda: envelope_step("encrypt"))
     ours("decrypt", "age decrypt, X25519 (phone)", phone_mb, lambda: envelope_step("decrypt"))
 
+    gzip = {}
+
+    def gzip_step(level):
+        # One run of `backup-bench gzip` times every level and the inflate; the rows reuse it.
+        if not gzip:
+            report, _ = bench_json(binary, "gzip", str(phone), "--runs", str(runs), *budget)
+            if not report["identical"]:
+                raise Failed("inflated bytes differ from the file")
+            gzip.update(report)
+        if level == "inflate":
+            return median_of(gzip["decompressSeconds"]), None, ""
+        size = gzip[f"bytes{level}"]
+        note = f"{size:,} bytes, {size / len(phone_bytes):.1%}"
+        return median_of(gzip[f"seconds{level}"]), None, note
+
+    for level in (1, 3, 6):
+        ours(f"gzip{level}", f"gzip level {level}, libdeflate (phone)", phone_mb,
+             lambda level=level: gzip_step(level))
+    ours("gunzip", "gunzip, libdeflate (phone)", phone_mb, lambda: gzip_step("inflate"))
+
     def ratio(key, peer_seconds, what):
         mine = sum(results[k] for k in key) if all(k in results for k in key) else None
         return f"{what} {mine / peer_seconds:.3f}×" if mine is not None else ""
@@ -283,6 +352,19 @@ def measure(binary, files, runs, slow_runs, out_folder):
         rows.append(Row("jq -S -c . (phone, whole process)", jq_seconds, phone_mb,
                         max(run.peak_rss or 0 for run in jq_runs),
                         ratio(["read", "write"], jq_seconds, "read+write")))
+
+    try:
+        zlib = Zlib()
+        deflated, compress = zlib.compress2(phone_bytes, 1)
+        seconds = time_in_process(compress, phone_bytes, runs)
+        rows.append(Row(f"zlib {zlib.version} compress2 level 1 (phone)", seconds, phone_mb,
+                        ratio=f"{ratio(['gzip1'], seconds, 'gzip')}; {len(deflated):,} bytes,"
+                              f" {len(deflated) / len(phone_bytes):.1%}"))
+        seconds = time_in_process(zlib.uncompress(deflated, len(phone_bytes)), deflated, runs)
+        rows.append(Row(f"zlib {zlib.version} uncompress (phone)", seconds, phone_mb,
+                        ratio=ratio(["gunzip"], seconds, "gunzip")))
+    except (OSError, Failed) as failure:
+        rows.append(Row("zlib compress2 (phone)", failure=str(failure)))
 
     row = Row("Foundation JSONDecoder (phone)", megabytes=phone_mb)
     try:
@@ -474,6 +556,23 @@ def print_targets(all_results, per_log, rounds):
         print("\n".join(lines))
 
 
+def print_gzip_targets(all_results):
+    """The goals of issue 40, item 3: libdeflate at a backup's level, at 20,000 day logs."""
+    if 20000 not in all_results:
+        return
+    result, _ = all_results[20000]
+    lines = []
+    for key, text, budget in (("gzip1", "compress (level 1)", GZIP_BUDGET),
+                              ("gunzip", "decompress", GUNZIP_BUDGET)):
+        if key in result:
+            seconds = result[key]
+            lines.append(f"  {f'{text} at most {budget * 1000:.0f} ms':62}"
+                         f" {f'{seconds * 1000:.1f} ms':>16}  {'yes' if seconds <= budget else 'NO'}")
+    if lines:
+        print("\nTargets (issue 40), gzip by libdeflate at 20,000 day logs (phone):")
+        print("\n".join(lines))
+
+
 def print_cold_targets(size, results, files):
     """The goals of issue 21, read off this run at the largest size measured: ratios of
     whole processes timed side by side, so the host's load weighs on both sides alike."""
@@ -563,6 +662,7 @@ def main():
         print(f"\ntime per day log in rounds: failed: {failure}")
         per_log = {}
     print_targets(all_results, per_log, rounds)
+    print_gzip_targets(all_results)
     largest = max(all_results)
     print_cold_targets(largest, all_results[largest][0], pairs[largest])
 
