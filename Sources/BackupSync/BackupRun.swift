@@ -2,6 +2,7 @@ import BackupKit
 import Digests
 import Foundation
 import GoogleDrive
+import Gzip
 
 /// Merge-before-upload against the app folder, as a pure state machine: it never touches the
 /// network, a file or a clock. The driver (`SyncDriver`) performs each `Action` and feeds
@@ -510,7 +511,7 @@ public struct BackupRun<Document> {
                 base.document = document
                 if let revision = snapshot.file.headRevisionId { covered.insert(revision) }
                 base.rewrap = codec.changesEnvelope(ofSealed: codec.isSealed(snapshot.bytes))
-                base.reform = codec.changesForm(plain)
+                base.reform = codec.changesForm(isGzip: Gzip.isGzip(plain))
                 head = Head(
                     snapshot.file, etag: snapshot.etag, document: document, plain: plain,
                     onDrive: snapshot.bytes)
@@ -655,7 +656,7 @@ public struct BackupRun<Document> {
                 document: document, revision: target.headRevisionId, md5: target.md5Checksum,
                 etag: kept.etag(for: target),
                 rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes),
-                reform: codec.changesForm(kept.bytes))
+                reform: codec.changesForm(isGzip: Gzip.isGzip(kept.bytes)))
             var copied = Head(
                 target, etag: base.etag, document: document, plain: kept.bytes,
                 onDrive: kept.bytes)
@@ -782,7 +783,7 @@ public struct BackupRun<Document> {
 
     /// Records the check to come, then uploads `document` (or creates the file with it).
     private mutating func send(_ document: Document) -> Action {
-        let plain = codec.upload(document, over: head?.plain)
+        let plain = codec.upload(document, headIsGzip: head.map { Gzip.isGzip($0.plain) })
         let bytes: [UInt8]
         do {
             bytes = try codec.seal(plain)

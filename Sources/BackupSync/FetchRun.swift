@@ -1,5 +1,6 @@
 import BackupKit
 import GoogleDrive
+import Gzip
 
 /// Every file of our name merged into one (oldest first), for `restore`: a pure state machine
 /// like `BackupRun`, driven by `SyncDriver`.
@@ -19,8 +20,9 @@ public struct FetchRun<Document> {
     public enum Action {
         case list
         case download(DriveFile)
-        /// nil: no file of our name.
-        case finish((document: Document, files: [DriveFile])?)
+        /// nil: no file of our name. `isGzip`: the first file's opened bytes are gzip, the
+        /// form a backup that does not say keeps.
+        case finish((document: Document, files: [DriveFile], isGzip: Bool)?)
         case fail(SyncError)
     }
 
@@ -37,6 +39,7 @@ public struct FetchRun<Document> {
     private var files: [DriveFile] = []
     private var unread: [DriveFile] = []
     private var merged: Document?
+    private var isGzip = false
     private var round = 0
 
     public init(name: String, codec: SyncCodec<Document>) {
@@ -60,8 +63,9 @@ public struct FetchRun<Document> {
             unread.removeFirst()
             let document: Document
             do {
-                document = try codec.decode(
-                    try codec.opened(snapshot.bytes, of: snapshot.file, replacing: false))
+                let opened = try codec.opened(snapshot.bytes, of: snapshot.file, replacing: false)
+                if merged == nil { isGzip = Gzip.isGzip(opened) }
+                document = try codec.decode(opened)
             } catch let error as SyncError {
                 return .fail(error)
             } catch {
@@ -84,6 +88,6 @@ public struct FetchRun<Document> {
 
     private func next() -> Action {
         if let file = unread.first { return .download(file) }
-        return .finish(merged.map { ($0, files) })
+        return .finish(merged.map { ($0, files, isGzip) })
     }
 }

@@ -41,19 +41,20 @@ public struct SyncCodec<Document> {
     /// Whether `seal` seals.
     public var seals: Bool { uploads == .sealed }
 
-    /// Whether opened bytes on Drive are in another form than this profile's (it turned
-    /// compression on or off): the run uploads though the merge changed nothing, as for a
-    /// change of envelope. Never when the profile does not say.
-    public func changesForm(_ opened: [UInt8]) -> Bool {
-        compress.map { Gzip.isGzip(opened) != $0 } ?? false
+    /// Whether opened bytes on Drive (`isGzip`: whether they are gzip) are in another form
+    /// than this profile's (it turned compression on or off): the run uploads though the
+    /// merge changed nothing, as for a change of envelope. Never when the profile does not say.
+    public func changesForm(isGzip: Bool) -> Bool {
+        compress.map { isGzip != $0 } ?? false
     }
 
-    /// The opened bytes of an upload of `document` over a head whose opened bytes are `head`
-    /// (nil: no head known): `encode`'s, gzipped when `compress` says so. Gzip is
-    /// deterministic, so "did the merge change anything?" may still compare `encode`'s bytes.
-    public func upload(_ document: Document, over head: [UInt8]?) -> [UInt8] {
+    /// The opened bytes of an upload of `document` over a head whose opened bytes are gzip or
+    /// not (`headIsGzip`; nil: no head known): `encode`'s, gzipped when `compress` says so, or
+    /// when it does not say and the head is. Gzip is deterministic, so "did the merge change
+    /// anything?" may still compare `encode`'s bytes.
+    public func upload(_ document: Document, headIsGzip: Bool?) -> [UInt8] {
         let plain = encode(document)
-        return compress ?? head.map(Gzip.isGzip) ?? false ? Gzip.compress(plain) : plain
+        return compress ?? headIsGzip ?? false ? Gzip.compress(plain) : plain
     }
 
     public init(

@@ -148,7 +148,7 @@ public struct SyncDriver {
     }
 
     public func run<Document>(_ machine: FetchRun<Document>) throws(SyncError)
-        -> (document: Document, files: [DriveFile])?
+        -> (document: Document, files: [DriveFile], isGzip: Bool)?
     {
         var machine = machine
         var action = machine.start()

@@ -442,7 +442,7 @@ func body(_ request: HTTPRequest) -> String {
 }
 
 private func fetch(_ transport: ScriptedTransport, codec: SyncCodec<Lines> = lineCodec)
-    throws(SyncError) -> (document: Lines, files: [DriveFile])?
+    throws(SyncError) -> (document: Lines, files: [DriveFile], isGzip: Bool)?
 {
     try SyncDriver(drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 0) }).run(
         FetchRun(name: "habit-backup.json", codec: codec))

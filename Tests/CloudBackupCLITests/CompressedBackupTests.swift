@@ -170,12 +170,22 @@ import Testing
             backupJSON(
                 device: "phone",
                 challenges: ["P": "2026-11-01T00:00:00.000Z", "Q": "2026-11-02T00:00:00.000Z"]))
+        // Its dry run counts the bytes of that form, gzip's.
+        let counted = try phone.backup(["--dry-run"])
+        let said = try #require(
+            counted.stdout.split(separator: "\n").first { $0.hasPrefix("dry run: ") })
+        let count = try #require(Int(said.split(separator: " ")[2]), "\(said)")
+        let stateSize = try Data(contentsOf: phone.state).count
+        #expect(count < stateSize * 3 / 4, "\(said); STATE is \(stateSize) bytes")
         let changed = try phone.backup()
         #expect(changed.status == 0, "\(changed.stderr)")
         #expect(changed.stderr.isEmpty, "\(changed.stderr)")
         #expect(try remoteFile().content.starts(with: Self.gzipMagic))
 
         try phone.configure(#"{"compress": false}"#)
+        // Nothing new, but the form changes: a dry run says the backup would go up.
+        let dry = try phone.backup(["--dry-run"])
+        #expect(dry.stdout.contains("bytes would be uploaded"), "\(dry.stdout)")
         let off = try phone.backup()
         #expect(off.status == 0, "\(off.stderr)")
         #expect(

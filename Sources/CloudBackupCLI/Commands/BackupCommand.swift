@@ -256,8 +256,12 @@ struct BackupCommand: Command {
         let merged = fetched.map { codec.merge($0.document, local, now) } ?? local
         let report =
             fetched == nil ? firstBackup(of: local, now: now, warn: warn) : journal.lastReport
-        let uploads = fetched.map { codec.encode(merged) != codec.encode($0.document) } ?? true
-        let bytes = codec.upload(merged, over: nil)
+        let uploads =
+            fetched.map {
+                codec.changesForm(isGzip: $0.isGzip)
+                    || codec.encode(merged) != codec.encode($0.document)
+            } ?? true
+        let bytes = codec.upload(merged, headIsGzip: fetched?.isGzip)
         if json {
             if let report { context.print(report.json) }
             return
