@@ -241,20 +241,22 @@ private struct TopLevel {
         var brokenTombstones: Set<ChallengeID> = []
     }
 
-    static let fields: [StaticString] = [
-        "format", "schemaVersion", "exportedAt", "deviceId", "settings", "challenges", "dayLogs",
-        "tombstones", "logs", "deleted",
-    ]
-    private static let format = 0
-    private static let schemaVersion = 1
-    private static let dayLogs = 6
+    enum Field: Int, ObjectField {
+        case format, schemaVersion, exportedAt, deviceId, settings, challenges, dayLogs
+        case tombstones, logs, deleted
+        static let names: [StaticString] = [
+            "format", "schemaVersion", "exportedAt", "deviceId", "settings", "challenges",
+            "dayLogs", "tombstones", "logs", "deleted",
+        ]
+    }
 
-    /// The members each version has, all required (bits over `fields`).
-    static func members(of version: Int) -> UInt64 {
+    /// The members each version has, all required.
+    static func members(of version: Int) -> FieldSet<Field> {
         switch version {
-        case 1: return 0b11_0011_1010
-        case 2: return 0b00_1111_1110
-        default: return 0b00_1111_1111
+        case 1: [.schemaVersion, .deviceId, .settings, .challenges, .logs, .deleted]
+        case 2:
+            [.schemaVersion, .exportedAt, .deviceId, .settings, .challenges, .dayLogs, .tombstones]
+        default: .all.subtracting([.logs, .deleted])
         }
     }
 
@@ -278,8 +280,8 @@ private struct TopLevel {
                 "not a habit backup: the file holds \(kind), not an object with \"format\": \"habit-backup\""
             )
         }
-        var seen: UInt64 = 0
-        var deferred: [(index: Int, key: JSONString, offset: Int)] = []
+        var seen = FieldSet<Field>()
+        var deferred: [(field: Field, key: JSONString, offset: Int)] = []
         var version: Int?
         var versionPresent = false
         var format: String?
@@ -287,28 +289,26 @@ private struct TopLevel {
         if try scanner.openObject() {
             repeat {
                 let key = try scanner.key()
-                guard let index = Self.fields.firstIndex(where: { scanner.equals(key, $0) }) else {
+                guard let field = Field.named(key, in: scanner) else {
                     try decoder.within(.key(key)) { () throws(ScanError) in
                         decoder.report(.unknownFields, "unknown field")
                         try scanner.skipValue()
                     }
                     continue
                 }
-                let bit: UInt64 = 1 << UInt64(index)
-                if seen & bit != 0 {
+                if !seen.insert(field) {
                     try decoder.within(.key(key)) { () throws(ScanError) in
                         decoder.report(.duplicateKeys, "duplicate key")
                         try scanner.skipValue()
                     }
                     continue
                 }
-                seen |= bit
-                switch index {
-                case Self.format:
+                switch field {
+                case .format:
                     format = try decoder.within(.key(key)) { () throws(ScanError) in
                         try decoder.string()
                     }
-                case Self.schemaVersion:
+                case .schemaVersion:
                     versionPresent = true
                     let number = try decoder.within(.key(key)) { () throws(ScanError) in
                         try decoder.integer()
@@ -321,7 +321,7 @@ private struct TopLevel {
                     } else if number != nil {
                         decoder.report(.schemaVersions, "must be 1, 2, 3 or 4", at: .key(key))
                     }
-                case Self.dayLogs where version == nil:
+                case .dayLogs where version == nil:
                     dayLogsBeforeVersion = true
                     parts.dayLogs = try decoder.within(.key(key)) { () throws(ScanError) in
                         try decoder.dayLogs()
@@ -329,10 +329,10 @@ private struct TopLevel {
                 default:
                     if let version {
                         try decoder.within(.key(key)) { () throws(ScanError) in
-                            try member(index, version: version)
+                            try member(field, version: version)
                         }
                     } else {
-                        deferred.append((index, key, scanner.position))
+                        deferred.append((field, key, scanner.position))
                         try scanner.skipValue()
                     }
                 }
@@ -353,7 +353,8 @@ private struct TopLevel {
             // A broken version number: read it as the version its members suggest.
             version =
                 isBackup
-                ? BackupDocument.currentSchemaVersion : seen & (1 << 8 | 1 << 9) != 0 ? 1 : 2
+                ? BackupDocument.currentSchemaVersion
+                : seen.isDisjoint(with: [.logs, .deleted]) ? 2 : 1
         }
         let known = version ?? BackupDocument.currentSchemaVersion
         if known >= 3, let format, !isBackup {
@@ -370,43 +371,44 @@ private struct TopLevel {
                 .version1, "unknown field (schema 1 has logs, not dayLogs)", at: .name("dayLogs"))
             parts.dayLogs = nil
         }
-        for (index, key, offset) in deferred {
+        for (field, key, offset) in deferred {
             scanner.position = offset
             scanner.depth = 1
             try decoder.within(.key(key)) { () throws(ScanError) in
-                try member(index, version: known)
+                try member(field, version: known)
             }
         }
-        let missing = Self.members(of: known) & ~seen
-        for index in Self.fields.indices
-        where missing & (1 << UInt64(index)) != 0 && index != Self.schemaVersion {
-            decoder.report(.requiredFields, "is required", at: .name(Self.fields[index]))
+        let missing = Self.members(of: known).subtracting(seen)
+        for field in Field.allCases where missing.contains(field) && field != .schemaVersion {
+            decoder.report(.requiredFields, "is required", at: .name(field.name))
         }
         return .decoded(parts, version: known)
     }
 
-    /// Decodes the member `index` as `version` has it, at the current position.
-    private mutating func member(_ index: Int, version: Int) throws(ScanError) {
-        guard Self.members(of: version) & (1 << UInt64(index)) != 0 else {
+    /// Decodes the member `field` as `version` has it, at the current position.
+    private mutating func member(_ field: Field, version: Int) throws(ScanError) {
+        guard Self.members(of: version).contains(field) else {
             decoder.report(.version(version), "unknown field (not part of schema \(version))")
             try scanner.skipValue()
             return
         }
-        switch Self.fields[index].description {
-        case "exportedAt": parts.exportedAt = try decoder.timestamp()
-        case "deviceId": parts.deviceId = try decoder.identifier()
-        case "settings": parts.settings = try decoder.settings(version: version)
-        case "challenges":
+        switch field {
+        case .format, .schemaVersion:
+            preconditionFailure("read() decodes \(field.name) itself")
+        case .exportedAt: parts.exportedAt = try decoder.timestamp()
+        case .deviceId: parts.deviceId = try decoder.identifier()
+        case .settings: parts.settings = try decoder.settings(version: version)
+        case .challenges:
             switch version {
             case 1: parts.challengesV1 = try decoder.challengesV1(broken: &parts.brokenChallenges)
             case 2: parts.challengesV2 = try decoder.challengesV2(broken: &parts.brokenChallenges)
             default: parts.challenges = try decoder.challenges(broken: &parts.brokenChallenges)
             }
-        case "dayLogs": parts.dayLogs = try decoder.dayLogs()
-        case "tombstones":
+        case .dayLogs: parts.dayLogs = try decoder.dayLogs()
+        case .tombstones:
             parts.tombstones = try decoder.tombstones(broken: &parts.brokenTombstones)
-        case "logs": parts.logs = try decoder.logsV1()
-        default: parts.deleted = try decoder.deletedV1()
+        case .logs: parts.logs = try decoder.logsV1()
+        case .deleted: parts.deleted = try decoder.deletedV1()
         }
     }
 }

@@ -2,9 +2,13 @@
 extension DocumentDecoder {
     // MARK: Version 2
 
-    private static let challengeV2Fields: [StaticString] = [
-        "title", "startDate", "durationDays", "tasks", "createdAt", "updatedAt",
-    ]
+    enum ChallengeV2Field: Int, ObjectField {
+        case title, startDate, durationDays, tasks, createdAt, updatedAt
+        static let names: [StaticString] = [
+            "title", "startDate", "durationDays", "tasks", "createdAt", "updatedAt",
+        ]
+        static let required: FieldSet<Self> = .all
+    }
 
     func challengesV2(broken: inout Set<ChallengeID>) throws(ScanError) -> [SchemaV2.Challenge]? {
         var challenges: [SchemaV2.Challenge] = []
@@ -19,15 +23,15 @@ extension DocumentDecoder {
             var tasks: [SchemaV2.Task]?
             var createdAt: Timestamp?
             var updatedAt: Timestamp?
-            let complete = try object(Self.challengeV2Fields, required: 0b11_1111) {
+            let complete = try object(required: ChallengeV2Field.required) {
                 field throws(ScanError) in
                 switch field {
-                case 0: title = try string()
-                case 1: startDate = try dayKey()
-                case 2: durationDays = try integer()
-                case 3: tasks = try tasksV2()
-                case 4: createdAt = try timestamp()
-                default: updatedAt = try timestamp()
+                case .title: title = try string()
+                case .startDate: startDate = try dayKey()
+                case .durationDays: durationDays = try integer()
+                case .tasks: tasks = try tasksV2()
+                case .createdAt: createdAt = try timestamp()
+                case .updatedAt: updatedAt = try timestamp()
                 }
             }
             guard complete, let title, let startDate, let durationDays, let tasks, let createdAt,
@@ -48,7 +52,11 @@ extension DocumentDecoder {
         return challenges
     }
 
-    private static let taskV2Fields: [StaticString] = ["id", "title", "type", "target", "unit"]
+    enum TaskV2Field: Int, ObjectField {
+        case id, title, type, target, unit
+        static let names: [StaticString] = ["id", "title", "type", "target", "unit"]
+        static let required: FieldSet<Self> = [.id, .title, .type, .target]
+    }
 
     private func tasksV2() throws(ScanError) -> [SchemaV2.Task]? {
         var tasks: [SchemaV2.Task] = []
@@ -60,14 +68,13 @@ extension DocumentDecoder {
             var target: Int?
             var unit: String?
             var unitValid = true
-            let complete = try object(Self.taskV2Fields, required: 0b01111) {
-                field throws(ScanError) in
+            let complete = try object(required: TaskV2Field.required) { field throws(ScanError) in
                 switch field {
-                case 0: id = try identifier()
-                case 1: title = try string()
-                case 2: type = try choice(GoalRule.Kind.self)
-                case 3: target = try integer()
-                default:
+                case .id: id = try identifier()
+                case .title: title = try string()
+                case .type: type = try choice(GoalRule.Kind.self)
+                case .target: target = try integer()
+                case .unit:
                     unit = try string()
                     unitValid = unit != nil
                 }
@@ -85,9 +92,13 @@ extension DocumentDecoder {
 
     // MARK: Version 1
 
-    private static let challengeV1Fields: [StaticString] = [
-        "id", "title", "startDate", "durationDays", "goal", "updatedAt",
-    ]
+    enum ChallengeV1Field: Int, ObjectField {
+        case id, title, startDate, durationDays, goal, updatedAt
+        static let names: [StaticString] = [
+            "id", "title", "startDate", "durationDays", "goal", "updatedAt",
+        ]
+        static let required: FieldSet<Self> = .all
+    }
 
     /// Version 1 challenges with their index in the file (for pointers); a broken element
     /// is left out.
@@ -102,15 +113,15 @@ extension DocumentDecoder {
             var durationDays: Int?
             var goal: Goal?
             var updatedAt: Timestamp?
-            let complete = try object(Self.challengeV1Fields, required: 0b11_1111) {
+            let complete = try object(required: ChallengeV1Field.required) {
                 field throws(ScanError) in
                 switch field {
-                case 0: id = try identifier()
-                case 1: title = try string()
-                case 2: startDate = try dayKey()
-                case 3: durationDays = try integer()
-                case 4: goal = try self.goal(withFrom: false)?.goal
-                default: updatedAt = try timestamp()
+                case .id: id = try identifier()
+                case .title: title = try string()
+                case .startDate: startDate = try dayKey()
+                case .durationDays: durationDays = try integer()
+                case .goal: goal = try self.goal(withFrom: false)?.goal
+                case .updatedAt: updatedAt = try timestamp()
                 }
             }
             guard complete, let id, let title, let startDate, let durationDays, let goal,
@@ -131,9 +142,11 @@ extension DocumentDecoder {
         return isArray ? challenges : nil
     }
 
-    private static let logV1Fields: [StaticString] = [
-        "challengeId", "date", "value", "note", "updatedAt",
-    ]
+    enum LogV1Field: Int, ObjectField {
+        case challengeId, date, value, note, updatedAt
+        static let names: [StaticString] = ["challengeId", "date", "value", "note", "updatedAt"]
+        static let required: FieldSet<Self> = .all
+    }
 
     /// Version 1 logs with their index in the file (for pointers), broken ones left out.
     func logsV1() throws(ScanError) -> [(index: Int, log: SchemaV1.Log)]? {
@@ -144,14 +157,13 @@ extension DocumentDecoder {
             var value: Int?
             var note: String?
             var updatedAt: Timestamp?
-            let complete = try object(Self.logV1Fields, required: 0b1_1111) {
-                field throws(ScanError) in
+            let complete = try object(required: LogV1Field.required) { field throws(ScanError) in
                 switch field {
-                case 0: challengeId = try identifier()
-                case 1: date = try dayKey()
-                case 2: value = try integer()
-                case 3: note = try string()
-                default: updatedAt = try timestamp()
+                case .challengeId: challengeId = try identifier()
+                case .date: date = try dayKey()
+                case .value: value = try integer()
+                case .note: note = try string()
+                case .updatedAt: updatedAt = try timestamp()
                 }
             }
             if complete, let challengeId, let date, let value, let note, let updatedAt {
@@ -167,7 +179,11 @@ extension DocumentDecoder {
         return isArray ? logs : nil
     }
 
-    private static let deletedV1Fields: [StaticString] = ["id", "deletedAt"]
+    enum DeletedV1Field: Int, ObjectField {
+        case id, deletedAt
+        static let names: [StaticString] = ["id", "deletedAt"]
+        static let required: FieldSet<Self> = .all
+    }
 
     /// Version 1 `deleted` entries with their index in the file, broken ones left out.
     func deletedV1() throws(ScanError) -> [(index: Int, tombstone: Tombstone)]? {
@@ -175,9 +191,12 @@ extension DocumentDecoder {
         let isArray = try array { index throws(ScanError) in
             var id: ChallengeID?
             var deletedAt: Timestamp?
-            let complete = try object(Self.deletedV1Fields, required: 0b11) {
+            let complete = try object(required: DeletedV1Field.required) {
                 field throws(ScanError) in
-                if field == 0 { id = try identifier() } else { deletedAt = try timestamp() }
+                switch field {
+                case .id: id = try identifier()
+                case .deletedAt: deletedAt = try timestamp()
+                }
             }
             if complete, let id, let deletedAt {
                 deleted.append((index, Tombstone(id: id, deletedAt: deletedAt)))

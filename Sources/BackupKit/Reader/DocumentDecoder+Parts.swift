@@ -6,14 +6,25 @@ import Parallel
 extension DocumentDecoder {
     // MARK: Settings (all versions)
 
-    private static let settingsFields: [StaticString] = [
-        "dayStartHour", "theme", "weekStartsOn", "reminderTime", "premium", "appLock",
-    ]
-
     /// Version 1 knows the first two fields, version 2 all six with the first two required,
     /// versions 3 and 4 require the first four.
+    enum SettingsField: Int, ObjectField {
+        case dayStartHour, theme, weekStartsOn, reminderTime, premium, appLock
+        static let names: [StaticString] = [
+            "dayStartHour", "theme", "weekStartsOn", "reminderTime", "premium", "appLock",
+        ]
+
+        static func known(version: Int) -> FieldSet<Self> {
+            version == 1 ? [.dayStartHour, .theme] : .all
+        }
+
+        static func required(version: Int) -> FieldSet<Self> {
+            version >= 3
+                ? [.dayStartHour, .theme, .weekStartsOn, .reminderTime] : [.dayStartHour, .theme]
+        }
+    }
+
     func settings(version: Int) throws(ScanError) -> SchemaV2.Settings? {
-        let fields = version == 1 ? Array(Self.settingsFields.prefix(2)) : Self.settingsFields
         var dayStartHour: Int?
         var theme: Settings.Theme?
         var weekStartsOn: Settings.WeekStart?
@@ -21,15 +32,17 @@ extension DocumentDecoder {
         var premium: Premium?
         var appLock: AppLock?
         var broken = false
-        let complete = try object(fields, required: version >= 3 ? 0b1111 : 0b11) {
-            field throws(ScanError) in
+        let complete = try object(
+            SettingsField.known(version: version),
+            required: SettingsField.required(version: version)
+        ) { field throws(ScanError) in
             switch field {
-            case 0: dayStartHour = try integer()
-            case 1: theme = try choice(Settings.Theme.self)
-            case 2:
+            case .dayStartHour: dayStartHour = try integer()
+            case .theme: theme = try choice(Settings.Theme.self)
+            case .weekStartsOn:
                 weekStartsOn = try choice(Settings.WeekStart.self)
                 broken = broken || weekStartsOn == nil
-            case 3:
+            case .reminderTime:
                 if try null() { return }
                 guard let token = try stringToken("null or a time HH:MM (24-hour)") else {
                     broken = true
@@ -42,10 +55,10 @@ extension DocumentDecoder {
                     report(.fields, "must be null or a time HH:MM (24-hour)")
                     broken = true
                 }
-            case 4:
+            case .premium:
                 premium = try self.premium()
                 broken = broken || premium == nil
-            default:
+            case .appLock:
                 appLock = try self.appLock()
                 broken = broken || appLock == nil
             }
@@ -56,18 +69,22 @@ extension DocumentDecoder {
             reminderTime: reminderTime, premium: premium, appLock: appLock)
     }
 
-    private static let premiumFields: [StaticString] = ["plan", "validatedAt", "expiresAt"]
+    enum PremiumField: Int, ObjectField {
+        case plan, validatedAt, expiresAt
+        static let names: [StaticString] = ["plan", "validatedAt", "expiresAt"]
+        static let required: FieldSet<Self> = .all
+    }
 
     private func premium() throws(ScanError) -> Premium? {
         var plan: String?
         var validatedAt: Timestamp?
         var expiresAt: Timestamp?
         var expiresValid = true
-        let complete = try object(Self.premiumFields, required: 0b111) { field throws(ScanError) in
+        let complete = try object(required: PremiumField.required) { field throws(ScanError) in
             switch field {
-            case 0: plan = try string()
-            case 1: validatedAt = try timestamp()
-            default:
+            case .plan: plan = try string()
+            case .validatedAt: validatedAt = try timestamp()
+            case .expiresAt:
                 if try null() { return }
                 expiresAt = try timestamp()
                 expiresValid = expiresAt != nil
@@ -77,13 +94,20 @@ extension DocumentDecoder {
         return Premium(plan: plan, validatedAt: validatedAt, expiresAt: expiresAt)
     }
 
-    private static let appLockFields: [StaticString] = ["enabled", "method"]
+    enum AppLockField: Int, ObjectField {
+        case enabled, method
+        static let names: [StaticString] = ["enabled", "method"]
+        static let required: FieldSet<Self> = .all
+    }
 
     private func appLock() throws(ScanError) -> AppLock? {
         var enabled: Bool?
         var method: String?
-        let complete = try object(Self.appLockFields, required: 0b11) { field throws(ScanError) in
-            if field == 0 { enabled = try bool() } else { method = try string() }
+        let complete = try object(required: AppLockField.required) { field throws(ScanError) in
+            switch field {
+            case .enabled: enabled = try bool()
+            case .method: method = try string()
+            }
         }
         guard complete, let enabled, let method else { return nil }
         return AppLock(enabled: enabled, method: method)
@@ -112,9 +136,13 @@ extension DocumentDecoder {
         return challenges
     }
 
-    private static let challengeFields: [StaticString] = [
-        "title", "startDate", "durationDays", "tasks", "pausedDays", "createdAt", "updatedAt",
-    ]
+    enum ChallengeField: Int, ObjectField {
+        case title, startDate, durationDays, tasks, pausedDays, createdAt, updatedAt
+        static let names: [StaticString] = [
+            "title", "startDate", "durationDays", "tasks", "pausedDays", "createdAt", "updatedAt",
+        ]
+        static let required: FieldSet<Self> = .all
+    }
 
     private func challenge(id: ChallengeID) throws(ScanError) -> Challenge? {
         var title: String?
@@ -124,16 +152,15 @@ extension DocumentDecoder {
         var pausedDays: [DayKey]?
         var createdAt: Timestamp?
         var updatedAt: Timestamp?
-        let complete = try object(Self.challengeFields, required: 0b111_1111) {
-            field throws(ScanError) in
+        let complete = try object(required: ChallengeField.required) { field throws(ScanError) in
             switch field {
-            case 0: title = try string()
-            case 1: startDate = try dayKey()
-            case 2: durationDays = try integer()
-            case 3: tasks = try self.tasks()
-            case 4: pausedDays = try self.pausedDays()
-            case 5: createdAt = try timestamp()
-            default: updatedAt = try timestamp()
+            case .title: title = try string()
+            case .startDate: startDate = try dayKey()
+            case .durationDays: durationDays = try integer()
+            case .tasks: tasks = try self.tasks()
+            case .pausedDays: pausedDays = try self.pausedDays()
+            case .createdAt: createdAt = try timestamp()
+            case .updatedAt: updatedAt = try timestamp()
             }
         }
         guard complete, let title, let startDate, let durationDays, let tasks, let pausedDays,
@@ -172,18 +199,22 @@ extension DocumentDecoder {
         return tasks.count == before ? tasks : nil
     }
 
-    private static let taskFields: [StaticString] = ["title", "rules", "archivedFrom"]
+    enum TaskField: Int, ObjectField {
+        case title, rules, archivedFrom
+        static let names: [StaticString] = ["title", "rules", "archivedFrom"]
+        static let required: FieldSet<Self> = .all
+    }
 
     private func task(id: TaskID) throws(ScanError) -> HabitTask? {
         var title: String?
         var rules: [GoalRule]?
         var archivedFrom: DayKey?
         var archivedValid = true
-        let complete = try object(Self.taskFields, required: 0b111) { field throws(ScanError) in
+        let complete = try object(required: TaskField.required) { field throws(ScanError) in
             switch field {
-            case 0: title = try string()
-            case 1: rules = try self.rules()
-            default:
+            case .title: title = try string()
+            case .rules: rules = try self.rules()
+            case .archivedFrom:
                 if try null() { return }
                 archivedFrom = try dayKey()
                 archivedValid = archivedFrom != nil
@@ -207,7 +238,19 @@ extension DocumentDecoder {
         return isArray && !broken ? rules : nil
     }
 
-    private static let ruleFields: [StaticString] = ["type", "target", "unit", "from"]
+    /// A goal's fields, and a version-3 rule's `from`.
+    enum RuleField: Int, ObjectField {
+        case type, target, unit, from
+        static let names: [StaticString] = ["type", "target", "unit", "from"]
+
+        static func known(withFrom: Bool) -> FieldSet<Self> {
+            withFrom ? .all : [.type, .target, .unit]
+        }
+
+        static func required(withFrom: Bool) -> FieldSet<Self> {
+            withFrom ? [.type, .target, .from] : [.type, .target]
+        }
+    }
 
     /// A goal (`type`, `target`, optional `unit`), and with `withFrom` a version-3 rule's
     /// required `from`.
@@ -218,22 +261,22 @@ extension DocumentDecoder {
         var from: DayKey?
         var unitValid = true
         var unitIsNull = false
-        let fields = withFrom ? Self.ruleFields : Array(Self.ruleFields.prefix(3))
-        let complete = try object(fields, required: withFrom ? 0b1011 : 0b011) {
-            field throws(ScanError) in
+        let complete = try object(
+            RuleField.known(withFrom: withFrom), required: RuleField.required(withFrom: withFrom)
+        ) { field throws(ScanError) in
             switch field {
-            case 0: type = try choice(GoalRule.Kind.self)
-            case 1: target = try integer()
-            case 2 where scanner.peek() == UInt8(ascii: "n"):
+            case .type: type = try choice(GoalRule.Kind.self)
+            case .target: target = try integer()
+            case .unit where scanner.peek() == UInt8(ascii: "n"):
                 // A null unit is fixed by removing it for a check task and by a string for
                 // the others; which one, the type says, and it may come later.
                 try scanner.skipValue()
                 unitIsNull = true
                 unitValid = false
-            case 2:
+            case .unit:
                 unit = try string()
                 unitValid = unit != nil
-            default: from = try dayKey()
+            case .from: from = try dayKey()
             }
         }
         if unitIsNull {
@@ -531,7 +574,11 @@ extension DocumentDecoder {
             updatedAt: updatedAt)
     }
 
-    private static let dayLogFields: [StaticString] = ["values", "note", "mood", "updatedAt"]
+    enum DayLogField: Int, ObjectField {
+        case values, note, mood, updatedAt
+        static let names: [StaticString] = ["values", "note", "mood", "updatedAt"]
+        static let required: FieldSet<Self> = .all
+    }
 
     private func dayLog(key: DayLogKey) throws(ScanError) -> DayLog? {
         var values: [TaskValue]?
@@ -539,15 +586,15 @@ extension DocumentDecoder {
         var mood: Int?
         var moodValid = true
         var updatedAt: Timestamp?
-        let complete = try object(Self.dayLogFields, required: 0b1111) { field throws(ScanError) in
+        let complete = try object(required: DayLogField.required) { field throws(ScanError) in
             switch field {
-            case 0: values = try self.values()
-            case 1: note = try string()
-            case 2:
+            case .values: values = try self.values()
+            case .note: note = try string()
+            case .mood:
                 if try null() { return }
                 mood = try integer()
                 moodValid = mood != nil
-            default: updatedAt = try timestamp()
+            case .updatedAt: updatedAt = try timestamp()
             }
         }
         guard complete, moodValid, let values, let note, let updatedAt else { return nil }
@@ -591,7 +638,11 @@ extension DocumentDecoder {
         return valueBuffer.count == before ? Array(valueBuffer[...]) : nil
     }
 
-    private static let tombstoneFields: [StaticString] = ["deletedAt"]
+    enum TombstoneField: Int, ObjectField {
+        case deletedAt
+        static let names: [StaticString] = ["deletedAt"]
+        static let required: FieldSet<Self> = .all
+    }
 
     /// `broken` gains the ids of tombstones that did not decode.
     func tombstones(broken: inout Set<ChallengeID>) throws(ScanError) -> [Tombstone]? {
@@ -602,8 +653,11 @@ extension DocumentDecoder {
                 return
             }
             var deletedAt: Timestamp?
-            let complete = try object(Self.tombstoneFields, required: 0b1) { _ throws(ScanError) in
-                deletedAt = try timestamp()
+            let complete = try object(required: TombstoneField.required) {
+                field throws(ScanError) in
+                switch field {
+                case .deletedAt: deletedAt = try timestamp()
+                }
             }
             if complete, let deletedAt {
                 tombstones.append(Tombstone(id: id, deletedAt: deletedAt))

@@ -96,42 +96,47 @@ final class DocumentDecoder {
 
     // MARK: Containers
 
-    /// An object with the fixed `fields`; `decode` gets each present field's index.
-    /// Unknown fields and duplicates are reported and skipped; missing `required` fields
-    /// (a bit mask over `fields`) are reported. Returns false when the value was not an
-    /// object or a required field was missing.
-    func object(
-        _ fields: [StaticString], required: UInt64, _ decode: (Int) throws(ScanError) -> Void
+    /// An object whose fields are `Field`'s, of which it may hold those in `known` (nil: all of
+    /// them); `decode` gets each present field. Unknown fields and duplicates are reported and
+    /// skipped; missing `required` fields are reported in `Field`'s order. Returns false when
+    /// the value was not an object or a required field was missing.
+    // Inlined into each kind's reader, so that its `decode` is no closure with a context:
+    // called through one, each field cost a retain and a release, some 3% of reading day logs
+    // that are not canonical. `known` is optional because `.all` as its default fetched
+    // `Field.names` for every object: 0.7% more.
+    @inline(__always)
+    func object<Field: ObjectField>(
+        _ known: FieldSet<Field>? = nil, required: FieldSet<Field>,
+        _ decode: (Field) throws(ScanError) -> Void
     ) throws(ScanError) -> Bool {
         guard scanner.peek() == UInt8(ascii: "{") else {
             try wrongType("an object")
             return false
         }
-        var seen: UInt64 = 0
+        var seen = FieldSet<Field>()
         if try scanner.openObject() {
             repeat {
                 let key = try scanner.key()
                 try within(.key(key)) { () throws(ScanError) in
-                    guard let index = fields.firstIndex(where: { scanner.equals(key, $0) }) else {
+                    guard let field = Field.named(key, in: scanner), known?.contains(field) ?? true
+                    else {
                         report(.unknownFields, "unknown field")
                         try scanner.skipValue()
                         return
                     }
-                    let bit: UInt64 = 1 << UInt64(index)
-                    guard seen & bit == 0 else {
+                    guard seen.insert(field) else {
                         report(.duplicateKeys, "duplicate key")
                         try scanner.skipValue()
                         return
                     }
-                    seen |= bit
-                    try decode(index)
+                    try decode(field)
                 }
             } while try scanner.nextMember()
         }
-        let missing = required & ~seen
-        guard missing != 0 else { return true }
-        for index in fields.indices where missing & (1 << UInt64(index)) != 0 {
-            report(.requiredFields, "is required", at: .name(fields[index]))
+        let missing = required.subtracting(seen)
+        guard !missing.isEmpty else { return true }
+        for field in Field.allCases where missing.contains(field) {
+            report(.requiredFields, "is required", at: .name(field.name))
         }
         return false
     }
