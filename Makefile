@@ -12,8 +12,8 @@ BIN := .build/release/cloudbackup
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib
 APT_PACKAGES := libcurl4-openssl-dev libssl-dev libdeflate-dev
 
-.PHONY: all build install uninstall test lint lint-docs sanitize fuzz bench demo soak deps venv \
-	clean
+.PHONY: all build install uninstall test lint lint-docs docs sanitize fuzz bench demo soak deps \
+	venv clean
 
 all: build
 
@@ -97,6 +97,7 @@ test: deps venv
 	@$(call apt_install,age)
 	@$(MAKE) --no-print-directory lint
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory docs
 	printf '%s\n' $(TEST_ZONES) | xargs -P 2 -I ZONE sh -c \
 		'out=$$(TZ=ZONE $(ZONE_TESTS) 2>&1) || { printf "%s\n" "$$out"; echo "failed under TZ=ZONE"; exit 255; }; \
 		printf "TZ=%s: %s\n" ZONE "$$(printf "%s\n" "$$out" | grep -o "Test run with.*")"'
@@ -115,6 +116,28 @@ lint: lint-docs
 # its API in their editor, so a declaration without its comment fails `make lint`.
 lint-docs:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format-docs Sources/BackupKit
+
+# BackupKit's documentation as a static site in .build/docs (serve the folder with any web
+# server): the articles of Sources/BackupKit/BackupKit.docc and every public declaration's doc
+# comment. A docc warning fails it (a ``Symbol`` link that resolves to nothing, a Topics entry
+# that names no symbol), so `make test` runs it after its build, where it takes 3 s.
+# The symbol graph is extracted from the debug build's BackupKit module (0.2 s), not emitted
+# by the compiler (-emit-symbol-graph): an -Xswiftc flag changes every target's command line,
+# so the next plain `swift build` would rebuild all of them. Only BackupKit's graph is made,
+# not that of Parallel, which it imports but does not export.
+DOCC ?= docc
+DOCS := .build/docs
+SYMBOL_GRAPHS := .build/symbol-graphs
+docs:
+	$(SWIFT) build --target BackupKit
+	rm -rf $(SYMBOL_GRAPHS) $(DOCS)
+	mkdir -p $(SYMBOL_GRAPHS)
+	$(SWIFT) symbolgraph-extract -module-name BackupKit -minimum-access-level public \
+		-target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)",/\1/p' | head -n 1)" \
+		-I "$$($(SWIFT) build --show-bin-path)/Modules" -output-dir $(SYMBOL_GRAPHS)
+	$(DOCC) convert Sources/BackupKit/BackupKit.docc --additional-symbol-graph-dir $(SYMBOL_GRAPHS) \
+		--fallback-display-name BackupKit --fallback-bundle-identifier cloudbackup.BackupKit \
+		--transform-for-static-hosting --warnings-as-errors --output-path $(DOCS)
 
 # The suites that share memory across threads (two-core reads, merges and writes, and the
 # thread they run on), under ThreadSanitizer. Not part of `make test`: a second full build

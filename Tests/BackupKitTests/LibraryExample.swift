@@ -1,5 +1,6 @@
-// The README's "Using BackupKit in your app" example, kept here so that it compiles and
-// runs (LibraryExampleTests); the lines between the markers are the README's snippet.
+// The "Using BackupKit in your app" example, kept here so that it compiles and runs
+// (LibraryExampleTests); the lines between the markers are the snippet of the README and of
+// BackupKit's DocC article (Sources/BackupKit/BackupKit.docc/UsingBackupKit.md).
 // begin README example
 import BackupKit
 

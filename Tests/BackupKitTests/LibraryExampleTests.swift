@@ -3,8 +3,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's library example runs and gives what its text promises, and the README shows
-/// exactly the example the tests run.
+/// The README's library example runs and gives what its text promises, and the README and
+/// BackupKit's DocC article (Using BackupKit in your app) show exactly the example the tests run.
 @Suite struct LibraryExampleTests {
     static func lines(of relative: String) throws -> [Substring] {
         try String(contentsOf: Paths.file(relative), encoding: .utf8)
@@ -33,18 +33,39 @@ import Testing
         #expect(result.saved != phone)
     }
 
-    @Test func readmeShowsTheTestedExample() throws {
-        let file = try Self.lines(of: "Tests/BackupKitTests/LibraryExample.swift")
+    /// The lines between the example's markers in LibraryExample.swift.
+    static func example() throws -> [Substring] {
+        let file = try lines(of: "Tests/BackupKitTests/LibraryExample.swift")
         let begin = try #require(file.firstIndex(of: "// begin README example"))
         let end = try #require(file.firstIndex(of: "// end README example"))
-        let example = file[(begin + 1)..<end]
+        return Array(file[(begin + 1)..<end])
+    }
 
-        let readme = try Self.lines(of: "README.md")
-        let heading = try #require(readme.firstIndex(of: "## Using BackupKit in your app"))
+    /// The lines of the first Swift code block after `heading` in the Markdown file at
+    /// `relative`, `skipping` blocks first.
+    static func swiftBlock(in relative: String, after heading: Substring, skipping: Int = 0)
+        throws -> [Substring]
+    {
+        let text = try lines(of: relative)
+        var open = try #require(text.firstIndex(of: heading))
+        for _ in 0...skipping {
+            open = try #require(text[(open + 1)...].firstIndex(of: "```swift"))
+        }
+        let close = try #require(text[(open + 1)...].firstIndex(of: "```"))
+        return Array(text[(open + 1)..<close])
+    }
+
+    @Test func readmeShowsTheTestedExample() throws {
         // The section's second Swift block: the first is the Package.swift lines.
-        let first = try #require(readme[heading...].firstIndex(of: "```swift"))
-        let open = try #require(readme[(first + 1)...].firstIndex(of: "```swift"))
-        let close = try #require(readme[(open + 1)...].firstIndex(of: "```"))
-        #expect(Array(readme[(open + 1)..<close]) == Array(example))
+        let shown = try Self.swiftBlock(
+            in: "README.md", after: "## Using BackupKit in your app", skipping: 1)
+        #expect(shown == (try Self.example()))
+    }
+
+    @Test func theDocCArticleShowsTheTestedExample() throws {
+        let shown = try Self.swiftBlock(
+            in: "Sources/BackupKit/BackupKit.docc/UsingBackupKit.md",
+            after: "### Sync another device's backup")
+        #expect(shown == (try Self.example()))
     }
 }
