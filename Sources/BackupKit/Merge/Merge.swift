@@ -42,71 +42,6 @@ extension Settings {
     }
 }
 
-/// A copy of an item that merges by `updatedAt`, then by canonical bytes.
-protocol Copy: Equatable {
-    var updatedAt: Timestamp { get }
-    func writeCanonical(into out: inout JSONOutput)
-    /// True only when the canonical bytes are certainly equal, found without writing them.
-    func isSurelyIdentical(to other: Self) -> Bool
-}
-
-extension Challenge: Copy {
-    func writeCanonical(into out: inout JSONOutput) {
-        BackupWriter.write(self, into: &out)
-    }
-
-    /// Challenges are few; their bytes decide.
-    func isSurelyIdentical(to other: Challenge) -> Bool { false }
-}
-
-extension DayLog: Copy {
-    func writeCanonical(into out: inout JSONOutput) {
-        BackupWriter.write(self, into: &out)
-    }
-
-    /// Most day logs are the same on both devices, so this saves writing both. The note,
-    /// the one free text, is compared byte by byte (`==` on strings allows Unicode
-    /// equivalence); ids are ASCII, where the two agree. Cheap fields first.
-    func isSurelyIdentical(to other: DayLog) -> Bool {
-        guard updatedAt == other.updatedAt, mood == other.mood, key == other.key,
-            values == other.values
-        else { return false }
-        var note = note
-        var otherNote = other.note
-        return note.withUTF8 { mine in otherNote.withUTF8 { mine.elementsEqual($0) } }
-    }
-}
-
-/// Rule 2's answer for one pair of copies.
-enum Pick: Equatable, Sendable {
-    case local, incoming, identical
-}
-
-/// Rule 2 with reusable buffers for canonical bytes, so tie-breaks allocate nothing.
-struct TieBreak {
-    private var leftBytes = JSONOutput(capacity: 512)
-    private var rightBytes = JSONOutput(capacity: 512)
-
-    /// Rule 2 for one pair of copies.
-    mutating func pick<C: Copy>(_ local: C, _ incoming: C) -> Pick {
-        if local.updatedAt != incoming.updatedAt {
-            return local.updatedAt < incoming.updatedAt ? .incoming : .local
-        }
-        return compareBytes(local, incoming)
-    }
-
-    /// `.identical` when the canonical bytes match, else the side whose bytes sort higher.
-    mutating func compareBytes<C: Copy>(_ local: C, _ incoming: C) -> Pick {
-        if local.isSurelyIdentical(to: incoming) { return .identical }
-        leftBytes.reset()
-        rightBytes.reset()
-        local.writeCanonical(into: &leftBytes)
-        incoming.writeCanonical(into: &rightBytes)
-        if leftBytes.bytes == rightBytes.bytes { return .identical }
-        return leftBytes.bytes.lexicographicallyPrecedes(rightBytes.bytes) ? .incoming : .local
-    }
-}
-
 /// The walks: each id, then each day-log key, handed to the rules of the mode, and their
 /// answers applied into the result, the report and the lists.
 private struct Merger {
@@ -229,14 +164,6 @@ private struct DayLogWalk: KeyedWalk {
     }
 }
 
-func version(_ copy: some Copy) -> MergeDecision.Version {
-    MergeDecision.Version(isTombstone: false, stamp: copy.updatedAt)
-}
-
-func version(_ tombstone: Tombstone) -> MergeDecision.Version {
-    MergeDecision.Version(isTombstone: true, stamp: tombstone.deletedAt)
-}
-
 /// Everything both sides hold for one challenge id.
 private struct IDEntry {
     var local = ChallengeSide()
@@ -329,55 +256,5 @@ private struct KeyWalk {
         guard hasTheirs else { return nil }
         incomingIndex += 1
         return (incoming[incomingIndex - 1].key, nil, incoming[incomingIndex - 1])
-    }
-}
-
-/// What the challenge walk tells the day-log walk about an id, beyond its end state.
-enum LogContext: Equatable, Sendable {
-    /// Held back by a guard with the incoming copy or tombstone, and why: the incoming day
-    /// logs go with it.
-    case heldBack(MergeDecision.Reason)
-    /// Live here and deleted by the incoming tombstone: the day logs here become kept.
-    case deletedHere
-    /// Edited after the delete: the day logs kept under `kept`'s tombstone return.
-    case revived(kept: MergeDecision.Winner)
-}
-
-/// Where a day log of a challenge ends up: with it live, kept under its tombstone, or gone.
-enum LogFate {
-    case live, kept, dropped
-}
-
-/// The result's challenges and tombstones and the challenge walk's context, shared by the
-/// day-log walks of both halves.
-struct LogFates: Sendable {
-    let challenges: ChallengeLookup
-    let tombstones: [Tombstone]
-    let context: [ChallengeID: LogContext]
-
-    init(result: BackupDocument, context: [ChallengeID: LogContext]) {
-        challenges = ChallengeLookup(result.challenges)
-        tombstones = result.tombstones
-        self.context = context
-    }
-}
-
-/// `LogFates` for one walk: day logs come grouped by challenge, so the last answer is kept.
-struct LogFateCursor {
-    let fates: LogFates
-    private var last: (ChallengeID, LogFate, LogContext?)?
-
-    init(_ fates: LogFates) {
-        self.fates = fates
-    }
-
-    mutating func fate(of id: ChallengeID) -> (fate: LogFate, context: LogContext?) {
-        if let (lastID, fate, context) = last, lastID == id { return (fate, context) }
-        let fate: LogFate =
-            fates.challenges.find(id) != nil
-            ? .live : fates.tombstones.sortedIndex(of: id, by: \.id) != nil ? .kept : .dropped
-        let context = fates.context.isEmpty ? nil : fates.context[id]
-        last = (id, fate, context)
-        return (fate, context)
     }
 }
