@@ -156,16 +156,9 @@ enum DriveStatus {
         _ path: String, document: BackupDocument, lastSynced: BackupDocument?,
         changedSettings: [SharedSettings.Field], now: Timestamp
     ) -> StatusSection {
-        let kept = document.keptDayLogCount
-        let counts = [
-            ("challenges", "challenges", document.challenges.count),
-            ("dayLogs", "day logs", document.dayLogs.count - kept),
-            ("keptDayLogs", "kept logs", kept),
-            ("tombstones", "tombstones", document.tombstones.count),
-        ]
         var rows =
             [StatusRow(key: "file", label: "local file", text: path, value: .string(path))]
-            + counts.map { key, label, count in
+            + DocumentCounts(document).fields.map { key, label, count in
                 StatusRow(key: key, label: "  " + label, text: "\(count)", value: .integer(count))
             }
         guard let lastSynced else {

@@ -29,7 +29,7 @@ struct SteadyState: ProfileRecord, Equatable {
     var conditions: Conditions
     /// What the full run reported, for `--json` and `status`.
     var bytes: Int
-    var counts: BackupCommand.Summary.Counts
+    var counts: DocumentCounts
 
     /// What else a backup's outcome depends on.
     struct Conditions: Codable, Equatable {

@@ -194,7 +194,7 @@ struct BackupCommand: Command {
                 until: MergeOptions(now: session.now())
                     .unchangedUntil(local: document, incoming: local)?.millisecondsSince1970,
                 conditions: conditions(session), bytes: outcome.bytes,
-                counts: Summary.Counts(document))
+                counts: DocumentCounts(document))
             // Without it the next backup is a full one, as before: nothing to warn about.
             try? proved.save(to: session.profile.steadyStatePath)
         } else {
@@ -334,20 +334,13 @@ struct BackupCommand: Command {
 
     /// The `--json` line.
     struct Summary: Encodable {
-        struct Counts: Codable, Equatable {
-            var challenges: Int
-            /// Of live challenges; `keptDayLogs` are those kept under a tombstone.
-            var dayLogs: Int
-            var keptDayLogs: Int
-            var tombstones: Int
-        }
         var fileId: String
         var name: String
         var bytes: Int
         var result: String
         var deletedDuplicates: [String]
         var sideFiles: [String]
-        var counts: Counts
+        var counts: DocumentCounts
         /// Other devices' revisions found between this run's base and its upload, and merged.
         var mergedRevisions: Int
     }
@@ -371,7 +364,7 @@ struct BackupCommand: Command {
             Summary(
                 fileId: outcome.file.id, name: outcome.file.name, bytes: outcome.bytes,
                 result: result, deletedDuplicates: outcome.deletedDuplicates,
-                sideFiles: outcome.sideFiles.map(\.name), counts: Summary.Counts(outcome.document),
+                sideFiles: outcome.sideFiles.map(\.name), counts: DocumentCounts(outcome.document),
                 mergedRevisions: outcome.mergedRevisions))
     }
 
@@ -427,14 +420,5 @@ struct BackupCommand: Command {
                 "cloudbackup: \(file) is as the last backup left it, and Drive still holds the revision that backup merged it into; nothing read or downloaded"
             )
         }
-    }
-}
-
-extension BackupCommand.Summary.Counts {
-    init(_ document: BackupDocument) {
-        let kept = document.keptDayLogCount
-        self.init(
-            challenges: document.challenges.count, dayLogs: document.dayLogs.count - kept,
-            keptDayLogs: kept, tombstones: document.tombstones.count)
     }
 }

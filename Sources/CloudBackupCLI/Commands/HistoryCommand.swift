@@ -56,21 +56,34 @@ struct HistoryCommand: QuietCommand {
     }
 
     /// What one revision holds, as `--contents` shows it and the cache keeps it.
+    /// Stored flat, the counts beside the export, as the cache has always kept them.
     struct Summary: Codable, Equatable {
         var exportedAt: String
         var deviceId: String
-        var challenges: Int
-        var dayLogs: Int
-        var keptDayLogs: Int
-        var tombstones: Int
+        var counts: DocumentCounts
 
         init(_ document: BackupDocument) {
             exportedAt = document.exportedAt.description
             deviceId = document.deviceId.rawValue
-            challenges = document.challenges.count
-            keptDayLogs = document.keptDayLogCount
-            dayLogs = document.dayLogs.count - keptDayLogs
-            tombstones = document.tombstones.count
+            counts = DocumentCounts(document)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case exportedAt, deviceId
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            exportedAt = try container.decode(String.self, forKey: .exportedAt)
+            deviceId = try container.decode(String.self, forKey: .deviceId)
+            counts = try DocumentCounts(from: decoder)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(exportedAt, forKey: .exportedAt)
+            try container.encode(deviceId, forKey: .deviceId)
+            try counts.encode(to: encoder)
         }
     }
 
@@ -187,9 +200,10 @@ struct HistoryCommand: QuietCommand {
         case .success(let summary):
             lines.append(
                 "  exported \(WallTime.text(rfc3339: summary.exportedAt)) by \(summary.deviceId.onOneLine): "
-                    + "\(summary.challenges) challenge(s), \(summary.dayLogs) day log(s)"
-                    + (summary.keptDayLogs > 0 ? " (+ \(summary.keptDayLogs) kept)" : "")
-                    + ", \(summary.tombstones) tombstone(s)")
+                    + "\(summary.counts.challenges) challenge(s), \(summary.counts.dayLogs) day log(s)"
+                    + (summary.counts.keptDayLogs > 0
+                        ? " (+ \(summary.counts.keptDayLogs) kept)" : "")
+                    + ", \(summary.counts.tombstones) tombstone(s)")
         case .failure(let unreadable):
             lines.append("  not readable: \(unreadable.reason)")
         case nil:
@@ -232,14 +246,10 @@ struct HistoryCommand: QuietCommand {
                     out.string(summary.exportedAt)
                     out.key("deviceId")
                     out.string(summary.deviceId)
-                    out.key("challenges")
-                    out.integer(summary.challenges)
-                    out.key("dayLogs")
-                    out.integer(summary.dayLogs)
-                    out.key("keptDayLogs")
-                    out.integer(summary.keptDayLogs)
-                    out.key("tombstones")
-                    out.integer(summary.tombstones)
+                    for field in summary.counts.fields {
+                        out.key(text: field.key)
+                        out.integer(field.count)
+                    }
                     out.endObject()
                 case .failure(let unreadable):
                     out.null()

@@ -72,7 +72,7 @@ struct InspectCommand: QuietCommand {
         let liveTasks = document.challenges.reduce(0) { sum, challenge in
             sum + challenge.tasks.count { $0.archivedFrom == nil }
         }
-        let keptDayLogs = document.keptDayLogCount
+        let counts = DocumentCounts(document)
         let zone = try streaks.zone(environment: context.environment)
         let dayStartHour = document.settings.dayStartHour
         let today = streaks.today(in: zone, dayStartHour: dayStartHour, now: now)
@@ -84,13 +84,9 @@ struct InspectCommand: QuietCommand {
                 "exportedAt": document.exportedAt.description,
                 "exportedMillisecondsAgo": age,
                 "deviceId": document.deviceId.rawValue,
-                "counts": [
-                    "challenges": document.challenges.count,
-                    "liveTasks": liveTasks,
-                    "dayLogs": document.dayLogs.count - keptDayLogs,
-                    "keptDayLogs": keptDayLogs,
-                    "tombstones": document.tombstones.count,
-                ],
+                "counts": Dictionary(
+                    uniqueKeysWithValues: counts.fields.map { ($0.key, $0.count) }
+                        + [("liveTasks", liveTasks)]),
                 "streaks": StreakOutput.json(
                     reports, today: today, timeZone: zone, dayStartHour: dayStartHour),
             ]
@@ -109,11 +105,11 @@ struct InspectCommand: QuietCommand {
             schema:      \(version)
             exported:    \(WallTime.text(document.exportedAt)) (\(Self.describeAge(milliseconds: age)))
             device:      \(document.deviceId)
-            challenges:  \(document.challenges.count)
+            challenges:  \(counts.challenges)
             live tasks:  \(liveTasks)
-            day logs:    \(document.dayLogs.count - keptDayLogs)
-            kept logs:   \(keptDayLogs) (under a tombstone; no streak counts them)
-            tombstones:  \(document.tombstones.count)
+            day logs:    \(counts.dayLogs)
+            kept logs:   \(counts.keptDayLogs) (under a tombstone; no streak counts them)
+            tombstones:  \(counts.tombstones)
             """)
         for line in StreakOutput.lines(
             reports, today: today, timeZone: zone, dayStartHour: dayStartHour)
