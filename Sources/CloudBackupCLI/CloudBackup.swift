@@ -58,11 +58,7 @@ public enum CloudBackup {
             command's options; -q, -v and -n stand for --quiet, --verbose and --dry-run
             wherever a command takes them. 'cloudbackup version' (or -V, --version) prints
             the version.
-            Exit codes: 0 done, 1 unexpected failure, 2 usage, 3 invalid or unreadable file,
-            4 not logged in, 5 network or server failure, 6 another run holds the lock,
-            7 refused (newer schema, or a file that predates the tombstone window),
-            8 (status) the last backup or restore failed, 9 (status --max-age) no recent backup,
-            10 (restore, history, rollback) no backup on Drive yet.
+            \(HelpText.list("Exit codes:", exitCodes.map { "\($0.code) \($0.meaning)" }))
             """
     }
 

@@ -17,8 +17,11 @@ protocol Command {
     static var about: String { get }
     /// A paragraph after the options, where a command needs one.
     static var note: String? { get }
-    /// The `exit status:` paragraph's text.
-    static var exitStatus: String? { get }
+    /// Every exit code the command can end with, in order: its `exit status:` list. Tests
+    /// check every run of the binary against it.
+    static var exits: [Exit] { get }
+    /// A sentence after the list, where the codes need one.
+    static var exitNote: String? { get }
 
     /// Parses everything after the command name; throws `CLIError.usage` for bad input.
     init(arguments: inout Arguments) throws(CLIError)
@@ -35,7 +38,7 @@ extension Command {
 
     static var operands: [String] { [] }
     static var note: String? { nil }
-    static var exitStatus: String? { nil }
+    static var exitNote: String? { nil }
 
     /// `cloudbackup NAME …` on one line, printed after a usage error.
     static var usage: String { HelpText.usage(self) }

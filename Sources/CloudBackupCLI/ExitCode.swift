@@ -1,5 +1,5 @@
 /// The exit codes of FORMAT.md §8.1, which cron jobs and monitoring scripts rely on.
-public enum ExitCode: Int32, Sendable {
+public enum ExitCode: Int32, Sendable, CaseIterable {
     case success = 0
     case failure = 1
     case usage = 2
@@ -15,4 +15,44 @@ public enum ExitCode: Int32, Sendable {
     /// `restore`, `history`, `rollback`: Drive holds no backup yet. Nothing is wrong with any
     /// file; a script setting up a new device tells "first device" from a failure by it.
     case noBackupYet = 10
+}
+
+extension ExitCode {
+    /// What the code means, in one line: the words of `cloudbackup --help`, the man page and
+    /// every command's `exit status:` list, typed here only.
+    var meaning: String {
+        switch self {
+        case .success: "done"
+        case .failure: "failure (a local write, a question answered no, or a bug)"
+        case .usage: "usage"
+        case .invalidFile: "invalid or unreadable file"
+        case .notLoggedIn: "not logged in"
+        case .network: "network or server failure"
+        case .locked: "another run holds the lock"
+        case .refused: "refused"
+        case .lastRunFailed: "the last backup or restore failed"
+        case .tooOld: "no recent backup"
+        case .noBackupYet: "no backup on Drive yet"
+        }
+    }
+}
+
+/// One exit code a command can end with, and, where the code's meaning needs it, when this
+/// command gives it.
+struct Exit: Sendable {
+    let code: ExitCode
+    let when: String?
+
+    init(_ code: ExitCode, _ when: String? = nil) {
+        self.code = code
+        self.when = when
+    }
+
+    /// The code, its meaning and when: `3  invalid or unreadable file: STATE is invalid`.
+    var text: String {
+        "\(code.rawValue) \(code.meaning)" + (when.map { ": " + $0 } ?? "")
+    }
+
+    /// Every command may end with these: done, a bug, or a command line it cannot take.
+    static let always = [Exit(.success), Exit(.failure), Exit(.usage)]
 }

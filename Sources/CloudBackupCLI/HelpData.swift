@@ -22,7 +22,9 @@ struct HelpData: Sendable {
         description = ([command.about] + [command.note].compactMap { $0 })
             .flatMap { $0.components(separatedBy: "\n\n") }.map(Self.joined)
         options = command.options.options
-        exitStatus = command.exitStatus.map(Self.joined)
+        exitStatus =
+            (command.exits.map(\.text).joined(separator: ", ") + ".")
+            + (command.exitNote.map { " " + $0 } ?? "")
         operands = command.operands
     }
 
@@ -49,22 +51,17 @@ extension CloudBackup {
         return text.hasSuffix(".") ? String(text.dropLast()) : String(text)
     }
 
-    /// The `Exit codes:` sentence of `help`, one (code, meaning) each.
+    /// Every exit code and its meaning, from the table; a code only a few commands give
+    /// names them (`8 (status) the last backup or restore failed`).
     static var exitCodes: [(code: String, meaning: String)] {
-        guard let start = help.firstRange(of: "Exit codes: ") else { return [] }
-        var text = help[start.upperBound...].split(separator: "\n").joined(separator: " ")
-        if text.hasSuffix(".") { text.removeLast() }
-        // "0 done, 1 unexpected failure, …": a comma before a digit starts the next code,
-        // one inside a meaning ("newer schema, or a file …") does not.
-        var codes: [(code: String, meaning: String)] = []
-        for part in text.split(separator: ", ") {
-            let words = part.split(separator: " ", maxSplits: 1).map(String.init)
-            if let code = words.first, code.allSatisfy(\.isNumber), words.count == 2 {
-                codes.append((code, words[1]))
-            } else if !codes.isEmpty {
-                codes[codes.count - 1].meaning += ", " + part
-            }
+        var givenBy: [ExitCode: [String]] = [:]
+        for command in commands {
+            for exit in command.exits { givenBy[exit.code, default: []].append(command.name) }
         }
-        return codes
+        return ExitCode.allCases.map { code in
+            let giving = givenBy[code] ?? []
+            let who = giving.count <= 3 ? "(" + giving.joined(separator: ", ") + ") " : ""
+            return (String(code.rawValue), who + code.meaning)
+        }
     }
 }

@@ -22,8 +22,10 @@ enum HelpText {
         if !options.isEmpty {
             paragraphs.append((["options:"] + optionLines(options)).joined(separator: "\n"))
         }
-        paragraphs += [command.note, command.exitStatus.map { "exit status: " + $0 }]
-            .compactMap { $0 }
+        paragraphs += [command.note].compactMap { $0 }
+        paragraphs.append(
+            (["exit status:"] + exitLines(command.exits) + [command.exitNote].compactMap { $0 })
+                .joined(separator: "\n"))
         return paragraphs.joined(separator: "\n\n")
     }
 
@@ -43,6 +45,24 @@ enum HelpText {
             let first = head + String(repeating: " ", count: max(2, column - head.count))
             let words = option.help.split(separator: " ").map(String.init)
             return wrapped(words, first: first, indent: column, joiner: "")
+        }
+    }
+
+    /// `items` after `lead`, separated by commas and ended by a full stop, wrapped to the
+    /// help's width between items, never inside one.
+    static func list(_ lead: String, _ items: [String]) -> String {
+        let units = items.enumerated().map {
+            $0.element + ($0.offset == items.count - 1 ? "." : ",")
+        }
+        return wrapped(units, first: lead, indent: 0)
+    }
+
+    /// Each code with its meaning and when, descriptions continued under the meaning.
+    static func exitLines(_ exits: [Exit]) -> [String] {
+        exits.map { exit in
+            let head = "  \(exit.code.rawValue)" + (exit.code.rawValue < 10 ? "   " : "  ")
+            let words = exit.text.split(separator: " ").dropFirst().map(String.init)
+            return wrapped(words, first: head, indent: head.count, joiner: "")
         }
     }
 

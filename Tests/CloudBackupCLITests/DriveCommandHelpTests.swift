@@ -39,13 +39,20 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
-            exit status: 0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
-            (nothing uploaded), or the profile's config.json, token, identity or password file is broken
-            or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
-            access, 5 network or Drive failure after retries (the remote file is intact; at a
-            terminal, a network that cannot be reached is given up on after 10 s, or
-            CLOUDBACKUP_OFFLINE_WAIT seconds when set), 6 another run holds the profile's lock
-            (still, after --wait-lock's wait), 7 STATE or the backup is from a newer version.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: STATE is invalid, or STATE or the backup is over
+                  --max-bytes (nothing uploaded), or the profile's config.json, token, identity or
+                  password file is broken or readable by others, or the backup is encrypted and no
+                  key given opens it
+              4   not logged in: no saved login, or it was revoked or does not allow Drive access
+              5   network or server failure: the remote file is intact; after retries, and at a
+                  terminal after 10 s of a network that cannot be reached (CLOUDBACKUP_OFFLINE_WAIT
+                  seconds when set)
+              6   another run holds the lock: still after --wait-lock's wait
+              7   refused: STATE or the backup is from a newer version
 
             """
         ),
@@ -92,12 +99,19 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
-            exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-            revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or it is
-            encrypted and no key given opens it, 4 not logged in, 5 network or Drive failure, 6
-            another run holds the profile's lock (still, after --wait-lock's wait), or STATE changed
-            while restoring (nothing written; run again), 7 a newer schema, 10 there is no backup on
-            Drive yet (nothing written).
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: STATE or the backup is invalid, or it is encrypted and
+                  no key given opens it
+              4   not logged in
+              5   network or server failure
+              6   another run holds the lock: still after --wait-lock's wait, or STATE changed while
+                  restoring (nothing written; run again)
+              7   refused: STATE or the backup is of a newer schema
+              10  no backup on Drive yet: nothing written
+            1 is also a question answered no; 2 also no such revision, or TIME before the oldest.
 
             """
         ),
@@ -126,8 +140,14 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
-            exit status: 0 done, 3 the profile's files are broken, 4 not logged in, 5 network or
-            Drive failure, 10 there is no backup on Drive yet.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: the profile's files are broken
+              4   not logged in
+              5   network or server failure
+              10  no backup on Drive yet
 
             """
         ),
@@ -158,11 +178,18 @@ import Testing
               --now T             measure --max-age and the token's expiry from T, RFC 3339
               --max-bytes N       refuse files larger than N bytes (default 268435456, 256 MiB)
 
-            exit status: 0 all is well, 2 usage, 3 the profile's config.json or token file is broken
-            or readable by others, or STATE is invalid, 4 not logged in (with --remote: or Google
-            refused the login), 5 (--remote) network or Drive failure, 8 the last backup or
-            restore failed, 9 the last successful backup is older than --max-age; the first of
-            these that applies, after the report.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: the profile's config.json or token file is broken or
+                  readable by others, or STATE is invalid
+              4   not logged in: no saved login (with --remote, also one Google refused)
+              5   network or server failure: only with --remote
+              8   the last backup or restore failed
+              9   no recent backup: the last successful backup is older than --max-age, or there is
+                  none
+            The first of these that applies, after the report.
 
             """
         ),
@@ -206,13 +233,19 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
-            exit status: 0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-            revision, or TIME is before the oldest, or the revision is older than the tombstone
-            window without --allow-stale, 3 STATE or the backup is invalid, or it is encrypted and
-            no key given opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds
-            the profile's lock (still, after --wait-lock's wait), or STATE changed while rolling
-            back (Drive is rolled back, STATE is not; run again), 7 a newer schema, 10 there is no
-            backup on Drive yet.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: STATE or the backup is invalid, or it is encrypted and
+                  no key given opens it
+              4   not logged in
+              5   network or server failure
+              6   another run holds the lock: still after --wait-lock's wait, or STATE changed while
+                  rolling back (Drive is rolled back, STATE is not; run again)
+              7   refused: STATE or the backup is of a newer schema
+              10  no backup on Drive yet
+            1 is also a question answered no; 2 also no such revision, TIME before the oldest, or a revision older than the tombstone window without --allow-stale.
 
             """
         ),
@@ -236,8 +269,11 @@ import Testing
               -q, --quiet     print nothing on stdout: the exit status tells
               --profile NAME  the profile to use (default: default)
 
-            exit status: 0 shown (also when nothing is logged), 2 bad usage, 3 the log is damaged
-            or others can read it.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: the log is damaged or others can read it
 
             """
         ),

@@ -27,8 +27,13 @@ import Testing
                              streaks)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
-            exit status: 0 all valid, 3 a file is invalid or unreadable, 7 a file was
-            written by a newer version; with several files, the highest of their codes.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file
+              7   refused: a file was written by a newer version
+            With several files, the highest of their codes.
 
             """
         ),
@@ -64,8 +69,12 @@ import Testing
                              TZ, else the system's zone)
               --max-bytes N  refuse files larger than N bytes (default 268435456, 256 MiB)
 
-            exit status: 0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
-            newer version.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file
+              7   refused: FILE was written by a newer version
 
             """
         ),
@@ -96,8 +105,12 @@ import Testing
               -v, --verbose     say what was written (silent on success otherwise)
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
-            exit status: 0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
-            7 FILE was written by a newer version, 1 OUT could not be written.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: nothing written
+              7   refused: FILE was written by a newer version
 
             """
         ),
@@ -137,6 +150,13 @@ import Testing
               --log FILE        append one JSON line describing this merge to FILE
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: nothing written
+              7   refused: a file was written by a newer version
+
             """
         ),
         (
@@ -160,7 +180,12 @@ import Testing
               -q, --quiet      print nothing: the exit status tells
               --max-bytes N    refuse files larger than N bytes (default 268435456, 256 MiB)
 
-            exit status: 0 inside the window, 7 when FILE predates it, 3 when it is invalid.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: FILE or STATE is invalid or unreadable
+              7   refused: FILE predates the window, or was written by a newer version
 
             """
         ),
@@ -175,7 +200,10 @@ import Testing
             source <(cloudbackup completion bash) in bash or zsh, or
             cloudbackup completion fish | source in fish.
 
-            exit status: 0 printed, 2 no shell or another one.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
 
             """
         ),
@@ -189,7 +217,10 @@ import Testing
             variables and the profile's files. 'make install' installs it; to read it in place,
             cloudbackup manpage > cloudbackup.1 && man -l cloudbackup.1.
 
-            exit status: 0 printed.
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
 
             """
         ),

@@ -344,6 +344,15 @@ import Testing
             for --device, from CLOUDBACKUP_DEVICE_CLIENT_ID and CLOUDBACKUP_DEVICE_CLIENT_SECRET,
             or deviceClientId and deviceClientSecret (a "TVs and Limited Input devices" client).
 
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: the profile's config.json or token file is broken or
+                  readable by others
+              4   not logged in: Google refused, or the consent was denied
+              5   network or server failure
+
             """
         ),
         (
@@ -361,6 +370,14 @@ import Testing
               --profile NAME  which profile to log out (default: default)
               -q, --quiet     no line on success, only warnings
               -v, --verbose   print each HTTP exchange (never a token)
+
+            exit status:
+              0   done
+              1   failure (a local write, a question answered no, or a bug)
+              2   usage
+              3   invalid or unreadable file: the profile's config.json is broken or readable by
+                  others
+              6   another run holds the lock: another run of the profile is using the login
 
             """
         ),

@@ -40,7 +40,7 @@ import Testing
         )
             throws -> RunResult
         {
-            let result = try TestSupport.cloudbackup(
+            let result = try CloudBackupCLITests.cloudbackup(
                 arguments, environment: environment(browserMode: browserMode, extra: extra))
             keep(result.stdout)
             keep(result.stderr)

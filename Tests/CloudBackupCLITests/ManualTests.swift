@@ -140,8 +140,10 @@ private let man = "/usr/bin/man"
 
                 The client id comes from elsewhere.
 
-                exit status: 0 done,
-                3 not done.
+                exit status:
+                  0   done
+                  3   invalid or unreadable file: not done
+                A note.
                 """)
         #expect(TryCommand.usage.hasPrefix("usage: cloudbackup try FILE -o OUT [--quiet"))
         #expect(!TryCommand.usage.contains("\n"))
@@ -157,7 +159,9 @@ private let man = "/usr/bin/man"
             ])
         #expect(help.options.map(\.names).first == ["-o", "--output"])
         #expect(help.options.map(\.takesFile) == [true, false, false, true, false, false, false])
-        #expect(help.exitStatus == "0 done, 3 not done.")
+        #expect(
+            help.exitStatus
+                == "0 done, 3 invalid or unreadable file: not done. A note.")
     }
 
     private struct TryCommand: Command {
@@ -179,7 +183,8 @@ private let man = "/usr/bin/man"
         }
         static let about = "Does one thing.\nOver two lines."
         static let note: String? = "The client id comes from elsewhere."
-        static let exitStatus: String? = "0 done,\n3 not done."
+        static let exits = [Exit(.success), Exit(.invalidFile, "not done")]
+        static let exitNote: String? = "A note."
 
         init(arguments: inout Arguments) throws(CLIError) {}
         func run(in context: Context) throws {}

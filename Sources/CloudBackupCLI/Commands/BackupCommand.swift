@@ -39,15 +39,20 @@ struct BackupCommand: Command {
         Silent on success unless --verbose. A profile that encrypts uploads an age file, which
         any age tool opens with the profile's passphrase or identity file.
         """
-    static let exitStatus: String? = """
-        0 done, 3 STATE is invalid, or STATE or the backup is over --max-bytes
-        (nothing uploaded), or the profile's config.json, token, identity or password file is broken
-        or readable by others, or the backup is encrypted and no key given opens it, 4 not logged in, or the login was revoked or does not allow Drive
-        access, 5 network or Drive failure after retries (the remote file is intact; at a
-        terminal, a network that cannot be reached is given up on after 10 s, or
-        CLOUDBACKUP_OFFLINE_WAIT seconds when set), 6 another run holds the profile's lock
-        (still, after --wait-lock's wait), 7 STATE or the backup is from a newer version.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(
+                .invalidFile,
+                "STATE is invalid, or STATE or the backup is over --max-bytes (nothing uploaded), or the profile's config.json, token, identity or password file is broken or readable by others, or the backup is encrypted and no key given opens it"
+            ),
+            Exit(.notLoggedIn, "no saved login, or it was revoked or does not allow Drive access"),
+            Exit(
+                .network,
+                "the remote file is intact; after retries, and at a terminal after 10 s of a network that cannot be reached (CLOUDBACKUP_OFFLINE_WAIT seconds when set)"
+            ),
+            Exit(.locked, "still after --wait-lock's wait"),
+            Exit(.refused, "STATE or the backup is from a newer version"),
+        ]
 
     let file: String
     let dryRun: Bool

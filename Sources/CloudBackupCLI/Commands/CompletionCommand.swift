@@ -11,7 +11,7 @@ struct CompletionCommand: Command {
         source <(cloudbackup completion bash) in bash or zsh, or
         cloudbackup completion fish | source in fish.
         """
-    static let exitStatus: String? = "0 printed, 2 no shell or another one."
+    static let exits = Exit.always
 
     let shell: ShellCompletion.Shell
 

@@ -31,10 +31,11 @@ struct HistoryCommand: QuietCommand {
         30 days, or until 100 newer ones. 'cloudbackup restore --revision ID' or '--as-of TIME'
         brings one back, with the same merge, replace and dry run as any restore.
         """
-    static let exitStatus: String? = """
-        0 done, 3 the profile's files are broken, 4 not logged in, 5 network or
-        Drive failure, 10 there is no backup on Drive yet.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(.invalidFile, "the profile's files are broken"), Exit(.notLoggedIn),
+            Exit(.network), Exit(.noBackupYet),
+        ]
 
     var profileName: String
     var contents: Bool

@@ -42,10 +42,11 @@ struct InspectCommand: QuietCommand {
         dayStartHour (01:30 with a 2 a.m. start is still the night before). Paused days,
         dates the time zone skipped and an unfinished today never break a streak.
         """
-    static let exitStatus: String? = """
-        0 shown, 3 FILE is invalid or unreadable, 7 FILE was written by a
-        newer version.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(.invalidFile),
+            Exit(.refused, "FILE was written by a newer version"),
+        ]
 
     let file: String
     let json: Bool

@@ -30,10 +30,8 @@ struct LogCommand: QuietCommand {
         the edit, an edit after the delete, held back as stale, ...). This prints them, newest
         first, with times in local time. Items the merge found equal are not logged.
         """
-    static let exitStatus: String? = """
-        0 shown (also when nothing is logged), 2 bad usage, 3 the log is damaged
-        or others can read it.
-        """
+    static let exits =
+        Exit.always + [Exit(.invalidFile, "the log is damaged or others can read it")]
 
     let since: Timestamp?
     let item: String?

@@ -54,6 +54,14 @@ struct LoginCommand: Command {
         for --device, from CLOUDBACKUP_DEVICE_CLIENT_ID and CLOUDBACKUP_DEVICE_CLIENT_SECRET,
         or deviceClientId and deviceClientSecret (a "TVs and Limited Input devices" client).
         """
+    static let exits =
+        Exit.always + [
+            Exit(
+                .invalidFile,
+                "the profile's config.json or token file is broken or readable by others"),
+            Exit(.notLoggedIn, "Google refused, or the consent was denied"),
+            Exit(.network),
+        ]
 
     /// For tests only: how many milliseconds one second of the device flow's poll interval
     /// lasts (default 1000), so a test need not wait Google's 5 s between polls.

@@ -21,6 +21,11 @@ struct LogoutCommand: Command {
         damaged, the files are deleted anyway and a warning says how to remove the access
         by hand. Ends with one line on stdout saying what was done.
         """
+    static let exits =
+        Exit.always + [
+            Exit(.invalidFile, "the profile's config.json is broken or readable by others"),
+            Exit(.locked, "another run of the profile is using the login"),
+        ]
 
     var profileName: String
     var verbose: Bool

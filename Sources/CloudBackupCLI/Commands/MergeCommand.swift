@@ -47,6 +47,11 @@ struct MergeCommand: QuietCommand {
         file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
         may be gzip whatever their names).
         """
+    static let exits =
+        Exit.always + [
+            Exit(.invalidFile, "nothing written"),
+            Exit(.refused, "a file was written by a newer version"),
+        ]
 
     var localPath: String
     var incomingPath: String

@@ -32,10 +32,11 @@ struct MigrateCommand: QuietCommand {
         then speaks on stderr. A file called - is ./-. An OUT named *.gz is written as
         gzip (FILE may be gzip whatever its name).
         """
-    static let exitStatus: String? = """
-        0 written, 2 --schema is not 3 or 4, 3 FILE is invalid or unreadable,
-        7 FILE was written by a newer version, 1 OUT could not be written.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(.invalidFile, "nothing written"),
+            Exit(.refused, "FILE was written by a newer version"),
+        ]
 
     let file: String
     let output: String

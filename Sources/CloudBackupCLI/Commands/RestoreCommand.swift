@@ -44,14 +44,21 @@ struct RestoreCommand: QuietCommand {
         history ('cloudbackup history' lists them) instead of the latest. A STATE named
         *.gz is written as gzip.
         """
-    static let exitStatus: String? = """
-        0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-        revision, or TIME is before the oldest, 3 STATE or the backup is invalid, or it is
-        encrypted and no key given opens it, 4 not logged in, 5 network or Drive failure, 6
-        another run holds the profile's lock (still, after --wait-lock's wait), or STATE changed
-        while restoring (nothing written; run again), 7 a newer schema, 10 there is no backup on
-        Drive yet (nothing written).
-        """
+    static let exits =
+        Exit.always + [
+            Exit(
+                .invalidFile,
+                "STATE or the backup is invalid, or it is encrypted and no key given opens it"),
+            Exit(.notLoggedIn), Exit(.network),
+            Exit(
+                .locked,
+                "still after --wait-lock's wait, or STATE changed while restoring (nothing written; run again)"
+            ),
+            Exit(.refused, "STATE or the backup is of a newer schema"),
+            Exit(.noBackupYet, "nothing written"),
+        ]
+    static let exitNote: String? =
+        "1 is also a question answered no; 2 also no such revision, or TIME before the oldest."
 
     let file: String
     let drive: DriveOptions

@@ -42,15 +42,21 @@ struct RollbackCommand: QuietCommand {
         be undone with another rollback to it. The counts are shown before anything is
         written; a rollback that would change nothing writes nothing.
         """
-    static let exitStatus: String? = """
-        0 done (or shown, with --dry-run), 1 cancelled at the prompt, 2 no such
-        revision, or TIME is before the oldest, or the revision is older than the tombstone
-        window without --allow-stale, 3 STATE or the backup is invalid, or it is encrypted and
-        no key given opens it, 4 not logged in, 5 network or Drive failure, 6 another run holds
-        the profile's lock (still, after --wait-lock's wait), or STATE changed while rolling
-        back (Drive is rolled back, STATE is not; run again), 7 a newer schema, 10 there is no
-        backup on Drive yet.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(
+                .invalidFile,
+                "STATE or the backup is invalid, or it is encrypted and no key given opens it"),
+            Exit(.notLoggedIn), Exit(.network),
+            Exit(
+                .locked,
+                "still after --wait-lock's wait, or STATE changed while rolling back (Drive is rolled back, STATE is not; run again)"
+            ),
+            Exit(.refused, "STATE or the backup is of a newer schema"),
+            Exit(.noBackupYet),
+        ]
+    static let exitNote: String? =
+        "1 is also a question answered no; 2 also no such revision, TIME before the oldest, or a revision older than the tombstone window without --allow-stale."
 
     let file: String
     let drive: DriveOptions

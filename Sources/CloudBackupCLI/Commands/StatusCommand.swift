@@ -38,13 +38,18 @@ struct StatusCommand: QuietCommand {
         profile's last successful backup, and how its last backup or restore ended. Works
         offline unless --remote is given.
         """
-    static let exitStatus: String? = """
-        0 all is well, 2 usage, 3 the profile's config.json or token file is broken
-        or readable by others, or STATE is invalid, 4 not logged in (with --remote: or Google
-        refused the login), 5 (--remote) network or Drive failure, 8 the last backup or
-        restore failed, 9 the last successful backup is older than --max-age; the first of
-        these that applies, after the report.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(
+                .invalidFile,
+                "the profile's config.json or token file is broken or readable by others, or STATE is invalid"
+            ),
+            Exit(.notLoggedIn, "no saved login (with --remote, also one Google refused)"),
+            Exit(.network, "only with --remote"),
+            Exit(.lastRunFailed),
+            Exit(.tooOld, "the last successful backup is older than --max-age, or there is none"),
+        ]
+    static let exitNote: String? = "The first of these that applies, after the report."
 
     var profileName: String
     var json: Bool

@@ -25,10 +25,12 @@ struct ValidateCommand: QuietCommand {
         all files are valid. A FILE of - is standard input, named <stdin> (a file
         called - is ./-); one FILE at most can be -.
         """
-    static let exitStatus: String? = """
-        0 all valid, 3 a file is invalid or unreadable, 7 a file was
-        written by a newer version; with several files, the highest of their codes.
-        """
+    static let exits =
+        Exit.always + [
+            Exit(.invalidFile),
+            Exit(.refused, "a file was written by a newer version"),
+        ]
+    static let exitNote: String? = "With several files, the highest of their codes."
 
     let files: [String]
     let json: Bool
