@@ -181,7 +181,7 @@ import Testing
               --max-bytes N    refuse files larger than N bytes (default 268435456, 256 MiB)
 
             exit status:
-              0   done
+              0   done: FILE is inside the window
               1   failure (a local write, a question answered no, or a bug)
               2   usage
               3   invalid or unreadable file: FILE or STATE is invalid or unreadable

@@ -24,13 +24,11 @@ struct VerifyCommand: QuietCommand {
         in such a file may be a delete this device no longer remembers. FILE or STATE
         (not both) may be - for standard input; a file called - is ./-.
         """
-    static let exits =
-        Exit.always + [
-            Exit(.invalidFile, "FILE or STATE is invalid or unreadable"),
-            Exit(.refused, "FILE predates the window, or was written by a newer version"),
-        ]
-    static let exitStatus: String? =
-        "0 inside the window, 7 when FILE predates it, 3 when it is invalid."
+    static let exits = [
+        Exit(.success, "FILE is inside the window"), Exit(.failure), Exit(.usage),
+        Exit(.invalidFile, "FILE or STATE is invalid or unreadable"),
+        Exit(.refused, "FILE predates the window, or was written by a newer version"),
+    ]
 
     var path: String
     var againstPath: String?
