@@ -59,10 +59,11 @@ public struct Arguments: Sendable {
         positionalOnlyFrom.map { index < $0 } ?? true
     }
 
-    /// True when `name` was given (once or more); removes it.
-    public mutating func flag(_ name: String) -> Bool {
+    /// True when `option` was given (once or more); removes it.
+    mutating func flag(_ option: OptionSpec) -> Bool {
+        let name = option.name
         known.append(name)
-        let short = shortNames[name]
+        let short = option.short ?? shortNames[name]
         var found = false
         var index = 0
         while index < items.count {
@@ -77,9 +78,10 @@ public struct Arguments: Sendable {
     }
 
     /// The value of `--name value` or `--name=value`; the last one wins.
-    public mutating func option(_ name: String) throws(CLIError) -> String? {
+    mutating func option(_ option: OptionSpec) throws(CLIError) -> String? {
+        let name = option.name
         known.append(name)
-        let short = shortNames[name]
+        let short = option.short ?? shortNames[name]
         var value: String?
         var index = 0
         while index < items.count {
@@ -102,28 +104,28 @@ public struct Arguments: Sendable {
     }
 
     /// The value of an option declared required, which `check()` has found.
-    public mutating func required(_ name: String) throws(CLIError) -> String {
-        guard let value = try option(name) else {
-            preconditionFailure("\(name) is declared required, and check() ran first")
+    mutating func required(_ option: OptionSpec) throws(CLIError) -> String {
+        guard let value = try self.option(option) else {
+            preconditionFailure("\(option.name) is declared required, and check() ran first")
         }
         return value
     }
 
     /// The one option of a required group that was given, which `check()` has found.
-    mutating func one(of names: String...) -> String {
-        guard let name = names.first(where: { flag($0) }) else {
-            preconditionFailure("\(names) is declared a required group, and check() ran first")
+    mutating func one(of options: OptionSpec...) -> OptionSpec {
+        guard let given = options.first(where: { flag($0) }) else {
+            preconditionFailure("a required group was not given, and check() ran first")
         }
-        return name
+        return given
     }
 
     /// An option converted by `parse`, which returns nil for a value it does not accept.
-    public mutating func option<T>(
-        _ name: String, expecting what: String, _ parse: (String) -> T?
+    mutating func option<T>(
+        _ option: OptionSpec, expecting what: String, _ parse: (String) -> T?
     ) throws(CLIError) -> T? {
-        guard let text = try option(name) else { return nil }
+        guard let text = try self.option(option) else { return nil }
         guard let value = parse(text) else {
-            throw .usage("\(name) expects \(what), not '\(text)'", usage)
+            throw .usage("\(option.name) expects \(what), not '\(text)'", usage)
         }
         return value
     }

@@ -121,7 +121,7 @@ enum BackupFile {
     static func readOptions(_ arguments: inout Arguments) throws(CLIError) -> ReadOptions {
         var options = ReadOptions()
         if let maxBytes = try arguments.option(
-            "--max-bytes", expecting: "a positive number of bytes",
+            .maxBytes, expecting: "a positive number of bytes",
             { Int($0).flatMap { $0 > 0 ? $0 : nil } })
         {
             options.maxBytes = maxBytes

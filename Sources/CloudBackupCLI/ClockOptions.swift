@@ -19,7 +19,7 @@ struct ClockOptions: Sendable {
         now = try Self.fixedNow(&arguments) ?? Self.systemNow()
         windowDays =
             try arguments.option(
-                "--window", expecting: "a number of days from 1 to 36500",
+                .window, expecting: "a number of days from 1 to 36500",
                 { Int($0).flatMap { Self.windowRange.contains($0) ? $0 : nil } })
             ?? MergeOptions.defaultWindowDays
     }
@@ -27,7 +27,7 @@ struct ClockOptions: Sendable {
     /// `--now T` when given: every command that takes it parses it here, with one message.
     static func fixedNow(_ arguments: inout Arguments) throws(CLIError) -> Timestamp? {
         try arguments.option(
-            "--now", expecting: "an RFC 3339 UTC time such as 2026-11-29T22:14:03Z",
+            .now, expecting: "an RFC 3339 UTC time such as 2026-11-29T22:14:03Z",
             { Timestamp($0) })
     }
 

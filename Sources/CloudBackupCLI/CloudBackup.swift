@@ -87,11 +87,11 @@ public enum CloudBackup {
         }
         switch first {
         case "help" where arguments.count > 1:
-            return run([arguments[1], "--help"], in: context)
-        case "--help", "-h", "help":
+            return run([arguments[1], OptionSpec.help.name], in: context)
+        case OptionSpec.help.name, OptionSpec.help.short, "help":
             context.print(help)
             return .success
-        case "--version", "-V", "version":
+        case OptionSpec.version.name, OptionSpec.version.short, "version":
             context.print("cloudbackup \(version)")
             return .success
         default:
@@ -102,12 +102,14 @@ public enum CloudBackup {
             context.printError(
                 Suggestion.appending(
                     to: "cloudbackup: unknown \(what) '\(first)'", for: first,
-                    among: commands.map { $0.name } + ["--help", "--version", "help", "version"]))
+                    among: commands.map { $0.name } + [
+                        OptionSpec.help.name, OptionSpec.version.name, "help", "version",
+                    ]))
             context.printError(usage)
             return .usage
         }
         let rest = Array(arguments.dropFirst())
-        if rest.contains(where: { $0 == "--help" || $0 == "-h" }) {
+        if rest.contains(where: { $0 == OptionSpec.help.name || $0 == OptionSpec.help.short }) {
             context.print(command.help)
             return .success
         }

@@ -13,8 +13,8 @@ struct DriveOptions {
     let waitLock: Double
 
     init(_ arguments: inout Arguments) throws(CLIError) {
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
-        profile = try arguments.option("--profile") ?? "default"
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
+        profile = try arguments.option(.profile) ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
@@ -52,9 +52,9 @@ struct DriveOptions {
     /// `--revision ID` or `--as-of TIME` (an RFC 3339 time, or a date meaning the end of that
     /// local day); nil: neither. `OptionGroup.revision` keeps them from coming together.
     static func revision(_ arguments: inout Arguments) throws(CLIError) -> RevisionChoice? {
-        let id = try arguments.option("--revision")
+        let id = try arguments.option(.revision)
         let asOf = try arguments.option(
-            "--as-of", expecting: "an RFC 3339 time or a date such as 2026-11-29",
+            .asOf, expecting: "an RFC 3339 time or a date such as 2026-11-29",
             { RestoreCommand.asOf($0, in: ZoneSetting.local) })
         return id.map(RevisionChoice.id) ?? asOf.map(RevisionChoice.asOf)
     }

@@ -12,11 +12,11 @@ struct StreakOptions {
 
     init(arguments: inout Arguments) throws(CLIError) {
         today = try arguments.option(
-            "--today", expecting: "a date like 2026-03-08 (YYYY-MM-DD)", { DayKey($0) })
+            .today, expecting: "a date like 2026-03-08 (YYYY-MM-DD)", { DayKey($0) })
         at = try arguments.option(
-            "--at", expecting: "an RFC 3339 UTC time like 2026-03-08T12:00:00Z", { Timestamp($0) })
+            .at, expecting: "an RFC 3339 UTC time like 2026-03-08T12:00:00Z", { Timestamp($0) })
         timeZone = try arguments.option(
-            "--tz", expecting: "a time zone name like Europe/London",
+            .tz, expecting: "a time zone name like Europe/London",
             { $0.isEmpty ? nil : try? ZoneSetting.zone($0) })
     }
 

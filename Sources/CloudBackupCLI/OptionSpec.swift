@@ -125,13 +125,17 @@ extension OptionSpec {
     static let allowStale = OptionSpec(
         name: "--allow-stale",
         help: "let in items the stale guard holds back (a backup older than the window)")
+    static let replace = OptionSpec(
+        name: "--replace", help: "take the backup as it is (a restore, not a merge)")
+    static let help = OptionSpec(name: "--help", short: "-h", help: "show the command's options")
+    static let version = OptionSpec(name: "--version", short: "-V", help: "print the version")
     static let yes = OptionSpec(
         name: "--yes", help: "do not ask before writing (asked only on a terminal)")
     static let maxBytes = OptionSpec(
         name: "--max-bytes", value: "N",
         help: "refuse files larger than N bytes (default \(ReadOptions().maxBytes), 256 MiB)")
     static let waitLock = OptionSpec(
-        name: WaitLock.option, value: "DURATION",
+        name: "--wait-lock", value: "DURATION",
         help: "wait up to DURATION (90s, 10m, 1h30m) for another run of the profile to finish"
             + " (default: exit 6 at once)")
     static let passwordFile = OptionSpec(

@@ -38,9 +38,9 @@ struct RemoteEncryption {
         var passwordCommand: String?
 
         init(_ arguments: inout Arguments) throws(CLIError) {
-            passwordFile = try arguments.option("--password-file")
+            passwordFile = try arguments.option(.passwordFile)
             // `OptionGroup.keys` keeps the two from coming together.
-            passwordCommand = try arguments.option("--password-command")
+            passwordCommand = try arguments.option(.passwordCommand)
         }
 
         init() {}

@@ -17,8 +17,7 @@ enum ShellCompletion {
     private static let helpCommand = (
         name: "help", summary: "show a command's options (or, alone, the command list)"
     )
-    private static let helpOption = OptionSpec(
-        name: "--help", short: "-h", help: "show the command's options")
+    private static let helpOption = OptionSpec.help
 
     private static func options(of command: HelpData) -> [OptionSpec] {
         command.options + [helpOption]

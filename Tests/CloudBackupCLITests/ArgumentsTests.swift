@@ -6,10 +6,10 @@ import Testing
     @Test func optionsInBothSpellingsAndFlagsAreTakenOut() throws {
         var arguments = Arguments(
             ["a", "--now", "2026-01-01T00:00:00Z", "--json", "--window=30", "b"], usage: "u")
-        #expect(try arguments.option("--now") == "2026-01-01T00:00:00Z")
-        #expect(try arguments.option("--window") == "30")
-        let first = arguments.flag("--json")
-        let second = arguments.flag("--json")
+        #expect(try arguments.option(.now) == "2026-01-01T00:00:00Z")
+        #expect(try arguments.option(.window) == "30")
+        let first = arguments.flag(.json)
+        let second = arguments.flag(.json)
         #expect(first && !second)
         #expect(try arguments.positionals() == ["a", "b"])
     }
@@ -27,16 +27,16 @@ import Testing
         var arguments = Arguments(
             ["-q", "a", "-v", "-n", "--", "-q"], usage: "u",
             groups: [OptionGroup(.quiet), OptionGroup(.verbose), OptionGroup(.dryRun)])
-        let quiet = arguments.flag("--quiet")
-        let verbose = arguments.flag("--verbose")
-        let dryRun = arguments.flag("--dry-run")
+        let quiet = arguments.flag(.quiet)
+        let verbose = arguments.flag(.verbose)
+        let dryRun = arguments.flag(.dryRun)
         #expect(quiet && verbose && dryRun)
         #expect(try arguments.positionals() == ["a", "-q"])
     }
 
     @Test func aShortFlagIsUnknownWhereItsLongOneIs() throws {
         let error = parseError(["-n"]) {
-            _ = $0.flag("--verbose")
+            _ = $0.flag(.verbose)
             _ = try $0.positionals()
         }
         #expect(error?.lines == ["unknown option '-n'"])
@@ -51,9 +51,9 @@ import Testing
     ])
     func anUnknownOptionNearAKnownOneNamesIt(items: [String], message: String) throws {
         let error = parseError(items) {
-            _ = $0.flag("--dry-run")
-            _ = $0.flag("--json")
-            _ = try $0.option("--max-bytes")
+            _ = $0.flag(.dryRun)
+            _ = $0.flag(.json)
+            _ = try $0.option(.maxBytes)
             _ = try $0.positionals()
         }
         #expect(error?.lines == [message])
@@ -93,19 +93,19 @@ import Testing
 
     @Test func doubleDashMakesTheRestPositional() throws {
         var arguments = Arguments(["--", "--json", "-o"], usage: "u")
-        let json = arguments.flag("--json")
+        let json = arguments.flag(.json)
         #expect(!json)
         #expect(try arguments.positionals() == ["--json", "-o"])
     }
 
     @Test func anOptionWithoutItsValueIsAUsageError() throws {
-        let error = parseError(["--now"]) { _ = try $0.option("--now") }
+        let error = parseError(["--now"]) { _ = try $0.option(.now) }
         #expect(error?.lines == ["--now needs a value"])
     }
 
     @Test func convertedOptionsRejectBadValues() throws {
         let error = parseError(["--window", "ninety"]) {
-            _ = try $0.option("--window", expecting: "a whole number of days") { Int($0) }
+            _ = try $0.option(.window, expecting: "a whole number of days") { Int($0) }
         }
         #expect(error?.lines == ["--window expects a whole number of days, not 'ninety'"])
     }

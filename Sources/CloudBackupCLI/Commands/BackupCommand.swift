@@ -66,12 +66,12 @@ struct BackupCommand: Command {
     let waitLock: Double
 
     init(arguments: inout Arguments) throws(CLIError) {
-        file = try arguments.required("--file")
-        dryRun = arguments.flag("--dry-run")
-        profile = try arguments.option("--profile") ?? "default"
+        file = try arguments.required(.file)
+        dryRun = arguments.flag(.dryRun)
+        profile = try arguments.option(.profile) ?? "default"
         now = try ClockOptions.fixedNow(&arguments)
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
-        json = arguments.flag("--json")
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
+        json = arguments.flag(.json)
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
         waitLock = try WaitLock.seconds(&arguments)

@@ -13,11 +13,7 @@ struct HistoryCommand: QuietCommand {
     static let summary = "list the backup's older versions on Drive (for restore --revision)"
     static var options: [OptionGroup] {
         OptionSpec.profile
-        OptionSpec(
-            name: "--contents",
-            help:
-                "also show what each revision holds: export time, device, counts (each revision is downloaded once, then remembered by checksum)"
-        )
+        OptionSpec.contents
         OptionSpec.json.described(#"print one object with a "revisions" array, oldest first"#)
         OptionGroup.verbosity()
         OptionSpec.maxBytes
@@ -47,10 +43,10 @@ struct HistoryCommand: QuietCommand {
     var keys: RemoteEncryption.Options
 
     init(arguments: inout Arguments) throws(CLIError) {
-        profileName = try arguments.option("--profile") ?? "default"
-        contents = arguments.flag("--contents")
-        json = arguments.flag("--json")
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
+        profileName = try arguments.option(.profile) ?? "default"
+        contents = arguments.flag(.contents)
+        json = arguments.flag(.json)
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
         readOptions = try BackupFile.readOptions(&arguments)
         keys = try RemoteEncryption.Options(&arguments)
         _ = try arguments.positionals(exactly: [])
@@ -269,4 +265,13 @@ struct HistoryCommand: QuietCommand {
 /// `history-cache.json` in the profile: what each revision held, by its `md5Checksum`.
 struct HistoryCache: ProfileRecord {
     var entries: [String: HistoryCommand.Summary] = [:]
+}
+
+/// The options only `history` takes.
+extension OptionSpec {
+    fileprivate static let contents = OptionSpec(
+        name: "--contents",
+        help:
+            "also show what each revision holds: export time, device, counts (each revision is downloaded once, then remembered by checksum)"
+    )
 }

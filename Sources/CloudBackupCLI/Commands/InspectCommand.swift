@@ -13,18 +13,10 @@ struct InspectCommand: QuietCommand {
             #"measure "how long ago" from T (RFC 3339 UTC, e.g. 2026-11-30T08:00:00Z) instead of the system clock"#
         )
         OptionGroup.oneOf(
-            OptionSpec(name: "--today", value: "DAY", help: "count streaks as of DAY (YYYY-MM-DD)"),
-            OptionSpec(
-                name: "--at", value: "T",
-                help:
-                    "count streaks as of the day of T (RFC 3339 UTC); default: --now, else the system clock"
-            ),
+            OptionSpec.today,
+            OptionSpec.at,
             conflict: "--today and --at both say when today is; give one")
-        OptionSpec(
-            name: "--tz", value: "ZONE",
-            help:
-                "the time zone that turns T into a day, e.g. America/New_York (default: TZ, else the system's zone)"
-        )
+        OptionSpec.tz
         OptionSpec.maxBytes
     }
     static let about = """
@@ -56,8 +48,8 @@ struct InspectCommand: QuietCommand {
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
-        json = arguments.flag("--json")
-        quiet = arguments.flag("--quiet")
+        json = arguments.flag(.json)
+        quiet = arguments.flag(.quiet)
         now = try ClockOptions.fixedNow(&arguments)
         streaks = try StreakOptions(arguments: &arguments)
         options = try BackupFile.readOptions(&arguments)
@@ -132,4 +124,20 @@ struct InspectCommand: QuietCommand {
         let amount = "\(count) \(unit)\(count == 1 ? "" : "s")"
         return milliseconds < 0 ? "in \(amount), ahead of this clock" : "\(amount) ago"
     }
+}
+
+/// The options only `inspect` takes (read by `StreakOptions`).
+extension OptionSpec {
+    static let today = OptionSpec(
+        name: "--today", value: "DAY", help: "count streaks as of DAY (YYYY-MM-DD)")
+    static let at = OptionSpec(
+        name: "--at", value: "T",
+        help:
+            "count streaks as of the day of T (RFC 3339 UTC); default: --now, else the system clock"
+    )
+    static let tz = OptionSpec(
+        name: "--tz", value: "ZONE",
+        help:
+            "the time zone that turns T into a day, e.g. America/New_York (default: TZ, else the system's zone)"
+    )
 }

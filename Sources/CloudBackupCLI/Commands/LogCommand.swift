@@ -9,16 +9,8 @@ struct LogCommand: QuietCommand {
     static let name = "log"
     static let summary = "what each backup and restore merge decided, newest first"
     static var options: [OptionGroup] {
-        OptionSpec(
-            name: "--since", value: "TIME",
-            help:
-                "only merges at or after TIME: RFC 3339, or a date YYYY-MM-DD (the start of that day in the local time zone)"
-        )
-        OptionSpec(
-            name: "--item", value: "KEY",
-            help:
-                "only decisions about this challenge id (and its day logs) or this day log key (CHALLENGE/YYYY-MM-DD)"
-        )
+        OptionSpec.since
+        OptionSpec.item
         OptionSpec.json.described("print the log's lines as stored, newest first")
         OptionSpec.quiet
         OptionSpec.profile
@@ -41,12 +33,12 @@ struct LogCommand: QuietCommand {
 
     init(arguments: inout Arguments) throws(CLIError) {
         since = try arguments.option(
-            "--since", expecting: "an RFC 3339 time or a date such as 2026-11-29",
+            .since, expecting: "an RFC 3339 time or a date such as 2026-11-29",
             { Timestamp($0) ?? DayKey($0).flatMap { Self.startOfDay($0, in: ZoneSetting.local) } })
-        item = try arguments.option("--item")
-        json = arguments.flag("--json")
-        quiet = arguments.flag("--quiet")
-        profile = try arguments.option("--profile") ?? "default"
+        item = try arguments.option(.item)
+        json = arguments.flag(.json)
+        quiet = arguments.flag(.quiet)
+        profile = try arguments.option(.profile) ?? "default"
         _ = try arguments.positionals(exactly: [])
     }
 
@@ -159,4 +151,18 @@ struct LogCommand: QuietCommand {
         )
         .map(DriveSession.timestamp)
     }
+}
+
+/// The options only `log` takes.
+extension OptionSpec {
+    fileprivate static let since = OptionSpec(
+        name: "--since", value: "TIME",
+        help:
+            "only merges at or after TIME: RFC 3339, or a date YYYY-MM-DD (the start of that day in the local time zone)"
+    )
+    fileprivate static let item = OptionSpec(
+        name: "--item", value: "KEY",
+        help:
+            "only decisions about this challenge id (and its day logs) or this day log key (CHALLENGE/YYYY-MM-DD)"
+    )
 }

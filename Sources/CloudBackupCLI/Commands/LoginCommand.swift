@@ -15,26 +15,13 @@ struct LoginCommand: Command {
     static let summary = "log in to Google Drive through the browser and save the login"
     static var options: [OptionGroup] {
         OptionSpec.profile.described("which profile to log in (default: default)")
-        OptionSpec(
-            name: "--no-browser",
-            help:
-                "only print the URL, for example to open it on another machine (its answer must still reach this machine's 127.0.0.1)"
-        )
+        OptionSpec.noBrowser
         OptionGroup.oneOf(
-            OptionSpec(
-                name: "--paste",
-                help:
-                    "open the URL on any device; when the browser there ends on a page that does not load (http://127.0.0.1:…/?state=…&code=…), paste its address here. The listener on 127.0.0.1 keeps waiting too"
-            ),
-            OptionSpec(
-                name: "--device",
-                help:
-                    "show a code to type at Google's device page on any device instead (needs the device client settings below)"
-            ),
+            OptionSpec.paste,
+            OptionSpec.device,
             conflict: Self.deviceConflict)
-        OptionSpec(name: "--port", value: "N", help: "listen on this port instead of any free one")
-        OptionSpec(
-            name: "--timeout", value: "S", help: "seconds to wait for the answer (default: 300)")
+        OptionSpec.port
+        OptionSpec.timeout
         OptionGroup.verbosity(
             quiet: "no line on success (the URL or code is still shown)",
             verbose: "print each HTTP exchange (never a token or code)")
@@ -92,17 +79,17 @@ struct LoginCommand: Command {
     var quiet: Bool
 
     init(arguments: inout Arguments) throws(CLIError) {
-        profileName = try arguments.option("--profile") ?? "default"
-        openBrowser = !arguments.flag("--no-browser")
-        paste = arguments.flag("--paste")
-        device = arguments.flag("--device")
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
+        profileName = try arguments.option(.profile) ?? "default"
+        openBrowser = !arguments.flag(.noBrowser)
+        paste = arguments.flag(.paste)
+        device = arguments.flag(.device)
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
         port =
-            try arguments.option("--port", expecting: "a port number 1…65535") {
+            try arguments.option(.port, expecting: "a port number 1…65535") {
                 UInt16($0).flatMap { $0 == 0 ? nil : $0 }
             } ?? 0
         timeoutSeconds =
-            try arguments.option("--timeout", expecting: "a number of seconds 1…86400") {
+            try arguments.option(.timeout, expecting: "a number of seconds 1…86400") {
                 Int($0).flatMap { (1...86_400).contains($0) ? $0 : nil }
             } ?? 300
         _ = try arguments.positionals(exactly: [])
@@ -271,4 +258,27 @@ enum Terminal {
         _ = tcsetattr(0, TCSANOW, &settings)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { _ = Glibc.signal(signal, SIG_DFL) }
     }
+}
+
+/// The options only `login` takes.
+extension OptionSpec {
+    fileprivate static let noBrowser = OptionSpec(
+        name: "--no-browser",
+        help:
+            "only print the URL, for example to open it on another machine (its answer must still reach this machine's 127.0.0.1)"
+    )
+    fileprivate static let paste = OptionSpec(
+        name: "--paste",
+        help:
+            "open the URL on any device; when the browser there ends on a page that does not load (http://127.0.0.1:…/?state=…&code=…), paste its address here. The listener on 127.0.0.1 keeps waiting too"
+    )
+    fileprivate static let device = OptionSpec(
+        name: "--device",
+        help:
+            "show a code to type at Google's device page on any device instead (needs the device client settings below)"
+    )
+    fileprivate static let port = OptionSpec(
+        name: "--port", value: "N", help: "listen on this port instead of any free one")
+    fileprivate static let timeout = OptionSpec(
+        name: "--timeout", value: "S", help: "seconds to wait for the answer (default: 300)")
 }

@@ -32,8 +32,8 @@ struct LogoutCommand: Command {
     var quiet: Bool
 
     init(arguments: inout Arguments) throws(CLIError) {
-        profileName = try arguments.option("--profile") ?? "default"
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
+        profileName = try arguments.option(.profile) ?? "default"
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
         _ = try arguments.positionals(exactly: [])
     }
 

@@ -10,28 +10,20 @@ struct MergeCommand: QuietCommand {
     static let operands = ["LOCAL", "INCOMING"]
     static var options: [OptionGroup] {
         OptionSpec.output.described("where to write the result (LOCAL itself is fine)")
-        OptionSpec(
-            name: "--replace",
-            help:
-                "take INCOMING as it is (a restore, not a merge); premium, app lock and device id still stay LOCAL's"
+        OptionSpec.replace.described(
+            "take INCOMING as it is (a restore, not a merge); premium, app lock and device id still stay LOCAL's"
         )
         OptionSpec.dryRun.described("show the counts, write no OUT (a --log line still says so)")
-        OptionSpec(name: "--explain", help: "list every decision that was not trivial, and why")
+        OptionSpec.explain
         OptionSpec.json.described("print only the report object on stdout")
         OptionSpec.quiet.described("no report, on stdout or stderr: the exit status tells")
         OptionSpec.allowStale.described(
             "let in what the stale guard holds back: items missing here and older than the window, from a file that predates it"
         )
-        OptionSpec(
-            name: "--clock-guard",
-            help:
-                "hold back incoming items stamped more than 24 h after now (not with --replace, which has no guards)"
-        )
+        OptionSpec.clockGuard
         OptionSpec.window
         OptionSpec.now.described("the clock to measure against (default: the system clock)")
-        OptionSpec(
-            name: "--log", value: "FILE", help: "append one JSON line describing this merge to FILE"
-        )
+        OptionSpec.log
         OptionSpec.maxBytes
     }
     static let about = """
@@ -69,15 +61,15 @@ struct MergeCommand: QuietCommand {
 
     init(arguments: inout Arguments) throws(CLIError) {
         readOptions = try BackupFile.readOptions(&arguments)
-        mode = arguments.flag("--replace") ? .replace : .merge
-        dryRun = arguments.flag("--dry-run")
-        explain = arguments.flag("--explain")
-        json = arguments.flag("--json")
-        quiet = arguments.flag("--quiet")
-        allowStale = arguments.flag("--allow-stale")
-        clockGuard = arguments.flag("--clock-guard")
-        logPath = try arguments.option("--log")
-        outputPath = try arguments.option("--output")
+        mode = arguments.flag(.replace) ? .replace : .merge
+        dryRun = arguments.flag(.dryRun)
+        explain = arguments.flag(.explain)
+        json = arguments.flag(.json)
+        quiet = arguments.flag(.quiet)
+        allowStale = arguments.flag(.allowStale)
+        clockGuard = arguments.flag(.clockGuard)
+        logPath = try arguments.option(.log)
+        outputPath = try arguments.option(.output)
         clock = try ClockOptions(arguments: &arguments)
         let paths = try arguments.positionals(exactly: ["LOCAL", "INCOMING"])
         localPath = paths[0]
@@ -317,4 +309,18 @@ struct MergeCommand: QuietCommand {
         out.endObject()
         return out.bytes
     }
+}
+
+/// The options only `merge` takes.
+extension OptionSpec {
+    fileprivate static let explain = OptionSpec(
+        name: "--explain", help: "list every decision that was not trivial, and why")
+    fileprivate static let clockGuard = OptionSpec(
+        name: "--clock-guard",
+        help:
+            "hold back incoming items stamped more than 24 h after now (not with --replace, which has no guards)"
+    )
+    fileprivate static let log = OptionSpec(
+        name: "--log", value: "FILE", help: "append one JSON line describing this merge to FILE"
+    )
 }

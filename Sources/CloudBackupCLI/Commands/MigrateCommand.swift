@@ -8,13 +8,8 @@ struct MigrateCommand: QuietCommand {
     static let operands = ["FILE"]
     static var options: [OptionGroup] {
         OptionSpec.output.described("where to write (required)")
-        OptionSpec(
-            name: "--schema", value: "3|4",
-            help:
-                "write schema 3, for an app that cannot read schema 4 yet: day logs kept under a tombstone (schema 3 cannot hold them) are left out, and a note on stderr says how many"
-        )
-        OptionSpec(
-            name: "--pretty", help: "indent the output for people (the default is compact)")
+        OptionSpec.schema
+        OptionSpec.pretty
         OptionSpec.json.described(
             #"say what was written as one JSON object (on stderr when OUT is -): "file", "output", "fromSchema", "toSchema", "droppedKeptDayLogs" and the "notes" --verbose gives"#
         )
@@ -48,18 +43,18 @@ struct MigrateCommand: QuietCommand {
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
-        pretty = arguments.flag("--pretty")
-        json = arguments.flag("--json")
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
+        pretty = arguments.flag(.pretty)
+        json = arguments.flag(.json)
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
         schema =
             try arguments.option(
-                "--schema", expecting: "3 or 4, the versions cloudbackup writes",
+                .schema, expecting: "3 or 4, the versions cloudbackup writes",
                 { Int($0).flatMap(BackupWriter.WrittenSchema.init(rawValue:)) }) ?? .current
         var options = try BackupFile.readOptions(&arguments)
         // The notes look into every day log; only --verbose and --json show them.
         options.collectsNotes = verbose || json
         self.options = options
-        guard let output = try arguments.option("--output") else {
+        guard let output = try arguments.option(.output) else {
             throw .usage("missing -o OUT", Self.usage)
         }
         self.output = output
@@ -122,4 +117,15 @@ struct MigrateCommand: QuietCommand {
         var rule: String
         var message: String
     }
+}
+
+/// The options only `migrate` takes.
+extension OptionSpec {
+    fileprivate static let schema = OptionSpec(
+        name: "--schema", value: "3|4",
+        help:
+            "write schema 3, for an app that cannot read schema 4 yet: day logs kept under a tombstone (schema 3 cannot hold them) are left out, and a note on stderr says how many"
+    )
+    fileprivate static let pretty = OptionSpec(
+        name: "--pretty", help: "indent the output for people (the default is compact)")
 }

@@ -12,14 +12,9 @@ struct RestoreCommand: QuietCommand {
     static var options: [OptionGroup] {
         OptionSpec.file.required.described("the local state file to restore into")
         OptionGroup.oneOf(
-            OptionSpec(
-                name: "--merge",
-                help:
-                    "newest edit wins per item; STATE's settings stay (a new STATE takes the backup's, without premium and app lock)"
-            ),
-            OptionSpec(
-                name: "--replace",
-                help: "STATE becomes the backup (premium, app lock and device id stay)"),
+            OptionSpec.merge,
+            OptionSpec.replace.described(
+                "STATE becomes the backup (premium, app lock and device id stay)"),
             required: true)
         OptionGroup.revision
         OptionSpec.dryRun
@@ -73,12 +68,12 @@ struct RestoreCommand: QuietCommand {
     var quiet: Bool { drive.quiet }
 
     init(arguments: inout Arguments) throws(CLIError) {
-        file = try arguments.required("--file")
-        mode = arguments.one(of: "--merge", "--replace") == "--merge" ? .merge : .replace
-        dryRun = arguments.flag("--dry-run")
-        allowStale = arguments.flag("--allow-stale")
-        yes = arguments.flag("--yes")
-        json = arguments.flag("--json")
+        file = try arguments.required(.file)
+        mode = arguments.one(of: .merge, .replace) == .merge ? .merge : .replace
+        dryRun = arguments.flag(.dryRun)
+        allowStale = arguments.flag(.allowStale)
+        yes = arguments.flag(.yes)
+        json = arguments.flag(.json)
         revision = try DriveOptions.revision(&arguments)
         drive = try DriveOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
@@ -316,4 +311,13 @@ struct RestoreCommand: QuietCommand {
                 ? "; nothing was held back"
                 : "; \(held) challenge(s) missing here were held back (they may have been deleted); pass --allow-stale to let them in")
     }
+}
+
+/// The options only `restore` takes.
+extension OptionSpec {
+    fileprivate static let merge = OptionSpec(
+        name: "--merge",
+        help:
+            "newest edit wins per item; STATE's settings stay (a new STATE takes the backup's, without premium and app lock)"
+    )
 }

@@ -69,15 +69,15 @@ struct RollbackCommand: QuietCommand {
     var quiet: Bool { drive.quiet }
 
     init(arguments: inout Arguments) throws(CLIError) {
-        file = try arguments.required("--file")
+        file = try arguments.required(.file)
         guard let revision = try DriveOptions.revision(&arguments) else {
             preconditionFailure("the revision group is declared required, and check() ran first")
         }
         self.revision = revision
-        dryRun = arguments.flag("--dry-run")
-        allowStale = arguments.flag("--allow-stale")
-        yes = arguments.flag("--yes")
-        json = arguments.flag("--json")
+        dryRun = arguments.flag(.dryRun)
+        allowStale = arguments.flag(.allowStale)
+        yes = arguments.flag(.yes)
+        json = arguments.flag(.json)
         drive = try DriveOptions(&arguments)
         _ = try arguments.positionals(exactly: [])
     }

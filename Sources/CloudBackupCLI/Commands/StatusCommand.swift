@@ -14,9 +14,7 @@ struct StatusCommand: QuietCommand {
         "show the login, the last backup and run, the remote file and local counts"
     static var options: [OptionGroup] {
         OptionSpec.profile
-        OptionSpec(
-            name: "--remote",
-            help: "also ask Drive for the backup file: id, size, modified, version")
+        OptionSpec.remote
         OptionGroup.verbosity(
             quiet: "print nothing: the exit status tells (with --max-age, for monitoring)",
             verbose: "with --remote, trace each HTTP exchange (tokens redacted)")
@@ -24,11 +22,7 @@ struct StatusCommand: QuietCommand {
             "also count the challenges, day logs and tombstones in STATE, and those changed since the last backup or restore (offline); with --remote, also those on Drive that STATE lacks"
         )
         OptionSpec.json
-        OptionSpec(
-            name: "--max-age", value: "DURATION",
-            help:
-                "exit 9 when the last successful backup is older than DURATION (36h, 2d, 90m; at most 365d), or there is none"
-        )
+        OptionSpec.maxAge
         OptionSpec.now.described("measure --max-age and the token's expiry from T, RFC 3339")
         OptionSpec.maxBytes
     }
@@ -63,14 +57,14 @@ struct StatusCommand: QuietCommand {
     var now: Timestamp?
 
     init(arguments: inout Arguments) throws(CLIError) {
-        profileName = try arguments.option("--profile") ?? "default"
-        json = arguments.flag("--json")
-        remote = arguments.flag("--remote")
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
-        file = try arguments.option("--file")
+        profileName = try arguments.option(.profile) ?? "default"
+        json = arguments.flag(.json)
+        remote = arguments.flag(.remote)
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
+        file = try arguments.option(.file)
         readOptions = try BackupFile.readOptions(&arguments)
         maxAge = try arguments.option(
-            "--max-age", expecting: "a duration such as 36h, 2d or 90m (at most 365d)",
+            .maxAge, expecting: "a duration such as 36h, 2d or 90m (at most 365d)",
             { text in DurationText.seconds(in: text, atMost: 365 * 86_400).map { (text, $0) } })
         now = try ClockOptions.fixedNow(&arguments)
         _ = try arguments.positionals(exactly: [])
@@ -311,4 +305,16 @@ enum StatusValue: Sendable {
             out.endObject()
         }
     }
+}
+
+/// The options only `status` takes.
+extension OptionSpec {
+    fileprivate static let remote = OptionSpec(
+        name: "--remote",
+        help: "also ask Drive for the backup file: id, size, modified, version")
+    fileprivate static let maxAge = OptionSpec(
+        name: "--max-age", value: "DURATION",
+        help:
+            "exit 9 when the last successful backup is older than DURATION (36h, 2d, 90m; at most 365d), or there is none"
+    )
 }

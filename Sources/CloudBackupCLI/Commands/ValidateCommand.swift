@@ -39,8 +39,8 @@ struct ValidateCommand: QuietCommand {
     let options: ReadOptions
 
     init(arguments: inout Arguments) throws(CLIError) {
-        json = arguments.flag("--json")
-        (quiet, verbose) = (arguments.flag("--quiet"), arguments.flag("--verbose"))
+        json = arguments.flag(.json)
+        (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
         var options = try BackupFile.readOptions(&arguments)
         // The notes look into every day log; only --verbose shows them.
         options.collectsNotes = verbose

@@ -7,11 +7,7 @@ struct VerifyCommand: QuietCommand {
     static let summary = "tell whether a backup predates the tombstone window"
     static let operands = ["FILE"]
     static var options: [OptionGroup] {
-        OptionSpec(
-            name: "--against", value: "STATE",
-            help:
-                "also list the challenges a merge of FILE into STATE would hold back or revive, and why, and how many day logs kept under a revived challenge's tombstone in STATE would come back with it"
-        )
+        OptionSpec.against
         OptionSpec.window
         OptionSpec.now.described("the clock to measure against (default: the system clock)")
         OptionSpec.json.described("print one JSON object instead of sentences")
@@ -39,9 +35,9 @@ struct VerifyCommand: QuietCommand {
 
     init(arguments: inout Arguments) throws(CLIError) {
         readOptions = try BackupFile.readOptions(&arguments)
-        json = arguments.flag("--json")
-        quiet = arguments.flag("--quiet")
-        againstPath = try arguments.option("--against")
+        json = arguments.flag(.json)
+        quiet = arguments.flag(.quiet)
+        againstPath = try arguments.option(.against)
         clock = try ClockOptions(arguments: &arguments)
         path = try arguments.positionals(exactly: ["FILE"])[0]
         try BackupFile.requireOneStandardInput([path, againstPath], usage: Self.usage)
@@ -192,4 +188,13 @@ struct VerifyCommand: QuietCommand {
         default: return "\(days) days ago"
         }
     }
+}
+
+/// The options only `verify` takes.
+extension OptionSpec {
+    fileprivate static let against = OptionSpec(
+        name: "--against", value: "STATE",
+        help:
+            "also list the challenges a merge of FILE into STATE would hold back or revive, and why, and how many day logs kept under a revived challenge's tombstone in STATE would come back with it"
+    )
 }
