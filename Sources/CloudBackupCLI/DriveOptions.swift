@@ -12,6 +12,28 @@ struct DriveOptions {
     let keys: RemoteEncryption.Options
     let waitLock: Double
 
+    /// The options parsed here, as `restore` and `rollback` declare them.
+    static var options: [OptionGroup] {
+        [
+            OptionGroup(.profile), OptionGroup(.now), .verbosity(), OptionGroup(.waitLock),
+            OptionGroup(.maxBytes), .keys,
+        ]
+    }
+
+    /// The exit codes of a command that reads the backup and writes STATE under the
+    /// profile's lock; `changedWhile` says what STATE changing meanwhile interrupted.
+    static func exits(changedWhile: String, noBackup: String?) -> [Exit] {
+        Exit.always + [
+            Exit(
+                .invalidFile,
+                "STATE or the backup is invalid, or it is encrypted and no key given opens it"),
+            Exit(.notLoggedIn), Exit(.network),
+            Exit(.locked, "still after --wait-lock's wait, or STATE changed while " + changedWhile),
+            Exit(.refused, "STATE or the backup is of a newer schema"),
+            Exit(.noBackupYet, noBackup),
+        ]
+    }
+
     init(_ arguments: inout Arguments) throws(CLIError) {
         (quiet, verbose) = (arguments.flag(.quiet), arguments.flag(.verbose))
         profile = try arguments.option(.profile) ?? "default"

@@ -183,5 +183,6 @@ extension Array where Element == OptionGroup {
 enum OptionsBuilder {
     static func buildExpression(_ option: OptionSpec) -> [OptionGroup] { [OptionGroup(option)] }
     static func buildExpression(_ group: OptionGroup) -> [OptionGroup] { [group] }
+    static func buildExpression(_ groups: [OptionGroup]) -> [OptionGroup] { groups }
     static func buildBlock(_ parts: [OptionGroup]...) -> [OptionGroup] { parts.flatMap { $0 } }
 }

@@ -61,7 +61,7 @@ import Testing
             """
             usage: cloudbackup restore --file STATE (--merge | --replace)
                                        [--revision ID | --as-of TIME] [--dry-run] [--allow-stale]
-                                       [--yes] [--profile NAME] [--now T] [--json]
+                                       [--yes] [--json] [--profile NAME] [--now T]
                                        [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
                                        [--password-file FILE | --password-command CMD]
 
@@ -88,9 +88,9 @@ import Testing
               --allow-stale         let in items the stale guard holds back (a backup older than the
                                     window)
               --yes                 do not ask before writing (asked only on a terminal)
+              --json                print the counts as the FORMAT.md §6.1 report object
               --profile NAME        the profile to use (default: default)
               --now T               the time for the tombstone window, RFC 3339 (default: now)
-              --json                print the counts as the FORMAT.md §6.1 report object
               -q, --quiet           print nothing on stdout: the exit status tells
               -v, --verbose         trace each HTTP exchange (tokens redacted)
               --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the
@@ -197,7 +197,7 @@ import Testing
             "rollback",
             """
             usage: cloudbackup rollback --file STATE (--revision ID | --as-of TIME) [--dry-run]
-                                        [--allow-stale] [--yes] [--profile NAME] [--now T] [--json]
+                                        [--allow-stale] [--yes] [--json] [--profile NAME] [--now T]
                                         [--quiet | --verbose] [--wait-lock DURATION] [--max-bytes N]
                                         [--password-file FILE | --password-command CMD]
 
@@ -222,9 +222,9 @@ import Testing
                                     (challenges deleted since may have lost their tombstones, and
                                     would come back)
               --yes                 do not ask before writing (asked only on a terminal)
+              --json                print the counts as one JSON object
               --profile NAME        the profile to use (default: default)
               --now T               the time for the tombstone window, RFC 3339 (default: now)
-              --json                print the counts as one JSON object
               -q, --quiet           print nothing on stdout: the exit status tells
               -v, --verbose         trace each HTTP exchange (tokens redacted)
               --wait-lock DURATION  wait up to DURATION (90s, 10m, 1h30m) for another run of the

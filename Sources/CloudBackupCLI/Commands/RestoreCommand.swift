@@ -20,13 +20,8 @@ struct RestoreCommand: QuietCommand {
         OptionSpec.dryRun
         OptionSpec.allowStale
         OptionSpec.yes
-        OptionSpec.profile
-        OptionSpec.now
         OptionSpec.json.described("print the counts as the FORMAT.md §6.1 report object")
-        OptionGroup.verbosity()
-        OptionSpec.waitLock
-        OptionSpec.maxBytes
-        OptionGroup.keys
+        DriveOptions.options
     }
     static let about = """
         Download the backup from the Google Drive app folder, validate and migrate it, show what
@@ -39,19 +34,8 @@ struct RestoreCommand: QuietCommand {
         history ('cloudbackup history' lists them) instead of the latest. A STATE named
         *.gz is written as gzip.
         """
-    static let exits =
-        Exit.always + [
-            Exit(
-                .invalidFile,
-                "STATE or the backup is invalid, or it is encrypted and no key given opens it"),
-            Exit(.notLoggedIn), Exit(.network),
-            Exit(
-                .locked,
-                "still after --wait-lock's wait, or STATE changed while restoring (nothing written; run again)"
-            ),
-            Exit(.refused, "STATE or the backup is of a newer schema"),
-            Exit(.noBackupYet, "nothing written"),
-        ]
+    static let exits = DriveOptions.exits(
+        changedWhile: "restoring (nothing written; run again)", noBackup: "nothing written")
     static let exitNote: String? =
         "1 is also a question answered no; 2 also no such revision, or TIME before the oldest."
 

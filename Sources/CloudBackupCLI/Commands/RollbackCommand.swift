@@ -23,13 +23,8 @@ struct RollbackCommand: QuietCommand {
             "roll back to a revision older than the tombstone window (challenges deleted since may have lost their tombstones, and would come back)"
         )
         OptionSpec.yes
-        OptionSpec.profile
-        OptionSpec.now
         OptionSpec.json.described("print the counts as one JSON object")
-        OptionGroup.verbosity()
-        OptionSpec.waitLock
-        OptionSpec.maxBytes
-        OptionGroup.keys
+        DriveOptions.options
     }
     static let about = """
         Make an older revision of the backup ('cloudbackup history' lists them) the state on
@@ -42,19 +37,9 @@ struct RollbackCommand: QuietCommand {
         be undone with another rollback to it. The counts are shown before anything is
         written; a rollback that would change nothing writes nothing.
         """
-    static let exits =
-        Exit.always + [
-            Exit(
-                .invalidFile,
-                "STATE or the backup is invalid, or it is encrypted and no key given opens it"),
-            Exit(.notLoggedIn), Exit(.network),
-            Exit(
-                .locked,
-                "still after --wait-lock's wait, or STATE changed while rolling back (Drive is rolled back, STATE is not; run again)"
-            ),
-            Exit(.refused, "STATE or the backup is of a newer schema"),
-            Exit(.noBackupYet),
-        ]
+    static let exits = DriveOptions.exits(
+        changedWhile: "rolling back (Drive is rolled back, STATE is not; run again)",
+        noBackup: nil)
     static let exitNote: String? =
         "1 is also a question answered no; 2 also no such revision, TIME before the oldest, or a revision older than the tombstone window without --allow-stale."
 
