@@ -30,6 +30,20 @@ import Testing
 
     static let gzipMagic = Data([0x1f, 0x8b])
 
+    /// `backup --dry-run`'s byte count is of gzip: well under STATE's plain size.
+    func expectADryRunCountsGzipBytes(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let counted = try phone.backup(["--dry-run"])
+        let said = try #require(
+            counted.stdout.split(separator: "\n").first { $0.hasPrefix("dry run: ") },
+            sourceLocation: sourceLocation)
+        let count = try #require(
+            Int(said.split(separator: " ")[2]), "\(said)", sourceLocation: sourceLocation)
+        let stateSize = try Data(contentsOf: phone.state).count
+        #expect(
+            count < stateSize * 3 / 4, "\(said); STATE is \(stateSize) bytes",
+            sourceLocation: sourceLocation)
+    }
+
     @Test func compressComesFromTheFileOrTheEnvironment() throws {
         func profile(_ config: String, _ environment: [String: String] = [:]) throws -> Profile {
             try RemoteEncryptionTests.profile(config, environment: environment)
@@ -81,12 +95,7 @@ import Testing
             backupJSON(
                 device: "phone",
                 challenges: ["Z": "2026-11-01T00:00:00.000Z", "Y": "2026-11-02T00:00:00.000Z"]))
-        let counted = try phone.backup(["--dry-run"])
-        let said = try #require(
-            counted.stdout.split(separator: "\n").first { $0.hasPrefix("dry run: ") })
-        let count = try #require(Int(said.split(separator: " ")[2]), "\(said)")
-        let stateSize = try Data(contentsOf: phone.state).count
-        #expect(count < stateSize * 3 / 4, "\(said); STATE is \(stateSize) bytes")
+        try expectADryRunCountsGzipBytes()
         #expect(try phone.backup().status == 0)
         #expect(try remoteFile().content.starts(with: Self.gzipMagic))
         // History reads each gzip revision for what it holds.
@@ -171,12 +180,7 @@ import Testing
                 device: "phone",
                 challenges: ["P": "2026-11-01T00:00:00.000Z", "Q": "2026-11-02T00:00:00.000Z"]))
         // Its dry run counts the bytes of that form, gzip's.
-        let counted = try phone.backup(["--dry-run"])
-        let said = try #require(
-            counted.stdout.split(separator: "\n").first { $0.hasPrefix("dry run: ") })
-        let count = try #require(Int(said.split(separator: " ")[2]), "\(said)")
-        let stateSize = try Data(contentsOf: phone.state).count
-        #expect(count < stateSize * 3 / 4, "\(said); STATE is \(stateSize) bytes")
+        try expectADryRunCountsGzipBytes()
         let changed = try phone.backup()
         #expect(changed.status == 0, "\(changed.stderr)")
         #expect(changed.stderr.isEmpty, "\(changed.stderr)")
