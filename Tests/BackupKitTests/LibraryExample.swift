@@ -1,7 +1,7 @@
 // The "Using BackupKit in your app" example, kept here so that it compiles and runs
-// (LibraryExampleTests); the lines between the markers are the snippet of the README and of
-// BackupKit's DocC article (Sources/BackupKit/BackupKit.docc/UsingBackupKit.md).
-// begin README example
+// (LibraryExampleTests); the lines between the markers are the snippet of BackupKit's DocC
+// article (Sources/BackupKit/BackupKit.docc/UsingBackupKit.md), which the README links to.
+// begin library example
 import BackupKit
 
 /// Brings another device's backup into this device's state: the merged bytes to save, what
@@ -23,4 +23,4 @@ func sync(mine: [UInt8], theirs: [UInt8], now: Timestamp, today: DayKey) throws
     }
     return (BackupWriter.write(outcome.document), outcome.report, streaks)
 }
-// end README example
+// end library example
