@@ -38,7 +38,9 @@ public enum CloudBackup {
         ]
     }
 
-    static let usage = "usage: cloudbackup <command> [options]   (cloudbackup --help lists them)"
+    /// The tool's own usage, in its help and, with a pointer to it, after a usage error.
+    static let synopsis = "usage: cloudbackup <command> [options]"
+    static let usage = synopsis + "   (cloudbackup --help lists them)"
 
     static var help: String {
         let width = commands.map { $0.name.count }.max() ?? 0
@@ -49,7 +51,7 @@ public enum CloudBackup {
         return """
             cloudbackup \(version): back up a habit tracker's document to Google Drive's app folder.
 
-            usage: cloudbackup <command> [options]
+            \(synopsis)
 
             commands:
             \(rows.joined(separator: "\n"))
