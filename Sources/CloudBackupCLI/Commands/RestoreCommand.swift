@@ -311,9 +311,10 @@ struct RestoreCommand: QuietCommand {
             return "the backup is inside the \(options.windowDays)-day tombstone window"
         }
         let held = report.challenges.heldBack
-        return "the backup predates the \(options.windowDays)-day tombstone window"
+        return MergeWarning.predates("the backup", windowDays: options.windowDays)
             + (held == 0
                 ? "; nothing was held back"
-                : "; \(held) challenge(s) missing here were held back (they may have been deleted); pass --allow-stale to let them in")
+                : "; \(held) challenge(s) missing here and last edited before it were held back: "
+                    + MergeWarning.forgottenDeletes(held) + "; pass --allow-stale to let them in")
     }
 }

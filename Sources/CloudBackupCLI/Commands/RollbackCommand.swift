@@ -104,10 +104,11 @@ struct RollbackCommand: QuietCommand {
         let options = MergeOptions(now: now)
         guard allowStale || old.exportedAt >= options.windowStart else {
             throw CLIError(
-                "revision \(chosen.id) was exported \(old.exportedAt), before the "
-                    + "\(options.windowDays)-day tombstone window: challenges deleted since may "
-                    + "have lost their tombstones and would come back; pass --allow-stale to "
-                    + "roll back to it anyway",
+                MergeWarning.exportedBefore(
+                    "revision \(chosen.id)", when: "\(old.exportedAt)",
+                    windowDays: options.windowDays)
+                    + ": challenges deleted since may have lost their tombstones and would come "
+                    + "back; pass --allow-stale to roll back to it anyway",
                 .arguments)
         }
         var rollback = Rollback.document(backTo: old, from: head, now: now)
