@@ -212,7 +212,7 @@ struct DriveSession {
     private static func challenges(_ ids: [String]) -> String {
         let shown = 3
         return "challenge\(ids.count == 1 ? "" : "s") " + ids.prefix(shown).joined(separator: ", ")
-            + (ids.count > shown ? " and \(ids.count - shown) more" : "")
+            + (MergeWarning.andMore(shown, of: ids.count) ?? "")
     }
 
     /// The stale guard's case seen from the side it does not cover (see
@@ -226,9 +226,9 @@ struct DriveSession {
     /// One line for items stamped more than 24 h ahead (FORMAT.md §5.1 rule 8 reports them always).
     static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
         guard let first = outcome.futureStamped.first else { return nil }
-        let more = outcome.futureStamped.count - 1
         return MergeWarning.futureStamped(first, in: source)
-            + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
+            + (MergeWarning.andMore(1, of: outcome.futureStamped.count, "such item(s)")
+                .map { "," + $0 } ?? "") + "; check that device's clock"
     }
 }
 

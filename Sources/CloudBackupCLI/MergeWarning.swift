@@ -55,6 +55,13 @@ enum MergeWarning {
         count == 1 ? "perhaps a forgotten delete" : "perhaps forgotten deletes"
     }
 
+    /// " and 2 more challenges": what a list cut short to its first `shown` of `total` items
+    /// leaves out, said after the last one shown; nil when nothing was left out. `noun` names
+    /// the items left out ("" where the list's own noun, said before it, does).
+    static func andMore(_ shown: Int, of total: Int, _ noun: String = "") -> String? {
+        total > shown ? " and \(total - shown) more" + (noun.isEmpty ? "" : " " + noun) : nil
+    }
+
     /// An item stamped more than 24 h ahead (FORMAT.md §5.1 rule 8 reports them always).
     static func futureStamped(_ item: FutureStampedItem, in source: String) -> String {
         "\(item.item) in \(source) is stamped \(item.version.stamp), more than 24 h after now"

@@ -237,8 +237,10 @@ struct MergeCommand: QuietCommand {
                 lines.append("warning: \(what) (--clock-guard holds such items back)")
             }
         }
-        if outcome.futureStamped.count > shown {
-            lines.append("… and \(outcome.futureStamped.count - shown) more future-stamped item(s)")
+        if let more = MergeWarning.andMore(
+            shown, of: outcome.futureStamped.count, "future-stamped item(s)")
+        {
+            lines.append("…" + more)
         }
         return lines
     }
