@@ -100,6 +100,11 @@ public struct CLIError: Error, Sendable {
         CLIError(refusal.description, .profileFile)
     }
 
+    /// A question answered no: `command` stopped, and `unchanged` says what it left as it was.
+    static func cancelled(_ command: String, leaving unchanged: String) -> CLIError {
+        CLIError("\(command) cancelled; \(unchanged)", .cancelled)
+    }
+
     /// A profile file (config.json, the identity file) that cannot be used: `file` names it
     /// (with what it is, where that helps), `problem` says what is wrong and how to fix it.
     static func badProfile(_ file: String, _ problem: String) -> CLIError {

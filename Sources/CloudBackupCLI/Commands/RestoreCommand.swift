@@ -198,7 +198,7 @@ struct RestoreCommand: QuietCommand {
         if let ask {
             let kept = replacing.keepAs.map { " (the current file kept as \($0.onOneLine))" }
             guard Confirmation.ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ", with: ask) else {
-                throw CLIError("restore cancelled; \(file) is unchanged", .cancelled)
+                throw CLIError.cancelled(Self.name, leaving: "\(file) is unchanged")
             }
             try write(
                 outcome, from: (backup, revisionRead), replacing: replacing, session: session,

@@ -137,7 +137,7 @@ struct RollbackCommand: QuietCommand {
                 Confirmation.ask(
                     "roll back the backup on Drive and \(file.onOneLine)? [y/N] ", with: ask)
             else {
-                throw CLIError("rollback cancelled; nothing was written", .cancelled)
+                throw CLIError.cancelled(Self.name, leaving: "nothing was written")
             }
         }
         // The head it replaces is kept forever first: a rollback to it undoes this one.
