@@ -24,7 +24,7 @@ enum MergeWarning {
         count: Int
     ) -> String {
         exportedBefore(source, when: when, windowDays: windowDays)
-            + (count == 1 ? " and it is " : " and they are ")
+            + (count == 1 ? ", and it is " : ", and they are ")
             + "\(missing) and last edited before it: \(forgottenDeletes(count))"
     }
 
