@@ -27,17 +27,17 @@ struct DecisionLog {
         init(_ value: Any, in path: String) throws(CLIError) {
             let fix = #"give e.g. "decisionLog": {"days": 90, "megabytes": 10}"#
             guard let object = value as? [String: Any] else {
-                throw CLIError(
-                    "\(path): setting 'decisionLog' must be an object; \(fix)", .profileFile)
+                throw CLIError.badProfile(path, "setting 'decisionLog' must be an object; \(fix)")
             }
             for (name, count) in object {
                 let range = name == "days" ? 1...3650 : 1...1024
                 guard let number = Profile.wholeNumber(count), range.contains(number),
                     ["days", "megabytes"].contains(name)
                 else {
-                    throw CLIError(
-                        "\(path): 'decisionLog.\(name)' must be days (1 to 3650) or megabytes (1 to 1024); \(fix)",
-                        .profileFile)
+                    throw CLIError.badProfile(
+                        path,
+                        "'decisionLog.\(name)' must be days (1 to 3650) or megabytes (1 to 1024); \(fix)"
+                    )
                 }
                 if name == "days" { days = number } else { bytes = number << 20 }
             }

@@ -154,7 +154,7 @@ struct DriveSession {
     /// nothing else is lost on the way.
     static func heldBack(_ outcome: MergeOutcome, from source: String, restore: String) -> String {
         MergeWarning.heldBack(
-            heldBackItems(outcome), reason: lacking(source),
+            heldBackItems(outcome), reason: lacking(outcome, in: source),
             advice: "to keep them, run '\(restore)', then back up again")
     }
 
@@ -182,49 +182,53 @@ struct DriveSession {
     /// `--allow-stale` lets the items in.
     static func heldBack(_ outcome: MergeOutcome, inCopy copy: String, backingUp: Bool) -> String {
         MergeWarning.heldBack(
-            heldBackItems(outcome), reason: lacking(copy),
+            heldBackItems(outcome), reason: lacking(outcome, in: copy),
             advice: backingUp ? nil : MergeWarning.allowStale)
     }
 
     /// Why the stale guard held back items of `source`, as Drive's commands tell it.
-    private static func lacking(_ source: String) -> String {
-        "\(source) was exported before the tombstone window and the backup lacks them, "
-            + "so they may be deletions whose records expired"
+    private static func lacking(_ outcome: MergeOutcome, in source: String) -> String {
+        MergeWarning.staleReason(
+            source, missing: "missing from the backup", count: staleIDs(outcome).count)
     }
 
-    /// "challenges a, b, c and 2 more (with 9 day log(s))".
-    private static func heldBackItems(_ outcome: MergeOutcome) -> String {
-        let ids = outcome.decisions.compactMap { decision -> String? in
+    /// The challenges the stale guard held back, by id.
+    private static func staleIDs(_ outcome: MergeOutcome) -> [String] {
+        outcome.decisions.compactMap { decision -> String? in
             guard decision.reason == .stale, case .challenge(let id) = decision.item else {
                 return nil
             }
             return id.rawValue
         }
+    }
+
+    /// "challenges a, b, c and 2 more (with 9 day log(s))".
+    private static func heldBackItems(_ outcome: MergeOutcome) -> String {
         let logs = outcome.report.dayLogs.heldBack
-        return challenges(ids) + (logs > 0 ? " (with \(logs) day log(s))" : "")
+        return challenges(staleIDs(outcome)) + (logs > 0 ? " (with \(logs) day log(s))" : "")
     }
 
     /// "challenges a, b, c and 2 more": a few ids, then how many others.
     private static func challenges(_ ids: [String]) -> String {
         let shown = 3
         return "challenge\(ids.count == 1 ? "" : "s") " + ids.prefix(shown).joined(separator: ", ")
-            + (ids.count > shown ? " and \(ids.count - shown) more" : "")
+            + (MergeWarning.andMore(shown, of: ids.count) ?? "")
     }
 
     /// The stale guard's case seen from the side it does not cover (see
     /// `MergeNotice.staleSurvivors`), as one line.
     static func staleSurvivors(_ ids: [String], named source: String) -> String {
-        "\(source) was exported before the tombstone window and keeps \(challenges(ids)), "
-            + "last edited before it, that the backup does not have: they may have been deleted on "
-            + "another device since; if so, delete them again in the app"
+        MergeWarning.exportedBefore(source) + " and keeps \(challenges(ids)), last edited "
+            + "before it, that the backup does not have: \(MergeWarning.forgottenDeletes(ids.count)) "
+            + "made on another device; if so, delete them again in the app"
     }
 
     /// One line for items stamped more than 24 h ahead (FORMAT.md §5.1 rule 8 reports them always).
     static func futureStamped(_ outcome: MergeOutcome, in source: String) -> String? {
         guard let first = outcome.futureStamped.first else { return nil }
-        let more = outcome.futureStamped.count - 1
         return MergeWarning.futureStamped(first, in: source)
-            + (more > 0 ? " (and \(more) more such item(s))" : "") + "; check that device's clock"
+            + (MergeWarning.andMore(1, of: outcome.futureStamped.count, "such item(s)")
+                .map { "," + $0 } ?? "") + "; check that device's clock"
     }
 }
 

@@ -99,6 +99,33 @@ public struct CLIError: Error, Sendable {
     static func tooOpen(_ refusal: SecretFile.TooOpen) -> CLIError {
         CLIError(refusal.description, .profileFile)
     }
+
+    /// A question answered no: `command` stopped, and `unchanged` says what it left as it was.
+    static func cancelled(_ command: String, leaving unchanged: String) -> CLIError {
+        CLIError("\(command) cancelled; \(unchanged)", .cancelled)
+    }
+
+    /// A profile file (config.json, the identity file) that cannot be used: `file` names it
+    /// (with what it is, where that helps), `problem` says what is wrong and how to fix it.
+    static func badProfile(_ file: String, _ problem: String) -> CLIError {
+        CLIError("\(file): \(problem)", .profileFile)
+    }
+
+    /// A profile file that could not be read, in the OS's words (which name it).
+    static func unreadableProfile(_ error: LocalFileError) -> CLIError {
+        CLIError(error.description, .profileFile)
+    }
+
+    /// An environment variable whose value cannot be used: what it must be, and what it was.
+    static func badVariable(_ variable: String, mustBe: String, not value: String) -> CLIError {
+        CLIError("\(variable) must be \(mustBe), not '\(value)'", .environment)
+    }
+
+    /// The key of an encrypted profile could not be had (none given, two given, or its
+    /// passphrase source failed): `why`, with the fix.
+    static func noKey(_ why: String) -> CLIError {
+        CLIError(why, .missingSetup)
+    }
 }
 
 extension CloudBackup {

@@ -116,9 +116,8 @@ extension Context {
         }
         if let text = environment[Self.offlineWaitVariable], !text.isEmpty {
             guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
-                throw CLIError(
-                    "\(Self.offlineWaitVariable) must be a number of seconds (such as 10), not '\(text)'",
-                    .environment)
+                throw CLIError.badVariable(
+                    Self.offlineWaitVariable, mustBe: "a number of seconds (such as 10)", not: text)
             }
             retry.unreachableDeadline = seconds
         } else if stderrIsTerminal {

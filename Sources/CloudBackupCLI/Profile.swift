@@ -151,15 +151,14 @@ struct Profile: Sendable {
                     let object = try JSONSerialization.jsonObject(with: Data(bytes))
                         as? [String: Any]
                 else {
-                    throw CLIError(
-                        "\(path): expected a JSON object of settings; fix or delete the file",
-                        .profileFile)
+                    throw CLIError.badProfile(
+                        path, "expected a JSON object of settings; fix or delete the file")
                 }
                 for (key, value) in object {
                     if Self.switches.contains(where: { $0.key == key }) {
                         guard let flag = value as? Bool else {
-                            throw CLIError(
-                                "\(path): setting '\(key)' must be true or false", .profileFile)
+                            throw CLIError.badProfile(
+                                path, "setting '\(key)' must be true or false")
                         }
                         switched[key] = flag
                         continue
@@ -176,9 +175,10 @@ struct Profile: Sendable {
                         let range = PreviousCopies.range
                         guard let number = Self.wholeNumber(value), range.contains(number)
                         else {
-                            throw CLIError(
-                                "\(path): setting 'previousCopies' must be a whole number from \(range.lowerBound) to \(range.upperBound)",
-                                .profileFile)
+                            throw CLIError.badProfile(
+                                path,
+                                "setting 'previousCopies' must be a whole number from \(range.lowerBound) to \(range.upperBound)"
+                            )
                         }
                         previousCopies = number
                         continue
@@ -189,13 +189,11 @@ struct Profile: Sendable {
                                 "keep", "previousCopies", "decisionLog",
                             ])
                             .joined(separator: ", ")
-                        throw CLIError(
-                            "\(path): unknown setting '\(key)'; known settings are \(known)",
-                            .profileFile)
+                        throw CLIError.badProfile(
+                            path, "unknown setting '\(key)'; known settings are \(known)")
                     }
                     guard let text = value as? String else {
-                        throw CLIError(
-                            "\(path): setting '\(key)' must be a string", .profileFile)
+                        throw CLIError.badProfile(path, "setting '\(key)' must be a string")
                     }
                     file[key] = text
                 }
@@ -204,11 +202,10 @@ struct Profile: Sendable {
             } catch let error as SecretFile.TooOpen {
                 throw .tooOpen(error)
             } catch let error as LocalFileError {
-                throw CLIError(error.description, .profileFile)
+                throw CLIError.unreadableProfile(error)
             } catch {
-                throw CLIError(
-                    "\(path): not valid JSON (\(error.localizedDescription)); fix or delete the file",
-                    .profileFile)
+                throw CLIError.badProfile(
+                    path, "not valid JSON (\(error.localizedDescription)); fix or delete the file")
             }
         }
         func fromEnvironment(_ index: Int) -> String? {
@@ -223,9 +220,8 @@ struct Profile: Sendable {
         // which wins, gives the value.
         for (index, setting) in Self.settings.enumerated()
         where file[setting.key] == "" && fromEnvironment(index) == nil {
-            throw CLIError(
-                "\(path): setting '\(setting.key)' is empty; give it a value or remove it",
-                .profileFile)
+            throw CLIError.badProfile(
+                path, "setting '\(setting.key)' is empty; give it a value or remove it")
         }
         for setting in Self.switches {
             switch environment[setting.variable] ?? "" {
@@ -233,16 +229,15 @@ struct Profile: Sendable {
             case "1": switched[setting.key] = true
             case "0": switched[setting.key] = false
             case let other:
-                throw CLIError(
-                    "\(setting.variable) must be 1 (\(setting.key)) or 0 (do not), not '\(other)'",
-                    .environment)
+                throw CLIError.badVariable(
+                    setting.variable, mustBe: "1 (\(setting.key)) or 0 (do not)", not: other)
             }
         }
         if var policy = retention, let text = environment[Self.pinLimitVariable], !text.isEmpty {
             guard let limit = Int(text), (1...RetentionPolicy.maxPins).contains(limit) else {
-                throw CLIError(
-                    "\(Self.pinLimitVariable) must be a whole number from 1 to \(RetentionPolicy.maxPins), not '\(text)'",
-                    .environment)
+                throw CLIError.badVariable(
+                    Self.pinLimitVariable,
+                    mustBe: "a whole number from 1 to \(RetentionPolicy.maxPins)", not: text)
             }
             policy.pinLimit = limit
             retention = policy
@@ -284,27 +279,25 @@ struct Profile: Sendable {
         let fix =
             #"give "keep": false or an object such as {"daily": 7, "weekly": 8, "monthly": 12}"#
         guard let object = value as? [String: Any] else {
-            throw CLIError(
-                "\(path): setting 'keep' must be false or an object; \(fix)", .profileFile
-            )
+            throw CLIError.badProfile(path, "setting 'keep' must be false or an object; \(fix)")
         }
         var policy = RetentionPolicy.standard
         for (level, count) in object {
             guard let number = Self.wholeNumber(count), number >= 0,
                 number <= RetentionPolicy.maxPins
             else {
-                throw CLIError(
-                    "\(path): 'keep.\(level)' must be a whole number from 0 to \(RetentionPolicy.maxPins); \(fix)",
-                    .profileFile)
+                throw CLIError.badProfile(
+                    path,
+                    "'keep.\(level)' must be a whole number from 0 to \(RetentionPolicy.maxPins); \(fix)"
+                )
             }
             switch level {
             case "daily": policy.daily = number
             case "weekly": policy.weekly = number
             case "monthly": policy.monthly = number
             default:
-                throw CLIError(
-                    "\(path): unknown level 'keep.\(level)'; the levels are daily, weekly and monthly",
-                    .profileFile)
+                throw CLIError.badProfile(
+                    path, "unknown level 'keep.\(level)'; the levels are daily, weekly and monthly")
             }
         }
         return policy

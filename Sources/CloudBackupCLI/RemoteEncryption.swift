@@ -77,9 +77,9 @@ struct RemoteEncryption {
         }
         switch (passphrase, keyed.isEmpty) {
         case (nil, true):
-            throw CLIError(
-                "profile '\(profile.name)' encrypts its backup but has no key; give one: \(keySources)",
-                .missingSetup)
+            throw CLIError.noKey(
+                "profile '\(profile.name)' encrypts its backup but has no key; give one: \(keySources)"
+            )
         case (let passphrase?, true):
             return RemoteEncryption(
                 recipients: [.scrypt(passphrase: passphrase)], identities: identities)
@@ -87,9 +87,9 @@ struct RemoteEncryption {
             return RemoteEncryption(
                 recipients: keyed.compactMap(\.recipient), identities: identities)
         case (.some, false):
-            throw CLIError(
-                "profile '\(profile.name)' has both a passphrase and identityFile; age encrypts to a passphrase only alone, so give one of them",
-                .missingSetup)
+            throw CLIError.noKey(
+                "profile '\(profile.name)' has both a passphrase and identityFile; age encrypts to a passphrase only alone, so give one of them"
+            )
         }
     }
 
@@ -140,13 +140,11 @@ struct RemoteEncryption {
         } catch let error as SecretFile.TooOpen {
             throw .tooOpen(error)
         } catch {
-            throw CLIError(
-                "--password-file: \(CloudBackup.describe(error).lines[0])", .missingSetup)
+            throw CLIError.noKey("--password-file: \(CloudBackup.describe(error).lines[0])")
         }
         guard let bytes else {
-            throw CLIError(
-                "--password-file: \(LocalFileError(path: path, operation: .open, errno: ENOENT))",
-                .missingSetup)
+            throw CLIError.noKey(
+                "--password-file: \(LocalFileError(path: path, operation: .open, errno: ENOENT))")
         }
         return try firstLine(bytes, from: "\(path) (the password file)")
     }
@@ -161,21 +159,20 @@ struct RemoteEncryption {
         do {
             try process.run()
         } catch {
-            throw CLIError(
-                "--password-command could not start /bin/sh: \(error.localizedDescription)",
-                .missingSetup)
+            throw CLIError.noKey(
+                "--password-command could not start /bin/sh: \(error.localizedDescription)")
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw CLIError(
-                "the password command exited with status \(process.terminationStatus); fix it (run it by hand to see)",
-                .missingSetup)
+            throw CLIError.noKey(
+                "the password command exited with status \(process.terminationStatus); fix it (run it by hand to see)"
+            )
         }
         guard data.count <= maxPassphraseBytes else {
-            throw CLIError(
-                "the password command printed over \(maxPassphraseBytes) bytes; print the passphrase alone",
-                .missingSetup)
+            throw CLIError.noKey(
+                "the password command printed over \(maxPassphraseBytes) bytes; print the passphrase alone"
+            )
         }
         return try firstLine(Array(data), from: "the password command's output")
     }
@@ -185,8 +182,7 @@ struct RemoteEncryption {
         var line = Array(bytes.prefix { $0 != 0x0a })
         if line.last == 0x0d { line.removeLast() }
         guard !line.isEmpty else {
-            throw CLIError(
-                "\(source) holds no passphrase (its first line is empty)", .missingSetup)
+            throw CLIError.noKey("\(source) holds no passphrase (its first line is empty)")
         }
         return line
     }
@@ -196,9 +192,9 @@ struct RemoteEncryption {
         do {
             let secret = SecretFile(path, kind: "an identity file", holding: "your key")
             guard let bytes = try secret.read(maxBytes: 1 << 16) else {
-                throw CLIError(
-                    "\(path) (identityFile): no such file; create it with 'age-keygen -o \(path)' or fix the setting",
-                    .profileFile)
+                throw CLIError.badProfile(
+                    "\(path) (identityFile)",
+                    "no such file; create it with 'age-keygen -o \(path)' or fix the setting")
             }
             return try Identity.parseFile(String(decoding: bytes, as: UTF8.self))
         } catch let error as CLIError {
@@ -206,11 +202,11 @@ struct RemoteEncryption {
         } catch let error as SecretFile.TooOpen {
             throw .tooOpen(error)
         } catch let error as LocalFileError {
-            throw CLIError(error.description, .profileFile)
+            throw CLIError.unreadableProfile(error)
         } catch let error as EnvelopeError {
-            throw CLIError("\(path) (identityFile): \(error.description)", .profileFile)
+            throw CLIError.badProfile("\(path) (identityFile)", error.description)
         } catch {
-            throw CLIError("\(path): \(error)", .profileFile)
+            throw CLIError.badProfile(path, "\(error)")
         }
     }
 }

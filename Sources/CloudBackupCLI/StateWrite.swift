@@ -93,7 +93,7 @@ struct StateWrite {
             return try LocalFile.read(file)
         } catch {
             guard error.isMissing else {
-                throw CLIError("\(error.description); nothing was written", .localWrite)
+                throw BackupFile.failedWrite(error, leaving: "nothing was written")
             }
             return nil
         }

@@ -229,8 +229,10 @@ struct MergeCommand: QuietCommand {
                 lines.append("warning: \(what) (--clock-guard holds such items back)")
             }
         }
-        if outcome.futureStamped.count > shown {
-            lines.append("… and \(outcome.futureStamped.count - shown) more future-stamped item(s)")
+        if let more = MergeWarning.andMore(
+            shown, of: outcome.futureStamped.count, "future-stamped item(s)")
+        {
+            lines.append("…" + more)
         }
         return lines
     }
@@ -248,9 +250,9 @@ struct MergeCommand: QuietCommand {
         let age = now.millisecondsSince1970 - incoming.exportedAt.millisecondsSince1970
         return MergeWarning.heldBack(
             "\(challenges) challenge(s) and \(stale.count - challenges) day log(s) of \(name)",
-            reason: "it was exported \(age / Timestamp.millisecondsPerDay) days ago, "
-                + "before the \(windowDays)-day window, and they are missing here and older than "
-                + "the window (they may be deletes whose tombstones expired)",
+            reason: MergeWarning.staleReason(
+                "it", when: "\(age / Timestamp.millisecondsPerDay) days ago",
+                windowDays: windowDays, missing: "missing here", count: stale.count),
             advice: MergeWarning.allowStale)
     }
 

@@ -177,7 +177,7 @@ struct RestoreCommand: QuietCommand {
         if let ask {
             let kept = replacing.keepAs.map { " (the current file kept as \($0.onOneLine))" }
             guard Confirmation.ask("write \(file.onOneLine)\(kept ?? "")? [y/N] ", with: ask) else {
-                throw CLIError("restore cancelled; \(file) is unchanged", .cancelled)
+                throw CLIError.cancelled(Self.name, leaving: "\(file) is unchanged")
             }
             try write(
                 outcome, from: (backup, revisionRead), replacing: replacing, session: session,
@@ -290,10 +290,11 @@ struct RestoreCommand: QuietCommand {
             return "the backup is inside the \(options.windowDays)-day tombstone window"
         }
         let held = report.challenges.heldBack
-        return "the backup predates the \(options.windowDays)-day tombstone window"
+        return MergeWarning.predates("the backup", windowDays: options.windowDays)
             + (held == 0
                 ? "; nothing was held back"
-                : "; \(held) challenge(s) missing here were held back (they may have been deleted); pass --allow-stale to let them in")
+                : "; \(held) challenge(s) missing here and last edited before it were held back: "
+                    + MergeWarning.forgottenDeletes(held) + "; pass --allow-stale to let them in")
     }
 }
 

@@ -89,10 +89,11 @@ struct RollbackCommand: QuietCommand {
         let options = MergeOptions(now: now)
         guard allowStale || old.exportedAt >= options.windowStart else {
             throw CLIError(
-                "revision \(chosen.id) was exported \(old.exportedAt), before the "
-                    + "\(options.windowDays)-day tombstone window: challenges deleted since may "
-                    + "have lost their tombstones and would come back; pass --allow-stale to "
-                    + "roll back to it anyway",
+                MergeWarning.exportedBefore(
+                    "revision \(chosen.id)", when: "\(old.exportedAt)",
+                    windowDays: options.windowDays)
+                    + ": challenges deleted since may have lost their tombstones and would come "
+                    + "back; pass --allow-stale to roll back to it anyway",
                 .arguments)
         }
         var rollback = Rollback.document(backTo: old, from: head, now: now)
@@ -121,7 +122,7 @@ struct RollbackCommand: QuietCommand {
                 Confirmation.ask(
                     "roll back the backup on Drive and \(file.onOneLine)? [y/N] ", with: ask)
             else {
-                throw CLIError("rollback cancelled; nothing was written", .cancelled)
+                throw CLIError.cancelled(Self.name, leaving: "nothing was written")
             }
         }
         // The head it replaces is kept forever first: a rollback to it undoes this one.

@@ -82,7 +82,8 @@ struct VerifyCommand: QuietCommand {
                         Finding(
                             id: id, decision: decision,
                             explanation:
-                                "missing here and \(edited), before the window: perhaps a forgotten delete"
+                                "missing here and \(edited), before the window: "
+                                + MergeWarning.forgottenDeletes(1)
                         ))
                 case .editedAfterDelete where decision.winner == .incoming:
                     let kept = keptHere[id] ?? 0
@@ -174,8 +175,8 @@ struct VerifyCommand: QuietCommand {
         }
         if predates {
             throw CLIError(
-                "\(name) predates the \(clock.windowDays)-day tombstone window; "
-                    + "merge holds its old, unknown items back unless --allow-stale",
+                MergeWarning.predates(name, windowDays: clock.windowDays)
+                    + "; merge holds its old, unknown items back unless --allow-stale",
                 .refused)
         }
     }
