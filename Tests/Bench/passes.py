@@ -3,13 +3,18 @@
 
 Part of `make bench`. Against a fresh emulator, set up as `requests.py` sets it up (login,
 STATE settled by merging it with itself, a first backup, then one change so the next one is
-not the first after a create), three backups run under `valgrind --tool=callgrind`:
+not the first after a create), five backups run under `valgrind --tool=callgrind`:
 
-  one change                  a day log edited: parse STATE, merge, encode, upload, ...
+  one change                  a day log edited (its note kept one length): parse STATE,
+                              merge, encode, upload, ...
   first unchanged night       the next run with STATE's stamp over 2 s old, as on the night
-                              after an upload: it reads STATE to check its SHA-256, then
-                              settles the record so later nights trust the stamp alone
+                              after an upload (it runs the whole merge path before it finds
+                              nothing to upload and settles the record)
   second unchanged night      the night after: the listing only
+  one change, compressed      with "compress": true in the profile's config.json (a first run
+                              rewrites Drive's file gzipped, then the one change)
+  one change, encrypted       plain again, encrypting to an X25519 key (age-keygen's; skipped
+                              when age-keygen is missing), likewise
 
 Callgrind counts instructions, so its figures are the same on every run of the same build
 and do not move with the load of this shared machine. Its call graph gives, for each function
@@ -24,26 +29,27 @@ validation inside the read), so the rows do not add up to the whole.
 The backups run with a preloaded `pthread_create` that refuses (a few lines of C, built here
 with cc): the code's documented fallback then runs both halves of each two-core pass in turn
 on the calling thread, so a pass's whole cost lands under its caller instead of under an
-anonymous thread; the work is the same, only not spread over two cores. Kernel work (reading and
-writing files, sending on the socket) is not counted by callgrind: a file write shows only
-its user-space part.
+anonymous thread; the work is the same, only not spread over two cores. Kernel work
+(reading and writing files, sending on the socket) is not counted by callgrind: a file
+write shows only its user-space part.
 
-"≈ CPU" is a rough guide in milliseconds. For SHA-256 and MD5 it is their native time on
-these bytes (hashlib, whose OpenSSL is the one Digests calls) times the calls: valgrind's CPU
-has no SHA extensions, so under it OpenSSL runs its generic SHA-256, ~15× the instructions
-of the native one. For the other rows it is their share of the instructions outside the
+"≈ CPU" is a rough guide in milliseconds. For SHA-256 and MD5 it is their instructions at
+the native time per instruction of OpenSSL's EVP_Digest (what Digests calls), from a few lines
+of C built here hashing the file's size of bytes natively and under callgrind: valgrind's CPU
+has no SHA extensions, so under it OpenSSL runs its generic SHA-256, ~15× slower than the
+native one. For the other rows it is their share of the instructions outside the
 digests, of the native CPU outside them: the median CPU (user + system, wait4) of the same
 kind of run taken natively BENCH_BACKUP_RUNS times (default 5; the first unchanged night
 half as often, each after an upload and 2 s), less the digests' time. Instructions differ
 in cost, and the kernel's part is not shared out.
 
-Usage: passes.py --bin .build/release/cloudbackup [--bench .build/release/backup-bench] STATE
+Usage: passes.py --bin .build/release/cloudbackup [--bench .build/release/backup-bench]
+                 [--keep DIR] STATE
 (STATE missing: generated with `backup-bench generate --seed 42 --day-logs 20000` when its
 path is .build/bench-data/seedS-N/phone.json and --bench is given, else skipped with a note).
 """
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -72,7 +78,8 @@ PASSES = [
     ("merge", r"^merge\(local:incoming:options:\)$"),
     ("encode", r"^static BackupWriter\.write\(_:pretty:schema:\)$"),
     ("compare bytes", r"^(specialized )?static Array<A>\.== infix\(_:_:\)$", r"^BackupRun\."),
-    ("gzip", r"^static Gzip\.(compress|decompress)\("),
+    ("gzip", r"^static Gzip\.compress\("),
+    ("gunzip", r"^static Gzip\.plain\("),
     ("encrypt", r"^static Envelope\.encrypt\("),
     ("decrypt", r"^static Envelope\.decrypt\("),
     ("upload (curl)", r"^DriveClient\.(update|create)\(id:|^DriveClient\.(update|create)\("),
@@ -188,20 +195,58 @@ class Profile:
         return rows
 
 
-def native_digests(path):
-    """Seconds per SHA-256 and per MD5 of the file's bytes natively (hashlib: OpenSSL, as
-    Digests uses), medians of 9. Under valgrind OpenSSL finds no SHA extensions on the
-    emulated CPU and runs its generic SHA-256, so its instructions overstate it."""
-    data = path.read_bytes()
-    seconds = {}
-    for label, digest in (("SHA-256", hashlib.sha256), ("MD5", hashlib.md5)):
-        times = []
-        for _ in range(9):
-            begin = time.perf_counter()
-            digest(data).digest()
-            times.append(time.perf_counter() - begin)
-        seconds[label] = statistics.median(times)
-    return seconds
+DIGEST_PROGRAM = r"""
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+/* digestcost ALG BYTES [time]: one EVP_Digest of BYTES bytes (counted under callgrind), or
+   the median of 9 timed natively, in ns. */
+static int order(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+int main(int argc, char **argv) {
+    const EVP_MD *md = strcmp(argv[1], "md5") == 0 ? EVP_md5() : EVP_sha256();
+    size_t n = strtoull(argv[2], 0, 10);
+    unsigned char *bytes = malloc(n), out[EVP_MAX_MD_SIZE];
+    unsigned int length;
+    for (size_t i = 0; i < n; i++) bytes[i] = (unsigned char)(i * 131 + (i >> 9));
+    if (argc < 4) { EVP_Digest(bytes, n, out, &length, md, NULL); return 0; }
+    double times[9];
+    for (int k = 0; k < 9; k++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        EVP_Digest(bytes, n, out, &length, md, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        times[k] = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+    }
+    qsort(times, 9, sizeof times[0], order);
+    printf("%.0f\n", times[4]);
+    return 0;
+}
+"""
+
+
+def native_digests(work, size):
+    """Seconds per callgrind-counted instruction of OpenSSL's SHA-256 and MD5 (EVP_Digest,
+    as Digests calls them), from `size` bytes hashed natively (median of 9) and under
+    callgrind. Under valgrind OpenSSL finds no SHA extensions on the emulated CPU and runs its
+    generic SHA-256, so its instructions overstate it; this turns them back into time."""
+    source, program = work / "digestcost.c", work / "digestcost"
+    source.write_text(DIGEST_PROGRAM)
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    subprocess.run([compiler, "-O2", "-o", str(program), str(source), "-lcrypto"], check=True)
+    rates, natively = {}, {}
+    for label, name in (("SHA-256", "sha256"), ("MD5", "md5")):
+        out = work / f"callgrind.{name}.out"
+        subprocess.run(["valgrind", "--tool=callgrind", "--quiet", "--toggle-collect=EVP_Digest",
+                        f"--callgrind-out-file={out}", str(program), name, str(size)],
+                       check=True)
+        instructions = parse_callgrind(out)[2]
+        seconds = int(subprocess.run([str(program), name, str(size), "time"], check=True,
+                                     capture_output=True, text=True).stdout) / 1e9
+        rates[label], natively[label] = seconds / instructions, seconds
+    return rates, natively
 
 
 def table(title, profile, cpu, digests):
@@ -209,7 +254,7 @@ def table(title, profile, cpu, digests):
     share of the instructions outside digests of the native CPU outside them."""
     rows = profile.rows()
     digest_cost = sum(cost for label, _, _, cost in rows if label in digests)
-    digest_time = sum(calls * digests[label] for label, _, calls, _ in rows if label in digests)
+    digest_time = sum(cost * digests[label] for label, _, _, cost in rows if label in digests)
     rest_cost, rest_time = profile.total - digest_cost, max(0.0, cpu - digest_time)
     print(f"\n  {title}: {profile.total / 1e6:,.1f} M instructions in all,"
           f" {cpu * 1000:.1f} ms CPU natively (median)")
@@ -217,15 +262,15 @@ def table(title, profile, cpu, digests):
     lines = [header]
     for label, caller, calls, cost in rows:
         share = cost / profile.total
-        estimate = (f"{calls * digests[label] * 1000:.1f} ms*" if label in digests
+        estimate = (f"{cost * digests[label] * 1000:.1f} ms*" if label in digests
                     else f"{cost / rest_cost * rest_time * 1000:.1f} ms ")
         lines.append((label, caller[:60], f"{calls:,}", f"{cost / 1e6:,.1f}",
                       f"{share * 100:.1f}%", estimate))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     for line in lines:
-        print("    " + "  ".join(
+        print(("    " + "  ".join(
             line[i].ljust(widths[i]) if i < 2 else line[i].rjust(widths[i])
-            for i in range(len(header))))
+            for i in range(len(header)))).rstrip())
     listed = sum(cost for label, _, _, cost in profile.rows() if not label.startswith(" "))
     print(f"    (the passes above, nested rows aside: {listed / 1e6:,.1f} M,"
           f" {listed / profile.total * 100:.1f}% of the process)")
@@ -252,7 +297,7 @@ def nothreads_library(work):
     return library
 
 
-def measure(binary, state_source):
+def measure(binary, state_source, keep=None):
     emulator = bench_requests.Emulator()
     work = Path(tempfile.mkdtemp())
     try:
@@ -280,6 +325,7 @@ def measure(binary, state_source):
             sys.exit(f"passes: cannot settle {state_source}: {settle.stderr.strip()}")
         document = json.loads(state.read_bytes())
         library = nothreads_library(work)
+        digests = native_digests(work, state_source.stat().st_size)
         edits = iter(range(1, 1000))
 
         def backup(expected, profile=None):
@@ -305,7 +351,13 @@ def measure(binary, state_source):
             return Profile(out_file) if profile else usage.ru_utime + usage.ru_stime
 
         def edit():
-            state.write_text(json.dumps(bench_requests.edited(document, next(edits))))
+            """requests.py's edit, its note of one length whatever the step: the merged
+            document's encoding then has the head's length, and mergeAndUpload's comparison of
+            the two runs to the first difference (a length apart, it stops at once)."""
+            step = next(edits)
+            changed = bench_requests.edited(document, step)
+            changed["dayLogs"][max(changed["dayLogs"])]["note"] = f"edited {step:04d}"
+            state.write_text(json.dumps(changed))
 
         def wait_settled():
             """Until STATE's stamp is 2 s old (FileStamp.isSettled), as on a later night."""
@@ -335,9 +387,41 @@ def measure(binary, state_source):
                          backup("unchanged", "first-night"), first_night))
         profiles.append(("second unchanged night",
                          backup("unchanged", "second-night"), second_night))
-        return [(title, profile, statistics.median(cpus)) for title, profile, cpus in profiles]
+
+        # The same one change with gzip, then (plain inside again) with age encryption to an
+        # X25519 key, as requests.py switches them: a first run rewrites Drive's file, then
+        # native runs, then one under callgrind.
+        def one_change_as(title, name):
+            edit()
+            backup("uploaded")
+            cpus = []
+            for _ in range(RUNS):
+                edit()
+                cpus.append(backup("uploaded"))
+            edit()
+            profiles.append((title, backup("uploaded", name), cpus))
+
+        config = work / "config" / "cloudbackup" / "default" / "config.json"
+        settings = json.loads(config.read_text()) if config.exists() else {}
+        config.touch(mode=0o600)
+        config.write_text(json.dumps(dict(settings, compress=True)))
+        one_change_as("one change, compressed", "compressed")
+        config.write_text(json.dumps(dict(settings, compress=False)))
+        key = work / "key.txt"
+        if shutil.which("age-keygen") and subprocess.run(
+                ["age-keygen", "-o", str(key)], capture_output=True).returncode == 0:
+            environment.update(CLOUDBACKUP_ENCRYPT="1", CLOUDBACKUP_IDENTITY_FILE=str(key))
+            one_change_as("one change, encrypted", "encrypted")
+        else:
+            print("\n(the encrypted one change skipped: age-keygen is not installed)")
+        return [(title, profile, statistics.median(cpus))
+                for title, profile, cpus in profiles], digests
     finally:
         emulator.stop()
+        if keep:
+            keep.mkdir(parents=True, exist_ok=True)
+            for out in work.glob("callgrind.*.out"):
+                shutil.copy(out, keep / out.name)
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -345,6 +429,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bin", required=True, help="the built cloudbackup (release)")
     parser.add_argument("--bench", help="the built backup-bench, to generate a missing STATE")
+    parser.add_argument("--keep", type=Path,
+                        help="a directory to keep the callgrind.*.out files in (for"
+                             " callgrind_annotate)")
     parser.add_argument("state", type=Path, help="the state file to back up")
     options = parser.parse_args()
     if not shutil.which("valgrind"):
@@ -362,13 +449,13 @@ def main():
     binary = Path(options.bin).resolve()
     print(f"\npasses over the document in a backup of {state} ({state.stat().st_size:,} bytes),"
           f" counted by callgrind (instructions; each caller's calls and inclusive cost):")
-    measured = measure(binary, state)
-    digests = native_digests(state)
+    measured, (digests, natively) = measure(binary, state, options.keep)
     for title, profile, cpu in measured:
         table(title, profile, cpu, digests)
-    print("\n  * a digest's time natively per call (hashlib's OpenSSL on these bytes:"
-          f" SHA-256 {digests['SHA-256'] * 1000:.1f} ms, MD5 {digests['MD5'] * 1000:.1f} ms);"
-          " callgrind's CPU has no SHA extensions, so OpenSSL runs its generic SHA-256 there")
+    print(f"\n  * a digest's instructions at OpenSSL's native time per instruction of it (hashing"
+          f" {state.stat().st_size:,} bytes natively: SHA-256 {natively['SHA-256'] * 1000:.1f} ms,"
+          f" MD5 {natively['MD5'] * 1000:.1f} ms); callgrind's CPU has no SHA extensions, so"
+          " OpenSSL runs its generic SHA-256 there")
     first, second = measured[1][1], measured[2][1]
     print(f"\n  the first unchanged night over the second: {first.total / 1e6:,.1f} M against"
           f" {second.total / 1e6:,.1f} M instructions; the first's extra passes:")
