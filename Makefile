@@ -185,15 +185,18 @@ fuzz: $(FUZZ)/backupkit-fuzz
 # come from apt-get when missing. BENCH_SIZES=20000,200000 skips the slow top size. Then what a
 # backup costs (requests and bytes from the emulator's log, the process's CPU and wall time)
 # for Examples/phone.json, the 20,000 file and (when BENCH_SIZES made it) the 1,000,000 one,
-# plain, compressed and encrypted.
+# plain, compressed and encrypted. Last, every pass a one-change backup of the 20,000 file
+# makes over the document, and the first and second unchanged nights, counted by callgrind
+# (Tests/Bench/passes.py; valgrind comes from apt-get too).
 bench: deps venv
-	@$(call apt_install,jq time)
+	@$(call apt_install,jq time valgrind)
 	$(RELEASE) --product backup-bench
 	$(RELEASE) --product cloudbackup
 	$(PYTHON) Tests/Bench/bench.py --bin .build/release/backup-bench --cli $(BIN)
 	$(PYTHON) Tests/Bench/requests.py --bin $(BIN) Examples/phone.json \
 		.build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json \
 		.build/bench-data/seed$${BENCH_SEED:-42}-1000000/phone.json
+	$(PYTHON) Tests/Bench/passes.py --bin $(BIN) --bench .build/release/backup-bench .build/bench-data/seed$${BENCH_SEED:-42}-20000/phone.json
 
 # Devices editing and backing up at once through faults, under every reading of Drive's
 # If-Match, checked after every round (Tests/Soak/soak.py); `make test` runs 100 rounds of it.
