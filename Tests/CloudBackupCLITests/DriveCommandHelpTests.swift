@@ -73,7 +73,9 @@ import Testing
             STATE.broken-<UTC time> by --replace, and refused by --merge (nothing to merge into).
             With --revision or --as-of, an older version of the backup from Drive's revision
             history ('cloudbackup history' lists them) instead of the latest. A STATE named
-            *.gz is written as gzip.
+            *.gz is written as gzip. When standard input is a terminal it asks before writing
+            unless --yes; the question goes to stderr, or to the terminal itself when stderr is
+            redirected (2>log).
 
             options:
               --file STATE          the local state file to restore into

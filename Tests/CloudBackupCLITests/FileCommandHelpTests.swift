@@ -13,7 +13,9 @@ import Testing
             document format and prints every problem on stderr as FILE: /pointer: message,
             where /pointer is the JSON Pointer of the broken value. Prints nothing when
             all files are valid. A FILE of - is standard input, named <stdin> (a file
-            called - is ./-); one FILE at most can be -.
+            called - is ./-); one FILE at most can be -. Any other FILE must be a regular
+            file: a FIFO, socket or device (so a pipe such as <(zcat f.gz)) is refused at once;
+            save it to a file, or give - and pipe it in.
 
             options:
               --json         print one JSON object on stdout instead: {"files": [...]}, each file's
@@ -132,6 +134,10 @@ import Testing
             (not atomically) and holding only the document: the report goes to stderr. A
             file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
             may be gzip whatever their names).
+
+            --log FILE must be a file of its own (not LOCAL, INCOMING or OUT). Each line goes in
+            with one write, and one that does not fit (a full disk) is cut back off, so the log
+            keeps whole lines; the run then says cannot append and exits 1, with OUT written.
 
             options:
               -o, --output OUT  where to write the result (LOCAL itself is fine)

@@ -344,6 +344,16 @@ import Testing
             for --device, from CLOUDBACKUP_DEVICE_CLIENT_ID and CLOUDBACKUP_DEVICE_CLIENT_SECRET,
             or deviceClientId and deviceClientSecret (a "TVs and Limited Input devices" client).
 
+            The browser's address with Google's code is replaced at once by
+            http://127.0.0.1:PORT/done, so the code stays out of its history, and each outcome has
+            its own page (Logged in, Access not granted, Drive access not ticked, Not this login,
+            Login failed) saying what to do next. A pasted address is not echoed; the whole
+            address or its query will do, and one from another login or a Cancel is refused with
+            a line saying why, three tries in all. Network errors, 429 and 5xx answers are tried
+            again (up to 8 times within 5 minutes; at a terminal, a network that cannot be reached
+            is given up on after 10 s, or CLOUDBACKUP_OFFLINE_WAIT seconds). The profile folder is
+            made readable only by you (0700), and a wider one is tightened with a warning.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)

@@ -38,6 +38,10 @@ struct MergeCommand: QuietCommand {
         (not atomically) and holding only the document: the report goes to stderr. A
         file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
         may be gzip whatever their names).
+
+        --log FILE must be a file of its own (not LOCAL, INCOMING or OUT). Each line goes in
+        with one write, and one that does not fit (a full disk) is cut back off, so the log
+        keeps whole lines; the run then says cannot append and exits 1, with OUT written.
         """
     static let exits =
         Exit.always + [

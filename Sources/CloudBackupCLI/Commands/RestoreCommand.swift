@@ -32,7 +32,9 @@ struct RestoreCommand: QuietCommand {
         STATE.broken-<UTC time> by --replace, and refused by --merge (nothing to merge into).
         With --revision or --as-of, an older version of the backup from Drive's revision
         history ('cloudbackup history' lists them) instead of the latest. A STATE named
-        *.gz is written as gzip.
+        *.gz is written as gzip. When standard input is a terminal it asks before writing
+        unless --yes; the question goes to stderr, or to the terminal itself when stderr is
+        redirected (2>log).
         """
     static let exits = DriveOptions.exits(
         changedWhile: "restoring (nothing written; run again)", noBackup: "nothing written")

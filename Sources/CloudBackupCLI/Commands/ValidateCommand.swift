@@ -23,7 +23,9 @@ struct ValidateCommand: QuietCommand {
         document format and prints every problem on stderr as FILE: /pointer: message,
         where /pointer is the JSON Pointer of the broken value. Prints nothing when
         all files are valid. A FILE of - is standard input, named <stdin> (a file
-        called - is ./-); one FILE at most can be -.
+        called - is ./-); one FILE at most can be -. Any other FILE must be a regular
+        file: a FIFO, socket or device (so a pipe such as <(zcat f.gz)) is refused at once;
+        save it to a file, or give - and pipe it in.
         """
     static let exits =
         Exit.always + [
