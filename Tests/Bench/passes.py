@@ -301,28 +301,8 @@ def measure(binary, state_source, keep=None):
     emulator = bench_requests.Emulator()
     work = Path(tempfile.mkdtemp())
     try:
-        browser = work / "browser"
-        browser.write_text(
-            f"#!/bin/sh\nexec '{sys.executable}' '{bench_requests.BROWSER}' \"$1\"\n")
-        browser.chmod(0o755)
-        environment = dict(
-            os.environ,
-            XDG_CONFIG_HOME=str(work / "config"), BROWSER=str(browser),
-            CLOUDBACKUP_CLIENT_ID="test-client-id", CLOUDBACKUP_CLIENT_SECRET="test-client-secret",
-            CLOUDBACKUP_AUTH_URL=emulator.url + "/o/oauth2/v2/auth",
-            CLOUDBACKUP_TOKEN_URL=emulator.url + "/token",
-            CLOUDBACKUP_REVOKE_URL=emulator.url + "/revoke", CLOUDBACKUP_DRIVE_URL=emulator.url)
-        login = subprocess.run([str(binary), "login"], env=environment, capture_output=True,
-                               text=True)
-        if login.returncode != 0:
-            sys.exit(f"passes: login failed: {login.stderr.strip()}")
-        now = json.loads(state_source.read_bytes())["exportedAt"]
-        state = work / "state.json"
-        settle = subprocess.run(
-            [str(binary), "merge", str(state_source), str(state_source), "-o", str(state),
-             "--now", now], capture_output=True, text=True)
-        if settle.returncode != 0:
-            sys.exit(f"passes: cannot settle {state_source}: {settle.stderr.strip()}")
+        environment, state, now = bench_requests.logged_in(
+            binary, emulator, work, state_source, "passes")
         document = json.loads(state.read_bytes())
         library = nothreads_library(work)
         digests = native_digests(work, state_source.stat().st_size)

@@ -148,35 +148,42 @@ def runs_of(kinds):
     return ", ".join(name if count == 1 else f"{name} ×{count}" for name, count in grouped)
 
 
+def logged_in(binary, emulator, work, state_source, caller):
+    """A profile under `work` logged in to `emulator` through the stand-in browser, and STATE
+    settled from `state_source`: the environment to run `binary` in, STATE's path, and the
+    `--now` every run uses (its export time)."""
+    browser = work / "browser"
+    browser.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{BROWSER}' \"$1\"\n")
+    browser.chmod(0o755)
+    environment = dict(
+        os.environ,
+        XDG_CONFIG_HOME=str(work / "config"), BROWSER=str(browser),
+        CLOUDBACKUP_CLIENT_ID="test-client-id", CLOUDBACKUP_CLIENT_SECRET="test-client-secret",
+        CLOUDBACKUP_AUTH_URL=emulator.url + "/o/oauth2/v2/auth",
+        CLOUDBACKUP_TOKEN_URL=emulator.url + "/token",
+        CLOUDBACKUP_REVOKE_URL=emulator.url + "/revoke", CLOUDBACKUP_DRIVE_URL=emulator.url)
+    login = subprocess.run([str(binary), "login"], env=environment, capture_output=True,
+                           text=True)
+    if login.returncode != 0:
+        sys.exit(f"{caller}: login failed: {login.stderr.strip()}")
+    now = json.loads(state_source.read_bytes())["exportedAt"]
+    state = work / "state.json"
+    # Settled first (merged with itself: tombstones past the window forgotten), else the
+    # second run would upload once to forget them, and "no change" would not be one.
+    settle = subprocess.run(
+        [str(binary), "merge", str(state_source), str(state_source), "-o", str(state),
+         "--now", now], capture_output=True, text=True)
+    if settle.returncode != 0:
+        sys.exit(f"{caller}: cannot settle {state_source}: {settle.stderr.strip()}")
+    return environment, state, now
+
+
 def measure(binary, state_source):
     emulator = Emulator()
     work = Path(tempfile.mkdtemp())
     try:
-        browser = work / "browser"
-        browser.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{BROWSER}' \"$1\"\n")
-        browser.chmod(0o755)
-        environment = dict(
-            os.environ,
-            XDG_CONFIG_HOME=str(work / "config"), BROWSER=str(browser),
-            CLOUDBACKUP_CLIENT_ID="test-client-id", CLOUDBACKUP_CLIENT_SECRET="test-client-secret",
-            CLOUDBACKUP_AUTH_URL=emulator.url + "/o/oauth2/v2/auth",
-            CLOUDBACKUP_TOKEN_URL=emulator.url + "/token",
-            CLOUDBACKUP_REVOKE_URL=emulator.url + "/revoke", CLOUDBACKUP_DRIVE_URL=emulator.url)
+        environment, state, now = logged_in(binary, emulator, work, state_source, "requests")
         kept = work / "config" / "cloudbackup" / "default" / "kept-copy.json"
-        login = subprocess.run([str(binary), "login"], env=environment, capture_output=True,
-                               text=True)
-        if login.returncode != 0:
-            sys.exit(f"requests: login failed: {login.stderr.strip()}")
-
-        now = json.loads(state_source.read_bytes())["exportedAt"]
-        state = work / "state.json"
-        # Settled first (merged with itself: tombstones past the window forgotten), else the
-        # second run would upload once to forget them, and "no change" would not be one.
-        settle = subprocess.run(
-            [str(binary), "merge", str(state_source), str(state_source), "-o", str(state),
-             "--now", now], capture_output=True, text=True)
-        if settle.returncode != 0:
-            sys.exit(f"requests: cannot settle {state_source}: {settle.stderr.strip()}")
         document = json.loads(state.read_bytes())
         rows = []
 
