@@ -63,7 +63,7 @@ public struct Arguments: Sendable {
     mutating func flag(_ option: OptionSpec) -> Bool {
         let name = option.name
         known.append(name)
-        let short = option.short ?? shortNames[name]
+        let short = option.short
         var found = false
         var index = 0
         while index < items.count {
@@ -81,7 +81,7 @@ public struct Arguments: Sendable {
     mutating func option(_ option: OptionSpec) throws(CLIError) -> String? {
         let name = option.name
         known.append(name)
-        let short = option.short ?? shortNames[name]
+        let short = option.short
         var value: String?
         var index = 0
         while index < items.count {

@@ -48,10 +48,11 @@ struct Exit: Sendable {
         self.when = when
     }
 
-    /// The code, its meaning and when: `3  invalid or unreadable file: STATE is invalid`.
-    var text: String {
-        "\(code.rawValue) \(code.meaning)" + (when.map { ": " + $0 } ?? "")
-    }
+    /// The code's meaning and when: `invalid or unreadable file: STATE is invalid`.
+    var description: String { code.meaning + (when.map { ": " + $0 } ?? "") }
+
+    /// The code, its meaning and when: `3 invalid or unreadable file: STATE is invalid`.
+    var text: String { "\(code.rawValue) \(description)" }
 
     /// Every command may end with these: done, a bug, or a command line it cannot take.
     static let always = [Exit(.success), Exit(.failure), Exit(.usage)]

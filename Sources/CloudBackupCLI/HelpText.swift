@@ -16,7 +16,8 @@ enum HelpText {
     static func help(_ command: any Command.Type) -> String {
         var words = usageWords(command)
         let lead = "usage: " + words.removeFirst() + " " + words.removeFirst()
-        var paragraphs = [wrapped(words, first: lead, indent: lead.count + 1)]
+        let usage = words.isEmpty ? lead : wrapped(words, after: lead + " ", indent: lead.count + 1)
+        var paragraphs = [usage]
         paragraphs.append(command.about)
         let options = command.options.options
         if !options.isEmpty {
@@ -44,7 +45,7 @@ enum HelpText {
             let head = "  " + option.spelledInHelp
             let first = head + String(repeating: " ", count: max(2, column - head.count))
             let words = option.help.split(separator: " ").map(String.init)
-            return wrapped(words, first: first, indent: column, joiner: "")
+            return wrapped(words, after: first, indent: column)
         }
     }
 
@@ -54,30 +55,28 @@ enum HelpText {
         let units = items.enumerated().map {
             $0.element + ($0.offset == items.count - 1 ? "." : ",")
         }
-        return wrapped(units, first: lead, indent: 0)
+        return wrapped(units, after: lead + " ", indent: 0)
     }
 
     /// Each code with its meaning and when, descriptions continued under the meaning.
     static func exitLines(_ exits: [Exit]) -> [String] {
         exits.map { exit in
-            let head = "  \(exit.code.rawValue)" + (exit.code.rawValue < 10 ? "   " : "  ")
-            let words = exit.text.split(separator: " ").dropFirst().map(String.init)
-            return wrapped(words, first: head, indent: head.count, joiner: "")
+            let code = "  \(exit.code.rawValue)"
+            let head = code + String(repeating: " ", count: 6 - code.count)
+            let words = exit.description.split(separator: " ").map(String.init)
+            return wrapped(words, after: head, indent: head.count)
         }
     }
 
-    /// `words` after `first`, broken into lines of at most `width` (a longer word stands
-    /// alone), later lines indented by `indent` spaces.
-    private static func wrapped(
-        _ words: [String], first: String, indent: Int, joiner: String = " "
-    ) -> String {
+    /// `words` after `lead` (which ends in the space or padding the first word needs), broken
+    /// into lines of at most `width` (a longer word stands alone), later lines indented by
+    /// `indent` spaces.
+    private static func wrapped(_ words: [String], after lead: String, indent: Int) -> String {
         var lines: [String] = []
-        var line = first
-        var atStart = joiner.isEmpty
-        for word in words {
-            if atStart {
+        var line = lead
+        for (index, word) in words.enumerated() {
+            if index == 0 {
                 line += word
-                atStart = false
             } else if line.count + 1 + word.count <= width {
                 line += " " + word
             } else {
