@@ -99,19 +99,44 @@ private let man = "/usr/bin/man"
         }
     }
 
-    /// Every option a command declares is offered everywhere a user looks: its usage line,
-    /// its help, the man page and each shell's completion script.
-    @Test func everyDeclaredOptionIsInUsageHelpManPageAndCompletions() {
-        let scripts = [ShellCompletion.Shell.bash, .zsh, .fish].map(ShellCompletion.script)
+    /// Every option a command declares is offered everywhere a user looks, in that command's
+    /// own part: its usage line, its help, its man page section and its part of each shell's
+    /// completion script.
+    @Test func everyDeclaredOptionIsInUsageHelpManPageAndCompletions() throws {
+        let page = Manual.page
+        let bash = ShellCompletion.script(for: .bash)
+        let zsh = ShellCompletion.script(for: .zsh)
+        let fishLines = ShellCompletion.script(for: .fish).split(separator: "\n")
+        /// The text from the line that is `start` to the first line after it that starts with
+        /// `end`.
+        func part(of text: String, from start: String, to end: String) -> String {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard let first = lines.firstIndex(where: { $0 == start }) else { return "" }
+            let rest = lines[(first + 1)...]
+            let last = rest.firstIndex { $0.hasPrefix(end) } ?? lines.endIndex
+            return lines[first..<last].joined(separator: "\n")
+        }
         for command in CloudBackup.commands {
+            let name = command.name
+            let section = part(of: page, from: ".SS \(name)", to: ".SS ")
+            let bashOptions = part(of: bash, from: "    \(name))", to: "        valued=")
+                .split(whereSeparator: { $0 == " " || $0 == "'" || $0 == "\n" })
+            let zshPart = part(of: zsh, from: "    (\(name))", to: "        ;;")
             for option in command.options.options {
-                let label = "\(command.name) \(option.name)"
+                let label = "\(name) \(option.name)"
                 #expect(command.usage.contains(option.spelledInUsage), "\(label)")
                 #expect(command.help.contains("  " + option.spelledInHelp + " "), "\(label)")
-                #expect(Manual.page.contains(Manual.escaped(option.name)), "\(label)")
-                for script in scripts {
-                    #expect(script.contains(option.name.dropFirst(2)), "\(label)")
-                }
+                #expect(
+                    section.contains(#"\fB"# + Manual.escaped(option.name) + #"\fR"#), "\(label)")
+                #expect(bashOptions.contains(Substring(option.name)), "\(label)")
+                #expect(
+                    [option.name + "=", option.name + "[", option.name + "}", option.name + "'["]
+                        .contains { zshPart.contains($0) }, "\(label)")
+                #expect(
+                    fishLines.contains {
+                        $0.contains("__fish_seen_subcommand_from \(name)'")
+                            && $0.contains(" -l \(option.name.dropFirst(2)) ")
+                    }, "\(label)")
             }
         }
     }
