@@ -73,15 +73,17 @@ struct OptionGroup: Sendable {
         members = [option]
     }
 
+    private init(members: [OptionSpec], isRequired: Bool, conflict: String?) {
+        self.members = members
+        self.isRequired = isRequired
+        self.conflict = conflict
+    }
+
     /// Options of which at most one may be given, or, `required`, exactly one.
     static func oneOf(_ members: OptionSpec..., required: Bool = false, conflict: String? = nil)
         -> OptionGroup
     {
-        var group = OptionGroup(members[0])
-        group.members = members
-        group.isRequired = required
-        group.conflict = conflict
-        return group
+        OptionGroup(members: members, isRequired: required, conflict: conflict)
     }
 
     /// The group as the usage line shows it.
