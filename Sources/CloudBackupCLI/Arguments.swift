@@ -42,6 +42,10 @@ public struct Arguments: Sendable {
             if group.members.count == 1, option.presence == .required, given == 0 {
                 throw .usage("\(option.spelledInUsage) is required", usage)
             }
+            for member in group.members
+            where isGiven(member) && member.excludes.contains(where: isGiven) {
+                throw .usage(member.exclusion ?? group.conflictMessage, usage)
+            }
         }
     }
 

@@ -80,11 +80,9 @@ enum BackupFile {
             return try context.readStandardInput(maxBytes: options.maxBytes)
         } catch {
             guard error.errno != EFBIG else {
-                throw CLIError(
-                    "\(error.path): the file is over the \(options.maxBytes)-byte limit; raise it with --max-bytes if the file is genuine",
-                    .invalidBackup)
+                throw .overLimit(error.path, size: nil, limit: options.maxBytes)
             }
-            throw CLIError(error.description, .unreadableFile)
+            throw CloudBackup.describe(error)
         }
     }
 
@@ -105,16 +103,6 @@ enum BackupFile {
         var reading = options
         reading.maxIssues = options.maxIssues + 1
         return reading
-    }
-
-    /// What `BackupReader.read(plainOrGzip:)` threw, as `FILE: …` lines.
-    static func describe(
-        reading error: any Error, file: String, limit: Int = ReadOptions().maxIssues
-    ) -> CLIError {
-        switch error {
-        case let error as BackupFileError: describe(error, file: file, limit: limit)
-        default: CLIError("\(file): \(error)", .invalidBackup)
-        }
     }
 
     /// The read options a command takes: `--max-bytes N`.

@@ -156,7 +156,7 @@ struct DecisionLog {
         } catch let error as SecretFile.TooOpen {
             throw .tooOpen(error)
         } catch {
-            throw CLIError("\(error)", .localWrite)
+            throw .logNotWritten(error, path: path)
         }
     }
 
@@ -175,10 +175,8 @@ struct DecisionLog {
                 trimmed(try LocalFile.read(path), adding: line, now: now), to: path, mode: 0o600)
         } catch let error as CLIError {
             throw error
-        } catch let error as LocalFileError {
-            throw CLIError(error.description, .localWrite)
         } catch {
-            throw CLIError("\(path): \(error)", .localWrite)
+            throw .logNotWritten(error, path: path)
         }
     }
 

@@ -128,6 +128,149 @@ public struct CLIError: Error, Sendable {
     }
 }
 
+/// The commands' own refusals, each worded here once: what the command found, and the fix.
+extension CLIError {
+    /// A bug: a state the code should never reach, said as such (exit 1).
+    static func unexpected(_ what: String) -> CLIError {
+        CLIError("unexpected failure: \(what)", .unexpected)
+    }
+
+    /// A profile name that could not be a folder's name.
+    static func badProfileName(_ name: String) -> CLIError {
+        CLIError(
+            "profile name '\(name)' may use only letters, digits, '-', '_' and '.'", .arguments)
+    }
+
+    /// Neither variable that says where profiles live is usable; `xdg` says what is wrong
+    /// with XDG_CONFIG_HOME when it is set.
+    static func noConfigHome(xdg: String?) -> CLIError {
+        CLIError(
+            (xdg.map { "XDG_CONFIG_HOME \($0) and HOME is not set" }
+                ?? "neither XDG_CONFIG_HOME nor HOME is set")
+                + "; set one to an absolute path to say where the profile lives",
+            .environment)
+    }
+
+    /// A setting (a variable or a config.json key) whose value cannot be used: `problem`
+    /// says why and what it must be.
+    static func badSetting(_ setting: String, _ problem: String, _ failure: Failure) -> CLIError {
+        CLIError("\(setting): \(problem)", failure)
+    }
+
+    /// TZ names no zone this machine knows; `problem` says how it failed.
+    static func badZone(_ value: String, _ problem: String) -> CLIError {
+        CLIError(
+            "TZ '\(value)' \(problem); set TZ to a zone name like America/New_York or "
+                + "Europe/Berlin, or unset it for the system's zone", .environment)
+    }
+
+    /// OAuth client settings missing for profile `profile`: one line per `(what, variable,
+    /// key)`, each saying where to set it; `kind` is the console's name for the client type.
+    static func noClient(
+        _ missing: [(what: String, variable: String, key: String)], profile: String,
+        config: String, kind: String
+    ) -> CLIError {
+        CLIError(
+            missing.map {
+                "no OAuth \($0.what) for profile '\(profile)': set \($0.variable) or \"\($0.key)\" in \(config) (from the Google Cloud console's \(kind) client)"
+            }, .missingSetup)
+    }
+
+    /// Another run of the profile holds its lock; `waited`: how long this one waited for it.
+    static func lockHeld(profile: String, lock: String, waited seconds: Double) -> CLIError {
+        let fix =
+            seconds > 0
+            ? "try again when it has finished, or wait longer with --wait-lock"
+            : "try again when it has finished, or wait for it with --wait-lock DURATION"
+        let waited = seconds > 0 ? " after waiting \(Int(seconds)) s" : ""
+        return CLIError(
+            "another cloudbackup run holds the lock of profile '\(profile)' (\(lock))\(waited); "
+                + fix, .busy)
+    }
+
+    /// STATE (`file`) changed between the command's read and its write, so nothing was written.
+    static func changedMeanwhile(_ file: String, while doing: String, command: String)
+        -> CLIError
+    {
+        CLIError("\(file) changed while \(doing); nothing was written; run \(command) again", .busy)
+    }
+
+    /// A file over `--max-bytes`; `size`, when known (stdin stops reading at the limit).
+    static func overLimit(_ file: String, size: Int?, limit: Int) -> CLIError {
+        CLIError(
+            "\(file): " + (size.map { "\($0) bytes is" } ?? "the file is")
+                + " over the \(limit)-byte limit; raise it with --max-bytes if the file is genuine",
+            .invalidBackup)
+    }
+
+    /// A decision log (`merge --log`, the profile's) that could not be written, in the OS's
+    /// words where there are some; `after` says what the run did before it failed.
+    static func logNotWritten(_ error: any Error, path: String, after: String? = nil)
+        -> CLIError
+    {
+        let said = (error as? LocalFileError)?.description ?? "\(path): \(error)"
+        return CLIError(said + (after.map { " (\($0))" } ?? ""), .localWrite)
+    }
+
+    /// Line `line` of the decision log `path` is not one of its lines.
+    static func badLogLine(_ path: String, line: Int) -> CLIError {
+        CLIError(
+            "\(path):\(line): not a line of the decision log; delete the file to start a new log",
+            .invalidBackup)
+    }
+
+    /// `restore --merge` over a STATE that cannot be read as a backup: `problem` is the
+    /// reader's first line, and the way on is `--replace`, which keeps the file aside.
+    static func nothingToMergeInto(_ file: String, _ problem: CLIError) -> CLIError {
+        CLIError(
+            "\(problem.lines.first ?? file); there is nothing to merge the backup into: "
+                + "restore with --replace instead, which keeps this file as "
+                + "\(file.onOneLine).broken-<time> and writes the backup in its place",
+            problem.failure)
+    }
+
+    /// `verify`: `file` predates the tombstone window, which merge's stale guard answers.
+    static func predatesWindow(_ file: String, windowDays: Int) -> CLIError {
+        CLIError(
+            MergeWarning.predates(file, windowDays: windowDays)
+                + "; merge holds its old, unknown items back unless --allow-stale",
+            .refused)
+    }
+
+    /// `rollback` to `revision`, exported `when`, before the tombstone window.
+    static func staleRollback(_ revision: String, exported when: String, windowDays: Int)
+        -> CLIError
+    {
+        CLIError(
+            MergeWarning.exportedBefore("revision \(revision)", when: when, windowDays: windowDays)
+                + ": challenges deleted since may have lost their tombstones and would come "
+                + "back; pass --allow-stale to roll back to it anyway",
+            .arguments)
+    }
+
+    /// `status`: the profile's last `command` failed with `exitCode`.
+    static func lastRunFailed(_ command: String, exitCode: Int32) -> CLIError {
+        CLIError(
+            "the last \(command) failed (exit \(exitCode), the report says why); run it again once that is fixed",
+            .lastRunFailed)
+    }
+
+    /// `status --max-age`: the last successful backup was at `last` (nil: none yet), longer
+    /// ago than `maxAge`.
+    static func tooOld(last: String?, maxAge: String) -> CLIError {
+        CLIError(
+            (last.map { "the last successful backup, \($0), is older than --max-age \(maxAge)" }
+                ?? "no successful backup from this profile yet, so none is within --max-age \(maxAge)")
+                + "; check that the scheduled backup runs (its last run is in the report)",
+            .tooOld)
+    }
+
+    /// Several files' problems at once (`validate A B`): every line, and the worst failure.
+    static func all(_ lines: [String], worst: Failure) -> CLIError {
+        CLIError(lines, worst)
+    }
+}
+
 extension CloudBackup {
     /// Maps any error to its lines on stderr and its exit code.
     static func report(_ error: any Error, in context: Context) -> ExitCode {
@@ -170,7 +313,7 @@ extension CloudBackup {
         case is RemoteEncryption.MissingKey, is EnvelopeError:
             return RemoteEncryption.describe(unopened: error, file: "the backup")
         default:
-            return CLIError("unexpected failure: \(error)", .unexpected)
+            return .unexpected("\(error)")
         }
     }
 
@@ -286,7 +429,7 @@ extension CloudBackup {
                     + "saved in the profile; free some space there and run again",
                 .localWrite)
         case .protocolViolation(let what):
-            return CLIError("unexpected failure: \(what)", .unexpected)
+            return .unexpected(what)
         }
     }
 
@@ -380,6 +523,16 @@ extension CloudBackup {
 }
 
 extension BackupFile {
+    /// What `BackupReader.read(plainOrGzip:)` threw, as `FILE: …` lines.
+    static func describe(
+        reading error: any Error, file: String, limit: Int = ReadOptions().maxIssues
+    ) -> CLIError {
+        switch error {
+        case let error as BackupFileError: describe(error, file: file, limit: limit)
+        default: CLIError("\(file): \(error)", .invalidBackup)
+        }
+    }
+
     /// `limit`: the most problems shown; a list longer than that (the reader was asked for
     /// one more) is cut there, and says so.
     static func describe(
@@ -387,9 +540,7 @@ extension BackupFile {
     ) -> CLIError {
         switch error {
         case .tooLarge(let size, let limit):
-            return CLIError(
-                "\(file): \(size) bytes is over the \(limit)-byte limit; raise it with --max-bytes if the file is genuine",
-                .invalidBackup)
+            return .overLimit(file, size: size, limit: limit)
         case .syntax(let line, let column, let message):
             return CLIError("\(file):\(line):\(column): \(message)", .invalidBackup)
         case .notABackup(let message):

@@ -59,10 +59,9 @@ extension Profile {
     {
         let missing = [id, secret].filter { ($0.value ?? "").isEmpty }
         guard missing.isEmpty else {
-            throw CLIError(
-                missing.map {
-                    "no OAuth \($0.what) for profile '\(name)': set \($0.variable) or \"\($0.key)\" in \(configPath) (from the Google Cloud console's \(kind) client)"
-                }, .missingSetup)
+            throw .noClient(
+                missing.map { ($0.what, $0.variable, $0.key) }, profile: name, config: configPath,
+                kind: kind)
         }
     }
 

@@ -23,6 +23,9 @@ struct OptionSpec: Sendable, Equatable {
     /// What the option does, on one line: the help wraps it.
     var help: String
     var presence = Presence.optional
+    /// Options that cannot be given with this one, and what the refusal says.
+    var excludes: [OptionSpec] = []
+    var exclusion: String?
 
     /// The placeholders that name a file, whose values completions offer file names for.
     static let fileValues: Set = ["FILE", "STATE", "OUT", "DIR"]
@@ -48,6 +51,14 @@ struct OptionSpec: Sendable, Equatable {
     func described(_ help: String) -> OptionSpec {
         var option = self
         option.help = help
+        return option
+    }
+
+    /// The same option, refused beside any of `others` with `message`.
+    func excluding(_ others: OptionSpec..., message: String) -> OptionSpec {
+        var option = self
+        option.excludes = others
+        option.exclusion = message
         return option
     }
 

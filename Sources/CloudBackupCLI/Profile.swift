@@ -98,9 +98,7 @@ struct Profile: Sendable {
 
     static func folder(for name: String, environment: [String: String]) throws(CLIError) -> String {
         guard Self.isValidName(name) else {
-            throw CLIError(
-                "profile name '\(name)' may use only letters, digits, '-', '_' and '.'",
-                .arguments)
+            throw .badProfileName(name)
         }
         let base: String
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
@@ -112,11 +110,7 @@ struct Profile: Sendable {
             let xdg = environment["XDG_CONFIG_HOME"].map {
                 $0.isEmpty ? "is empty" : "'\($0)' is not an absolute path"
             }
-            throw CLIError(
-                (xdg.map { "XDG_CONFIG_HOME \($0) and HOME is not set" }
-                    ?? "neither XDG_CONFIG_HOME nor HOME is set")
-                    + "; set one to an absolute path to say where the profile lives",
-                .environment)
+            throw .noConfigHome(xdg: xdg)
         }
         return base + "/cloudbackup/" + name
     }
@@ -312,7 +306,7 @@ struct Profile: Sendable {
         do {
             _ = try CurlTransport.allowedScheme(for: url)
         } catch {
-            throw CLIError("\(setting): \(error.message)", failure)
+            throw .badSetting(setting, error.message, failure)
         }
     }
 }
@@ -357,14 +351,7 @@ extension Profile {
             throw CloudBackup.describe(error)
         }
         guard let held else {
-            let waited = waiting > 0 ? " after waiting \(Int(waiting)) s" : ""
-            let fix =
-                waiting > 0
-                ? "try again when it has finished, or wait longer with --wait-lock"
-                : "try again when it has finished, or wait for it with --wait-lock DURATION"
-            throw CLIError(
-                "another cloudbackup run holds the lock of profile '\(name)' (\(lockPath))\(waited); "
-                    + fix, .busy)
+            throw .lockHeld(profile: name, lock: lockPath, waited: waiting)
         }
         return held
     }

@@ -37,9 +37,7 @@ struct StateWrite {
 
     func write(_ document: BackupDocument, warn: (String) -> Void) throws(CLIError) {
         guard try bytesNow() == previous else {
-            throw CLIError(
-                "\(file) changed while \(doing); nothing was written; run \(command) again",
-                .busy)
+            throw .changedMeanwhile(file, while: doing, command: command)
         }
         if let previous {
             do {

@@ -37,7 +37,7 @@ enum ZoneSetting {
         if name.hasPrefix("/") {
             let target = URL(fileURLWithPath: name).resolvingSymlinksInPath().path
             guard let range = target.range(of: "/zoneinfo/") else {
-                throw refusal(text, "names a file outside the zone database")
+                throw .badZone(text, "names a file outside the zone database")
             }
             name = String(target[range.upperBound...])
         }
@@ -45,20 +45,20 @@ enum ZoneSetting {
         // `cloudbackup --version` (every run reads TZ as it starts).
         if hasDatabaseFile(name) || TimeZone.knownTimeZoneIdentifiers.contains(name) {
             guard let zone = TimeZone(identifier: name) else {
-                throw refusal(text, "is a file of the zone database that Foundation cannot read")
+                throw .badZone(text, "is a file of the zone database that Foundation cannot read")
             }
             return zone
         }
         switch named ? nil : PosixZone(text) {
         case .fixed(let secondsFromGMT)?:
             guard let zone = TimeZone(secondsFromGMT: secondsFromGMT) else {
-                throw refusal(text, "is an offset no zone has")
+                throw .badZone(text, "is an offset no zone has")
             }
             return zone
         case .withDaylightSaving?:
-            throw refusal(text, "has daylight-saving rules, which cloudbackup does not read")
+            throw .badZone(text, "has daylight-saving rules, which cloudbackup does not read")
         case nil:
-            throw refusal(text, "is not a time zone this system knows")
+            throw .badZone(text, "is not a time zone this system knows")
         }
     }
 
@@ -74,11 +74,6 @@ enum ZoneSetting {
             && !isFolder.boolValue
     }
 
-    private static func refusal(_ text: String, _ problem: String) -> CLIError {
-        CLIError(
-            "TZ '\(text)' \(problem); set TZ to a zone name like America/New_York or "
-                + "Europe/Berlin, or unset it for the system's zone", .environment)
-    }
 }
 
 /// A POSIX `TZ` string: `std offset [dst [offset] [,rule]]`, where `std` and `dst` are three or

@@ -142,8 +142,7 @@ struct BackupCommand: Command {
         machine.timeZone = ZoneSetting.local
         let ran = try driver.run(machine, listed: listed)
         guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
-            throw CLIError(
-                "unexpected failure: the backup run ended with no file", .unexpected)
+            throw CLIError.unexpected("the backup run ended with no file")
         }
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         if outcome.created { _ = firstBackup(of: local, now: session.now(), warn: warn) }

@@ -56,9 +56,7 @@ struct LogCommand: QuietCommand {
                 let run = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
                 let time = (run["time"] as? String).flatMap(Timestamp.init)
             else {
-                throw CLIError(
-                    "\(path):\(number + 1): not a line of the decision log; delete the file to start a new log",
-                    .invalidBackup)
+                throw CLIError.badLogLine(path, line: number + 1)
             }
             if let since, time < since { continue }
             let decisions = (run["decisions"] as? [[String: Any]] ?? []).filter(matches)

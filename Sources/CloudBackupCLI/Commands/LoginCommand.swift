@@ -18,7 +18,7 @@ struct LoginCommand: Command {
         OptionSpec.noBrowser
         OptionGroup.oneOf(
             OptionSpec.paste,
-            OptionSpec.device,
+            OptionSpec.device.excluding(.noBrowser, .port, message: Self.deviceConflict),
             conflict: Self.deviceConflict)
         OptionSpec.port
         OptionSpec.timeout
@@ -103,7 +103,6 @@ struct LoginCommand: Command {
                 Int($0).flatMap { (1...86_400).contains($0) ? $0 : nil }
             } ?? 300
         _ = try arguments.positionals(exactly: [])
-        if device && (!openBrowser || port != 0) { throw CLIError(Self.deviceConflict, .arguments) }
     }
 
     /// Which way to log in. Without a way asked for, a machine that could open no browser

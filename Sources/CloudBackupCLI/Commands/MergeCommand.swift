@@ -163,9 +163,9 @@ struct MergeCommand: QuietCommand {
             do {
                 try LocalFile.appendLine(line, to: logPath)
             } catch {
-                throw CLIError(
-                    "\(error.description) (the merge itself \(dryRun ? "was a dry run" : "was written"))",
-                    .localWrite)
+                throw CLIError.logNotWritten(
+                    error, path: logPath,
+                    after: "the merge itself \(dryRun ? "was a dry run" : "was written")")
             }
         }
     }

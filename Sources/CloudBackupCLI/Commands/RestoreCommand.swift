@@ -230,11 +230,7 @@ struct RestoreCommand: QuietCommand {
             )
         } catch {
             guard mode == .replace else {
-                throw CLIError(
-                    "\(error.lines.first ?? file); there is nothing to merge the backup into: "
-                        + "restore with --replace instead, which keeps this file as "
-                        + "\(file.onOneLine).broken-<time> and writes the backup in its place",
-                    error.failure)
+                throw .nothingToMergeInto(file, error)
             }
             return (nil, (bytes, error))
         }

@@ -88,13 +88,8 @@ struct RollbackCommand: QuietCommand {
         let now = session.now()
         let options = MergeOptions(now: now)
         guard allowStale || old.exportedAt >= options.windowStart else {
-            throw CLIError(
-                MergeWarning.exportedBefore(
-                    "revision \(chosen.id)", when: "\(old.exportedAt)",
-                    windowDays: options.windowDays)
-                    + ": challenges deleted since may have lost their tombstones and would come "
-                    + "back; pass --allow-stale to roll back to it anyway",
-                .arguments)
+            throw CLIError.staleRollback(
+                chosen.id, exported: "\(old.exportedAt)", windowDays: options.windowDays)
         }
         var rollback = Rollback.document(backTo: old, from: head, now: now)
         rollback.document.deviceId = current?.deviceId ?? head.deviceId

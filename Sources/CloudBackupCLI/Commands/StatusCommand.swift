@@ -167,18 +167,11 @@ struct StatusCommand: QuietCommand {
             throw CloudBackup.describe(OAuthError.notLoggedIn(tokenFile: profile.tokenPath))
         }
         if let lastRun, lastRun.failed {
-            throw CLIError(
-                "the last \(lastRun.command) failed (exit \(lastRun.exitCode), the report says why); run it again once that is fixed",
-                .lastRunFailed)
+            throw CLIError.lastRunFailed(lastRun.command, exitCode: lastRun.exitCode)
         }
         if let maxAge, !Self.isFresh(lastBackup, maxAge: maxAge.seconds, now: now) {
-            throw CLIError(
-                (lastBackup.map {
-                    "the last successful backup, \(WallTime.text(rfc3339: $0.time)), is older than --max-age \(maxAge.text)"
-                }
-                    ?? "no successful backup from this profile yet, so none is within --max-age \(maxAge.text)")
-                    + "; check that the scheduled backup runs (its last run is in the report)",
-                .tooOld)
+            throw CLIError.tooOld(
+                last: lastBackup.map { WallTime.text(rfc3339: $0.time) }, maxAge: maxAge.text)
         }
     }
 

@@ -86,7 +86,7 @@ struct ValidateCommand: QuietCommand {
             }
         }
         if json { context.print(JSONLine.encode(["files": verdicts])) }
-        if let worst { throw CLIError(json ? [] : failures, worst) }
+        if let worst { throw CLIError.all(json ? [] : failures, worst: worst) }
     }
 
     /// `--verbose`'s lines for a valid file: its version, and its notes.

@@ -174,10 +174,7 @@ struct VerifyCommand: QuietCommand {
             }
         }
         if predates {
-            throw CLIError(
-                MergeWarning.predates(name, windowDays: clock.windowDays)
-                    + "; merge holds its old, unknown items back unless --allow-stale",
-                .refused)
+            throw CLIError.predatesWindow(name, windowDays: clock.windowDays)
         }
     }
 
