@@ -108,6 +108,15 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
+            In a replace, day logs "dropped (not in the backup, or under an expired tombstone)"
+            are STATE's day logs the backup lacks, also of challenges it keeps, and the backup's
+            own kept day logs whose tombstone has expired.
+
+            With --merge, a STATE exported before the 90-day tombstone window keeps the
+            challenges the backup no longer has, as the merge rules say; those last edited before
+            the window are named in one warning, since each may have been deleted on another
+            device: if so, delete them again in the app.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)
@@ -263,6 +272,14 @@ import Testing
               --max-bytes N         refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
+
+            The last line names the undo: cloudbackup rollback --revision ID. It works for at
+            least 30 days: a pinned revision the "keep" policy does not name is deleted only once
+            it is older than that (or when Drive's 200 pins run out and a backup needs one).
+
+            --json prints the counts as one object before anything is written, and nothing else
+            on stdout (no undo line): {"revision": ID, "challenges": {"changedBack", "revived",
+            "removed"}, "dayLogs": {the same}, "changes": the total}.
 
             exit status:
               0   done
