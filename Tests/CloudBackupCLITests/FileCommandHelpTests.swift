@@ -156,6 +156,13 @@ import Testing
               --log FILE        append one JSON line describing this merge to FILE
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
+            In the counts, day logs "kept under a tombstone" are those in OUT whose challenge is
+            deleted; "dropped with an expired tombstone", those that went with a tombstone older
+            than the window (with --replace: "dropped (not in the backup, or under an expired
+            tombstone)", also LOCAL's day logs that INCOMING lacks). --explain lists a day log
+            that became kept or came in kept, and one that returns with its revived challenge;
+            --json and the --log line give both counts as keptUnderTombstone and droppedOrphans.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)
@@ -205,6 +212,16 @@ import Testing
             'make install' installs all three where the shells look; for one session, run
             source <(cloudbackup completion bash) in bash or zsh, or
             cloudbackup completion fish | source in fish.
+
+            'make install' puts them under PREFIX (default ~/.local; sudo make install
+            PREFIX=/usr/local for everyone; DESTDIR stages the tree for a package), and 'make
+            uninstall' with the same PREFIX removes them. bash loads its script by itself with
+            the bash-completion package; without it, add source <(cloudbackup completion bash)
+            to ~/.bashrc. zsh looks in /usr/local/share/zsh/site-functions already; for
+            ~/.local, add fpath=(~/.local/share/zsh/site-functions $fpath) to ~/.zshrc before
+            compinit, and run rm -f ~/.zcompdump once so it sees the new function. fish reads
+            ~/.local/share/fish/vendor_completions.d by itself; with another PREFIX, run
+            cloudbackup completion fish > ~/.config/fish/completions/cloudbackup.fish.
 
             exit status:
               0   done
