@@ -37,7 +37,8 @@ struct MergeCommand: QuietCommand {
         be - for standard input; OUT may be - for standard output, written as it goes
         (not atomically) and holding only the document: the report goes to stderr. A
         file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
-        may be gzip whatever their names).
+        may be gzip whatever their names). Other than -, LOCAL and INCOMING must be
+        regular files: a pipe such as <(zcat f.gz) is refused (exit 3).
 
         --log FILE must be a file of its own (not LOCAL, INCOMING or OUT). Each line goes in
         with one write, and one that does not fit (a full disk) is cut back off, so the log
