@@ -42,7 +42,9 @@ enum Manual {
         lines += environment.flatMap { [".TP", #"\fB"# + escaped($0) + #"\fR"#, escaped($1)] }
         lines += [
             ".PP",
-            "An empty variable counts as unset.",
+            "An empty variable counts as unset. A value that cannot be used, such as a URL"
+                + " that is not https (plain http is only for a loopback host), is refused before"
+                + " any request, naming its variable (exit 2) or its config.json key (exit 3).",
             ".SH FILES",
             ".TP",
             #"\fI$XDG_CONFIG_HOME/cloudbackup/NAME/\fR"#,

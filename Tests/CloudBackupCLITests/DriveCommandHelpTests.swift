@@ -39,6 +39,13 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
+            --json prints one line: fileId, name, bytes, result ("created", "uploaded" or
+            "unchanged"), counts (challenges, dayLogs, keptDayLogs, tombstones), mergedRevisions
+            (other devices' revisions found between the one this run merged into and its own
+            upload, and merged in), deletedDuplicates (ids of duplicate backups merged and
+            deleted) and sideFiles (names of copies kept aside in the app folder). With
+            --dry-run it prints the merge report object instead.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)
@@ -101,6 +108,15 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
+            In a replace, day logs "dropped (not in the backup, or under an expired tombstone)"
+            are STATE's day logs the backup lacks, also of challenges it keeps, and the backup's
+            own kept day logs whose tombstone has expired.
+
+            With --merge, a STATE exported before the 90-day tombstone window keeps the
+            challenges the backup no longer has, as the merge rules say; those last edited before
+            the window are named in one warning, since each may have been deleted on another
+            device: if so, delete them again in the app.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)
@@ -142,6 +158,15 @@ import Testing
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
 
+            --contents remembers what each revision held (export time, device, counts) by its
+            checksum in the profile's history-cache.json, so the next call downloads only new
+            revisions, and an encrypted one read once needs no key again; deleting the file is
+            safe. A revision Drive no longer serves (purged, or refused) is listed as not
+            readable, with why; it is not an error. --json gives "file" (id, name, otherFiles)
+            and "revisions": id, modifiedTime (UTC), size, pinned, and with --contents
+            "contents" (exportedAt, deviceId, challenges, dayLogs, keptDayLogs, tombstones), or
+            null and "unreadable" with why.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)
@@ -179,6 +204,19 @@ import Testing
                                   (36h, 2d, 90m; at most 365d), or there is none
               --now T             measure --max-age and the token's expiry from T, RFC 3339
               --max-bytes N       refuse files larger than N bytes (default 268435456, 256 MiB)
+
+            The last run is the profile's last backup, restore or rollback that tried: a dry run,
+            a usage error and a question answered no are not recorded, and another run holding
+            the lock (exit 6) counts as failed.
+
+            --json prints one object: "profile", then "login" (loggedIn, accessTokenExpiresAt),
+            "lastBackup" (time, fileId, uploaded, bytes; time null when there is none), "lastRun"
+            (outcome "ok" or "failed", command, exitCode, at, reason: the failure's first line;
+            outcome null before the first run); with --remote, "remote" (id, size, modified,
+            version, revisions, pinnedRevisions, pinnedBytes; with --file, itemsNotInState; error
+            when Drive failed); with --file, "local" (file, challenges, dayLogs, keptDayLogs,
+            tombstones, changesNotBackedUp, changesNotBackedUpByKind, settingsNotBackedUp; the
+            last three null before the profile's first backup or restore). Times are UTC.
 
             exit status:
               0   done
@@ -234,6 +272,14 @@ import Testing
               --max-bytes N         refuse files larger than N bytes (default 268435456, 256 MiB)
               --password-file FILE  the backup's passphrase (encrypted backups): FILE's first line
               --password-command CMD  the same, printed by the shell command CMD
+
+            The last line names the undo: cloudbackup rollback --revision ID. It works for at
+            least 30 days: a pinned revision the "keep" policy does not name is deleted only once
+            it is older than that (or when Drive's 200 pins run out and a backup needs one).
+
+            --json prints the counts as one object before anything is written, and nothing else
+            on stdout (no undo line): {"revision": ID, "challenges": {"changedBack", "revived",
+            "removed"}, "dayLogs": {the same}, "changes": the total}.
 
             exit status:
               0   done

@@ -51,7 +51,9 @@ import Testing
             deleted challenge's, kept in case another device's later edit brings it back)
             are counted on their own and count for no streak. Older schema versions are
             migrated in memory first; the file is not changed. A FILE of - is standard
-            input, named <stdin> (a file called - is ./-).
+            input, named <stdin> (a file called - is ./-). Any other FILE must be a regular
+            file: a pipe such as <(zcat f.gz) is refused (exit 3). A gzipped FILE is read as
+            the document it holds, whatever its name, so no zcat is needed; or pipe into -.
 
             Then each challenge's streaks as of today: the current and the longest run of
             complete days, and how many of the days decided so far were complete. Today is
@@ -92,7 +94,8 @@ import Testing
             writes nothing. A FILE of - is standard input; an OUT of - is standard output,
             written as it goes (not atomically) and holding only the document: --verbose
             then speaks on stderr. A file called - is ./-. An OUT named *.gz is written as
-            gzip (FILE may be gzip whatever its name).
+            gzip (FILE may be gzip whatever its name). Any other FILE must be a regular file:
+            a pipe such as <(zcat f.gz) is refused (exit 3); give - and pipe it in.
 
             options:
               -o, --output OUT  where to write (required)
@@ -133,7 +136,8 @@ import Testing
             be - for standard input; OUT may be - for standard output, written as it goes
             (not atomically) and holding only the document: the report goes to stderr. A
             file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
-            may be gzip whatever their names).
+            may be gzip whatever their names). Other than -, LOCAL and INCOMING must be
+            regular files: a pipe such as <(zcat f.gz) is refused (exit 3).
 
             --log FILE must be a file of its own (not LOCAL, INCOMING or OUT). Each line goes in
             with one write, and one that does not fit (a full disk) is cut back off, so the log
@@ -156,6 +160,13 @@ import Testing
               --log FILE        append one JSON line describing this merge to FILE
               --max-bytes N     refuse files larger than N bytes (default 268435456, 256 MiB)
 
+            In the counts, day logs "kept under a tombstone" are those in OUT whose challenge is
+            deleted; "dropped with an expired tombstone", those that went with a tombstone older
+            than the window (with --replace: "dropped (not in the backup, or under an expired
+            tombstone)", also LOCAL's day logs that INCOMING lacks). --explain lists a day log
+            that became kept or came in kept, and one that returns with its revived challenge;
+            --json and the --log line give both counts as keptUnderTombstone and droppedOrphans.
+
             exit status:
               0   done
               1   failure (a local write, a question answered no, or a bug)
@@ -174,7 +185,9 @@ import Testing
             Says when FILE was exported (a schema-1 file: its newest stamp) and whether that is
             before the tombstone window. Deletes older than the window are forgotten, so an item
             in such a file may be a delete this device no longer remembers. FILE or STATE
-            (not both) may be - for standard input; a file called - is ./-.
+            (not both) may be - for standard input; a file called - is ./-. Any other must
+            be a regular file: a pipe such as <(zcat f.gz) is refused (exit 3), and a gzipped
+            file is read as the document it holds, whatever its name.
 
             options:
               --against STATE  also list the challenges a merge of FILE into STATE would hold back
@@ -205,6 +218,16 @@ import Testing
             'make install' installs all three where the shells look; for one session, run
             source <(cloudbackup completion bash) in bash or zsh, or
             cloudbackup completion fish | source in fish.
+
+            'make install' puts them under PREFIX (default ~/.local; sudo make install
+            PREFIX=/usr/local for everyone; DESTDIR stages the tree for a package), and 'make
+            uninstall' with the same PREFIX removes them. bash loads its script by itself with
+            the bash-completion package; without it, add source <(cloudbackup completion bash)
+            to ~/.bashrc. zsh looks in /usr/local/share/zsh/site-functions already; for
+            ~/.local, add fpath=(~/.local/share/zsh/site-functions $fpath) to ~/.zshrc before
+            compinit, and run rm -f ~/.zcompdump once so it sees the new function. fish reads
+            ~/.local/share/fish/vendor_completions.d by itself; with another PREFIX, run
+            cloudbackup completion fish > ~/.config/fish/completions/cloudbackup.fish.
 
             exit status:
               0   done

@@ -39,6 +39,14 @@ struct BackupCommand: Command {
         Silent on success unless --verbose. A profile that encrypts uploads an age file, which
         any age tool opens with the profile's passphrase or identity file.
         """
+    static let note: String? = """
+        --json prints one line: fileId, name, bytes, result ("created", "uploaded" or
+        "unchanged"), counts (challenges, dayLogs, keptDayLogs, tombstones), mergedRevisions
+        (other devices' revisions found between the one this run merged into and its own
+        upload, and merged in), deletedDuplicates (ids of duplicate backups merged and
+        deleted) and sideFiles (names of copies kept aside in the app folder). With
+        --dry-run it prints the merge report object instead.
+        """
     static let exits =
         Exit.always + [
             Exit(

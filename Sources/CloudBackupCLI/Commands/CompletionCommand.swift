@@ -11,6 +11,17 @@ struct CompletionCommand: Command {
         source <(cloudbackup completion bash) in bash or zsh, or
         cloudbackup completion fish | source in fish.
         """
+    static let note: String? = """
+        'make install' puts them under PREFIX (default ~/.local; sudo make install
+        PREFIX=/usr/local for everyone; DESTDIR stages the tree for a package), and 'make
+        uninstall' with the same PREFIX removes them. bash loads its script by itself with
+        the bash-completion package; without it, add source <(cloudbackup completion bash)
+        to ~/.bashrc. zsh looks in /usr/local/share/zsh/site-functions already; for
+        ~/.local, add fpath=(~/.local/share/zsh/site-functions $fpath) to ~/.zshrc before
+        compinit, and run rm -f ~/.zcompdump once so it sees the new function. fish reads
+        ~/.local/share/fish/vendor_completions.d by itself; with another PREFIX, run
+        cloudbackup completion fish > ~/.config/fish/completions/cloudbackup.fish.
+        """
     static let exits = Exit.always
 
     let shell: ShellCompletion.Shell

@@ -27,6 +27,16 @@ struct HistoryCommand: QuietCommand {
         30 days, or until 100 newer ones. 'cloudbackup restore --revision ID' or '--as-of TIME'
         brings one back, with the same merge, replace and dry run as any restore.
         """
+    static let note: String? = """
+        --contents remembers what each revision held (export time, device, counts) by its
+        checksum in the profile's history-cache.json, so the next call downloads only new
+        revisions, and an encrypted one read once needs no key again; deleting the file is
+        safe. A revision Drive no longer serves (purged, or refused) is listed as not
+        readable, with why; it is not an error. --json gives "file" (id, name, otherFiles)
+        and "revisions": id, modifiedTime (UTC), size, pinned, and with --contents
+        "contents" (exportedAt, deviceId, challenges, dayLogs, keptDayLogs, tombstones), or
+        null and "unreadable" with why.
+        """
     static let exits =
         Exit.always + [
             Exit(.invalidFile, "the profile's files are broken"), Exit(.notLoggedIn),

@@ -26,7 +26,9 @@ struct InspectCommand: QuietCommand {
         deleted challenge's, kept in case another device's later edit brings it back)
         are counted on their own and count for no streak. Older schema versions are
         migrated in memory first; the file is not changed. A FILE of - is standard
-        input, named <stdin> (a file called - is ./-).
+        input, named <stdin> (a file called - is ./-). Any other FILE must be a regular
+        file: a pipe such as <(zcat f.gz) is refused (exit 3). A gzipped FILE is read as
+        the document it holds, whatever its name, so no zcat is needed; or pipe into -.
 
         Then each challenge's streaks as of today: the current and the longest run of
         complete days, and how many of the days decided so far were complete. Today is

@@ -37,11 +37,20 @@ struct MergeCommand: QuietCommand {
         be - for standard input; OUT may be - for standard output, written as it goes
         (not atomically) and holding only the document: the report goes to stderr. A
         file called - is ./-. An OUT named *.gz is written as gzip (LOCAL and INCOMING
-        may be gzip whatever their names).
+        may be gzip whatever their names). Other than -, LOCAL and INCOMING must be
+        regular files: a pipe such as <(zcat f.gz) is refused (exit 3).
 
         --log FILE must be a file of its own (not LOCAL, INCOMING or OUT). Each line goes in
         with one write, and one that does not fit (a full disk) is cut back off, so the log
         keeps whole lines; the run then says cannot append and exits 1, with OUT written.
+        """
+    static let note: String? = """
+        In the counts, day logs "kept under a tombstone" are those in OUT whose challenge is
+        deleted; "dropped with an expired tombstone", those that went with a tombstone older
+        than the window (with --replace: "dropped (not in the backup, or under an expired
+        tombstone)", also LOCAL's day logs that INCOMING lacks). --explain lists a day log
+        that became kept or came in kept, and one that returns with its revived challenge;
+        --json and the --log line give both counts as keptUnderTombstone and droppedOrphans.
         """
     static let exits =
         Exit.always + [

@@ -25,7 +25,8 @@ struct MigrateCommand: QuietCommand {
         writes nothing. A FILE of - is standard input; an OUT of - is standard output,
         written as it goes (not atomically) and holding only the document: --verbose
         then speaks on stderr. A file called - is ./-. An OUT named *.gz is written as
-        gzip (FILE may be gzip whatever its name).
+        gzip (FILE may be gzip whatever its name). Any other FILE must be a regular file:
+        a pipe such as <(zcat f.gz) is refused (exit 3); give - and pipe it in.
         """
     static let exits =
         Exit.always + [

@@ -36,6 +36,16 @@ struct RestoreCommand: QuietCommand {
         unless --yes; the question goes to stderr, or to the terminal itself when stderr is
         redirected (2>log).
         """
+    static let note: String? = """
+        In a replace, day logs "dropped (not in the backup, or under an expired tombstone)"
+        are STATE's day logs the backup lacks, also of challenges it keeps, and the backup's
+        own kept day logs whose tombstone has expired.
+
+        With --merge, a STATE exported before the 90-day tombstone window keeps the
+        challenges the backup no longer has, as the merge rules say; those last edited before
+        the window are named in one warning, since each may have been deleted on another
+        device: if so, delete them again in the app.
+        """
     static let exits = DriveOptions.exits(
         changedWhile: "restoring (nothing written; run again)", noBackup: "nothing written")
     static let exitNote: String? =

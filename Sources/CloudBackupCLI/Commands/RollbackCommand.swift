@@ -37,6 +37,15 @@ struct RollbackCommand: QuietCommand {
         be undone with another rollback to it. The counts are shown before anything is
         written; a rollback that would change nothing writes nothing.
         """
+    static let note: String? = """
+        The last line names the undo: cloudbackup rollback --revision ID. It works for at
+        least 30 days: a pinned revision the "keep" policy does not name is deleted only once
+        it is older than that (or when Drive's 200 pins run out and a backup needs one).
+
+        --json prints the counts as one object before anything is written, and nothing else
+        on stdout (no undo line): {"revision": ID, "challenges": {"changedBack", "revived",
+        "removed"}, "dayLogs": {the same}, "changes": the total}.
+        """
     static let exits = DriveOptions.exits(
         changedWhile: "rolling back (Drive is rolled back, STATE is not; run again)",
         noBackup: nil)

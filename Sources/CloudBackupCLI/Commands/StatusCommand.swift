@@ -32,6 +32,20 @@ struct StatusCommand: QuietCommand {
         profile's last successful backup, and how its last backup or restore ended. Works
         offline unless --remote is given.
         """
+    static let note: String? = """
+        The last run is the profile's last backup, restore or rollback that tried: a dry run,
+        a usage error and a question answered no are not recorded, and another run holding
+        the lock (exit 6) counts as failed.
+
+        --json prints one object: "profile", then "login" (loggedIn, accessTokenExpiresAt),
+        "lastBackup" (time, fileId, uploaded, bytes; time null when there is none), "lastRun"
+        (outcome "ok" or "failed", command, exitCode, at, reason: the failure's first line;
+        outcome null before the first run); with --remote, "remote" (id, size, modified,
+        version, revisions, pinnedRevisions, pinnedBytes; with --file, itemsNotInState; error
+        when Drive failed); with --file, "local" (file, challenges, dayLogs, keptDayLogs,
+        tombstones, changesNotBackedUp, changesNotBackedUpByKind, settingsNotBackedUp; the
+        last three null before the profile's first backup or restore). Times are UTC.
+        """
     static let exits =
         Exit.always + [
             Exit(

@@ -18,7 +18,9 @@ struct VerifyCommand: QuietCommand {
         Says when FILE was exported (a schema-1 file: its newest stamp) and whether that is
         before the tombstone window. Deletes older than the window are forgotten, so an item
         in such a file may be a delete this device no longer remembers. FILE or STATE
-        (not both) may be - for standard input; a file called - is ./-.
+        (not both) may be - for standard input; a file called - is ./-. Any other must
+        be a regular file: a pipe such as <(zcat f.gz) is refused (exit 3), and a gzipped
+        file is read as the document it holds, whatever its name.
         """
     static let exits = [
         Exit(.success, "FILE is inside the window"), Exit(.failure), Exit(.usage),
