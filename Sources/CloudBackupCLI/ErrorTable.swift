@@ -36,7 +36,7 @@ public enum Failure: CaseIterable, Sendable {
     case busy
     /// A file of a newer schema, or one that predates the tombstone window.
     case refused
-    /// `status`: the profile's last backup or restore failed.
+    /// `status`: the profile's last backup, restore or rollback failed.
     case lastRunFailed
     /// `status --max-age`: no successful backup as recent as that.
     case tooOld

@@ -8,7 +8,7 @@ public enum ExitCode: Int32, Sendable, CaseIterable {
     case network = 5
     case locked = 6
     case refused = 7
-    /// `status`: the profile's last backup or restore failed.
+    /// `status`: the profile's last backup, restore or rollback failed.
     case lastRunFailed = 8
     /// `status --max-age`: the last successful backup is older than that, or there is none.
     case tooOld = 9
@@ -30,7 +30,7 @@ extension ExitCode {
         case .network: "network or server failure"
         case .locked: "another run holds the lock"
         case .refused: "refused"
-        case .lastRunFailed: "the last backup or restore failed"
+        case .lastRunFailed: "the last backup, restore or rollback failed"
         case .tooOld: "no recent backup"
         case .noBackupYet: "no backup on Drive yet"
         }

@@ -52,7 +52,7 @@ extension CloudBackup {
     }
 
     /// Every exit code and its meaning, from the table; a code only a few commands give
-    /// names them (`8 (status) the last backup or restore failed`).
+    /// names them (`8 (status) the last backup, restore or rollback failed`).
     static var exitCodes: [(code: String, meaning: String)] {
         var givenBy: [ExitCode: [String]] = [:]
         for command in commands {

@@ -41,7 +41,7 @@ struct Profile: Sendable {
     var tokenPath: String { folder + "/token.json" }
     var lockPath: String { folder + "/lock" }
     var lastBackupPath: String { folder + "/last-backup.json" }
-    /// How the last backup or restore ended, ok or not (see `LastRun`).
+    /// How the last backup, restore or rollback ended, ok or not (see `LastRun`).
     var lastRunPath: String { folder + "/last-run.json" }
     /// The backup's bytes as last uploaded or downloaded (see `KeptCopy`).
     var keptCopyPath: String { folder + "/kept-copy.json" }

@@ -187,8 +187,8 @@ import Testing
 
             Shows the profile's login: whether it is logged in and when the saved access token
             expires (an expired one is refreshed by the next command that needs it), the
-            profile's last successful backup, and how its last backup or restore ended. Works
-            offline unless --remote is given.
+            profile's last successful backup, and how its last backup, restore or rollback
+            ended. Works offline unless --remote is given.
 
             options:
               --profile NAME      the profile to use (default: default)
@@ -226,7 +226,7 @@ import Testing
                   readable by others, or STATE is invalid
               4   not logged in: no saved login (with --remote, also one Google refused)
               5   network or server failure: only with --remote
-              8   the last backup or restore failed
+              8   the last backup, restore or rollback failed
               9   no recent backup: the last successful backup is older than --max-age, or there is
                   none
             The first of these that applies, after the report.

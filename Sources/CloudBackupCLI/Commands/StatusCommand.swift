@@ -29,8 +29,8 @@ struct StatusCommand: QuietCommand {
     static let about = """
         Shows the profile's login: whether it is logged in and when the saved access token
         expires (an expired one is refreshed by the next command that needs it), the
-        profile's last successful backup, and how its last backup or restore ended. Works
-        offline unless --remote is given.
+        profile's last successful backup, and how its last backup, restore or rollback
+        ended. Works offline unless --remote is given.
         """
     static let note: String? = """
         The last run is the profile's last backup, restore or rollback that tried: a dry run,
