@@ -16,7 +16,7 @@ public struct DriveClient: Sendable {
     public let transport: any HTTPTransport
     public let tokens: any AccessTokenSource
     public var retry: RetryPolicy
-    public var clock: DriveClock
+    public var clock: RetryClock
     /// Uploads larger than this use the resumable protocol.
     public var resumableThreshold: Int
     public var chunkSize: Int
@@ -24,7 +24,7 @@ public struct DriveClient: Sendable {
 
     public init(
         baseURL: String, transport: any HTTPTransport, tokens: any AccessTokenSource,
-        retry: RetryPolicy = RetryPolicy(), clock: DriveClock = .system,
+        retry: RetryPolicy = RetryPolicy(), clock: RetryClock = .system,
         resumableThreshold: Int = 5 * 1024 * 1024, chunkSize: Int = 8 * 1024 * 1024
     ) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -447,15 +447,16 @@ public struct DriveClient: Sendable {
     /// A `RetryBudget` that gives up with Drive's own error, and the one token refresh a 401
     /// may trigger per operation.
     struct Budget {
-        private var retry: RetryBudget
+        var retry: RetryBudget
         /// The one token refresh a 401 may trigger per operation has been spent.
         var refreshed = false
 
         let operation: DriveOperation
 
-        init(operation: DriveOperation, policy: RetryPolicy, clock: DriveClock) {
+        init(operation: DriveOperation, policy: RetryPolicy, clock: RetryClock) {
             self.operation = operation
             retry = RetryBudget(operation: operation.description, policy: policy, clock: clock)
+            retry.server = "Google"
         }
 
         mutating func restartDeadline() {
@@ -466,7 +467,7 @@ public struct DriveClient: Sendable {
             do throws(RetryBudget.Exhausted) {
                 try retry.backOff(after: failure)
             } catch {
-                throw unavailable(error)
+                throw Self.unavailable(error, in: operation)
             }
         }
 
@@ -474,11 +475,13 @@ public struct DriveClient: Sendable {
             do throws(RetryBudget.Exhausted) {
                 try retry.backOff(after: failure, retryAfter: retryAfter)
             } catch {
-                throw unavailable(error)
+                throw Self.unavailable(error, in: operation)
             }
         }
 
-        private func unavailable(_ exhausted: RetryBudget.Exhausted) -> DriveError {
+        static func unavailable(_ exhausted: RetryBudget.Exhausted, in operation: DriveOperation)
+            -> DriveError
+        {
             if let failure = exhausted.transport, failure.kind == .couldNotConnect {
                 return .unreachable(operation: operation, failure)
             }
@@ -487,23 +490,26 @@ public struct DriveClient: Sendable {
         }
     }
 
-    /// Sends with retries until a 2xx or an `accepting` status arrives.
+    /// Sends through the retry loop with Drive's rules until a 2xx or an `accepting` status
+    /// arrives: its rate-limit 403s are worth another try too, any other refusal is final.
     private func perform(
         _ budget: inout Budget, accepting: Set<Int> = [], _ make: () -> HTTPRequest
     ) throws(DriveError) -> HTTPResponse {
-        while true {
-            switch try exchange(make(), budget: &budget) {
-            case .failure(let error):
-                try budget.backOff(after: error)
-            case .success(let response):
+        let operation = budget.operation
+        return try RetryBudget.perform(
+            &budget, budget: \.retry,
+            send: { budget throws(DriveError) in try exchange(make(), budget: &budget) },
+            transient: { response throws(DriveError) in
                 if (200..<300).contains(response.status) || accepting.contains(response.status) {
-                    return response
+                    return nil
                 }
                 let error = GoogleAPIError(response)
-                guard error.isRetryable else { throw .rejected(operation: budget.operation, error) }
-                try budget.backOff(after: Self.summary(error), retryAfter: retryAfter(response))
-            }
-        }
+                guard error.isRetryable else { throw .rejected(operation: operation, error) }
+                return Self.summary(error)
+            },
+            giveUp: { exhausted, _ throws(DriveError) in
+                throw Budget.unavailable(exhausted, in: operation)
+            })
     }
 
     /// One authorised request. A 401 refreshes the token once per operation and sends again;

@@ -111,8 +111,8 @@ public protocol AccessTokenSource: Sendable {
 }
 
 extension HTTPResponse {
-    /// Google's retry guidance for a status alone (FORMAT.md §9.2): too many requests, or a server
-    /// error. Drive adds its rate-limit 403s, which need the body (`GoogleAPIError`).
+    /// The retry guidance for a status alone (FORMAT.md §9.2): too many requests, or a server
+    /// error. A service may add its own (Drive's rate-limit 403s, which need the body).
     public static func isTransient(status: Int) -> Bool {
         status == 429 || (500...599).contains(status)
     }

@@ -1,15 +1,18 @@
-/// One operation's share of a `RetryPolicy`: the attempts so far and when its deadline began.
-/// Shared by `DriveClient` and `RetryingTransport`, so a Drive request and a login's code
-/// exchange give up after the same attempts and the same time.
+/// One operation's share of a `RetryPolicy`: the attempts so far and when its deadline began,
+/// and the one retry loop (`perform`) that spends it. `DriveClient` and `RetryingTransport`
+/// both send through that loop, each with its service's rules, so a Drive request and a
+/// login's code exchange give up after the same attempts and the same time.
 public struct RetryBudget {
     public let operation: String
     public let policy: RetryPolicy
-    public let clock: DriveClock
+    public let clock: RetryClock
+    /// Who answers, as a refusal names it when its `Retry-After` outlasts the deadline.
+    public var server = "the server"
     /// When the deadline started: the operation's start, or its last progress.
     private var began: Double
     private var retries = 0
 
-    public init(operation: String, policy: RetryPolicy, clock: DriveClock) {
+    public init(operation: String, policy: RetryPolicy, clock: RetryClock) {
         self.operation = operation
         self.policy = policy
         self.clock = clock
@@ -67,7 +70,7 @@ public struct RetryBudget {
             let left = deadline - (clock.monotonic() - began)
             let asked = retryAfter.flatMap {
                 $0 > left
-                    ? "; Google asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(deadline)) s limit"
+                    ? "; \(server) asked to wait \(Int($0.rounded(.up))) s, past this run's \(Int(deadline)) s limit"
                     : nil
             }
             throw Exhausted(
@@ -76,5 +79,50 @@ public struct RetryBudget {
         }
         clock.sleep(wait)
         retries += 1
+    }
+
+    /// What went wrong with one attempt, as `backOff` weighs it.
+    private enum Setback {
+        case transport(TransportError)
+        /// An answer the rules call transient: its summary, and its `Retry-After` in seconds.
+        case answer(String, retryAfter: Double?)
+    }
+
+    /// The retry loop: sends (`send`, which may spend the budget itself, as a token refresh
+    /// does) until an answer that `transient` calls final (nil) comes back, backing off after
+    /// transport failures and after answers it calls transient (their summary), honouring
+    /// `Retry-After`. When attempts or time run out, `giveUp` turns the last attempt into
+    /// the caller's result or error.
+    public static func perform<State, Failure: Error>(
+        _ state: inout State, budget: WritableKeyPath<State, RetryBudget>,
+        send: (inout State) throws(Failure) -> Result<HTTPResponse, TransportError>,
+        transient: (HTTPResponse) throws(Failure) -> String?,
+        giveUp: (Exhausted, Result<HTTPResponse, TransportError>) throws(Failure) -> HTTPResponse
+    ) throws(Failure) -> HTTPResponse {
+        while true {
+            let answer = try send(&state)
+            let setback: Setback
+            switch answer {
+            case .failure(let error):
+                setback = .transport(error)
+            case .success(let response):
+                guard let failure = try transient(response) else { return response }
+                let clock = state[keyPath: budget].clock
+                setback = .answer(
+                    failure,
+                    retryAfter: RetryPolicy.retryAfter(
+                        response.header("Retry-After"), now: clock.wall()))
+            }
+            do throws(Exhausted) {
+                switch setback {
+                case .transport(let error):
+                    try state[keyPath: budget].backOff(after: error)
+                case .answer(let failure, let retryAfter):
+                    try state[keyPath: budget].backOff(after: failure, retryAfter: retryAfter)
+                }
+            } catch {
+                return try giveUp(error, answer)
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Google's recommended backoff (FORMAT.md §9.2): wait `base × 2^n` plus up to `base` of jitter
+/// Exponential backoff (FORMAT.md §9.2, as Google recommends it): wait `base × 2^n` plus up to `base` of jitter
 /// before retry n (0-based), capped at `maxDelay`; a `Retry-After` from the server wins when
 /// it asks for longer. Nothing is tried once `deadline` seconds have passed since the
 /// operation began, nor a wait started that would end after it.

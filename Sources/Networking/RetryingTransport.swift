@@ -1,7 +1,6 @@
 import Foundation
 
-/// `DriveClient`'s retry loop (`RetryPolicy`, one `RetryBudget` per request) around a plain
-/// transport, for the requests that do not go through `DriveClient`: login's code exchange
+/// The retry loop (`RetryBudget.perform`, one budget per request) around a plain transport, for the requests that do not go through `DriveClient`: login's code exchange
 /// and logout's revocation (FORMAT.md §8.2: network errors, 429 and 5xx are tried again, honouring
 /// `Retry-After`).
 ///
@@ -12,9 +11,9 @@ import Foundation
 public struct RetryingTransport: HTTPTransport {
     public let base: any HTTPTransport
     public var policy: RetryPolicy
-    public var clock: DriveClock
+    public var clock: RetryClock
 
-    public init(_ base: any HTTPTransport, policy: RetryPolicy, clock: DriveClock = .system) {
+    public init(_ base: any HTTPTransport, policy: RetryPolicy, clock: RetryClock = .system) {
         self.base = base
         self.policy = policy
         self.clock = clock
@@ -23,20 +22,16 @@ public struct RetryingTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) throws(TransportError) -> HTTPResponse {
         var budget = RetryBudget(
             operation: "\(request.method) \(request.url)", policy: policy, clock: clock)
-        while true {
-            let response: HTTPResponse
-            do {
-                response = try base.send(request)
-            } catch {
-                guard (try? budget.backOff(after: error)) != nil else { throw error }
-                continue
-            }
-            guard HTTPResponse.isTransient(status: response.status) else { return response }
-            let retryAfter = RetryPolicy.retryAfter(
-                response.header("Retry-After"), now: clock.wall())
-            guard
-                (try? budget.backOff(after: "\(response.status)", retryAfter: retryAfter)) != nil
-            else { return response }
-        }
+        return try RetryBudget.perform(
+            &budget, budget: \.self,
+            send: { _ throws(TransportError) in
+                do throws(TransportError) { return .success(try base.send(request)) } catch {
+                    return .failure(error)
+                }
+            },
+            transient: { response throws(TransportError) in
+                HTTPResponse.isTransient(status: response.status) ? "\(response.status)" : nil
+            },
+            giveUp: { _, last throws(TransportError) in try last.get() })
     }
 }

@@ -97,8 +97,8 @@ public final class FakeClock: Sendable {
         state.withLock { $0.now += seconds }
     }
 
-    public var clock: DriveClock {
-        DriveClock(
+    public var clock: RetryClock {
+        RetryClock(
             monotonic: { self.state.withLock { $0.now } },
             wall: { self.wallStart.addingTimeInterval(self.state.withLock { $0.now } - 1000) },
             sleep: { seconds in

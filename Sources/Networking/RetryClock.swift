@@ -1,8 +1,8 @@
 import Foundation
 
-/// Time as the client sees it, injectable so unit tests never really sleep and can script
+/// Time as a retry loop sees it, injectable so unit tests never really sleep and can script
 /// the jitter. `monotonic` measures the deadline; `wall` is compared with the server's `Date`.
-public struct DriveClock: Sendable {
+public struct RetryClock: Sendable {
     public var monotonic: @Sendable () -> Double
     public var wall: @Sendable () -> Date
     public var sleep: @Sendable (Double) -> Void
@@ -19,7 +19,7 @@ public struct DriveClock: Sendable {
         self.random = random
     }
 
-    public static let system = DriveClock(
+    public static let system = RetryClock(
         monotonic: {
             var now = timespec()
             clock_gettime(CLOCK_MONOTONIC, &now)
