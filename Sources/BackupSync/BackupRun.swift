@@ -356,9 +356,12 @@ public struct BackupRun<Document> {
         return handle(.listed(files, now: now))
     }
 
-    /// A Drive operation failed for good (retries spent). Once an upload of ours landed, the
-    /// check is left undone: the pending record on disk says what the next run finishes.
-    public mutating func failed(_ error: DriveError) -> Action {
+    /// `action`'s request failed for good (retries spent). A refusal that answers it (a file
+    /// gone, a revision that wants a pin, the pin cap) goes on as that event; anything else
+    /// ends the run. Once an upload of ours landed, the check is left undone: the pending
+    /// record on disk says what the next run finishes.
+    public mutating func failed(_ error: DriveError, doing action: Action) -> Action {
+        if let answer = Self.answer(error, to: action) { return handle(answer) }
         defer { phase = .finished }
         switch phase {
         case .fetchingOthers(let reading), .recordingPin(let reading), .pinning(let reading),
@@ -369,6 +372,27 @@ public struct BackupRun<Document> {
         default:
             if landed, let pending { return .fail(.unverified(error, pending)) }
             return .fail(.drive(error))
+        }
+    }
+
+    /// The event a refusal of `action` stands for, when it is one.
+    static func answer(_ error: DriveError, to action: Action) -> Event? {
+        switch action {
+        case .download, .readTag:
+            return error.isGone ? .gone : nil
+        case .downloadRevision(_, let revision):
+            if error.asksForPin, revision.keepForever != true { return .restricted }
+            return error.isGone ? .gone : nil
+        case .pin:
+            return error.refusesPin ? .pinRefused(error) : nil
+        case .markChecked:
+            // A mark that fails costs only a revision listing on the next run of any device.
+            return .changedSinceRead
+        case .release:
+            // A release that fails costs only its pin: the policy releases it after 30 days.
+            return .done
+        default:
+            return nil
         }
     }
 

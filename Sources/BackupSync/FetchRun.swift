@@ -49,7 +49,12 @@ public struct FetchRun<Document> {
 
     public mutating func start() -> Action { .list }
 
-    public mutating func failed(_ error: DriveError) -> Action { .fail(.drive(error)) }
+    /// `action`'s request failed for good. A download refused because the file went is the
+    /// `.gone` of another device's merge; any other failure ends the run.
+    public mutating func failed(_ error: DriveError, doing action: Action) -> Action {
+        guard case .download = action, error.isGone else { return .fail(.drive(error)) }
+        return handle(.gone)
+    }
 
     public mutating func handle(_ event: Event) -> Action {
         switch event {

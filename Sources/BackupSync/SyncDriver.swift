@@ -2,9 +2,11 @@ import BackupKit
 import Foundation
 import GoogleDrive
 
-/// Performs the sync machines' actions against Drive and feeds back what came of them. It
-/// decides nothing: which file, which round, what to merge are the machines' (`BackupRun`,
-/// `FetchRun`); how a failure is worded and which exit code it gets are the caller's.
+/// Performs the sync machines' actions against Drive and feeds back what came of them: each
+/// answer as the machine's event, each failure to the machine's `failed`. It decides nothing:
+/// which file, which round, what to merge and what a refusal means are the machines'
+/// (`BackupRun`, `FetchRun`, `RevisionFetch`); how a failure is worded and which exit code it
+/// gets are the caller's.
 public struct SyncDriver {
     public let drive: DriveClient
     /// The run's clock, asked once, after Drive's first answer: `--now`, or the system clock
@@ -57,7 +59,7 @@ public struct SyncDriver {
                 do {
                     action = machine.handle(try perform(action, name: machine.name))
                 } catch {
-                    action = machine.failed(error)
+                    action = machine.failed(error, doing: action)
                 }
             }
         }
@@ -70,13 +72,10 @@ public struct SyncDriver {
         switch action {
         case .finish, .fail: return .done
         case .list: return .listed(try drive.list(named: name), now: now())
-        case .download(let file):
-            return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
+        case .download(let file): return .downloaded(try drive.read(id: file.id))
         case .readTag(let file):
-            return try orGone { () throws(DriveError) in
-                let tagged = try drive.tagged(id: file.id)
-                return .tagged(tagged.file, etag: tagged.etag)
-            }
+            let tagged = try drive.tagged(id: file.id)
+            return .tagged(tagged.file, etag: tagged.etag)
         case .create(let bytes):
             return .created(
                 try drive.create(
@@ -88,44 +87,24 @@ public struct SyncDriver {
             }
         case .listRevisions(let id): return .revisions(try drive.revisions(of: id))
         case .downloadRevision(let id, let revision):
-            do {
-                return .revisionBytes(try drive.read(id: id, revision: revision))
-            } catch {
-                // Google's guide can be read as serving only pinned (`keepForever`) revisions of
-                // a binary file: a 403 on one not pinned asks for a pin (the machine's to make).
-                if case .rejected(_, let google) = error, google.status == 403,
-                    !google.isMissingScope, revision.keepForever != true
-                {
-                    return .restricted
-                }
-                if Self.isGone(error) { return .gone }
-                throw error
-            }
+            return .revisionBytes(try drive.read(id: id, revision: revision))
         case .pin(let id, let revision):
-            do {
-                try drive.pin(id: id, revision: revision)
-                return .done
-            } catch {
-                // Google documents "up to 200" pins a file, not its answer past them: any
-                // refusal of the pin itself (400, 403 but a missing scope) is read as that cap.
-                if case .rejected(_, let google) = error, [400, 403].contains(google.status),
-                    !google.isMissingScope
-                {
-                    return .pinRefused(error)
-                }
-                throw error
-            }
+            try drive.pin(id: id, revision: revision)
+            return .done
         case .markChecked(let file, let revision, let etag):
-            // A mark that fails costs only a revision listing on the next run of any device.
-            if case .updated(let marked) = try? drive.markChecked(
-                id: file.id, revision: revision, ifMatch: etag)
-            {
-                return .marked(marked)
+            switch try drive.markChecked(id: file.id, revision: revision, ifMatch: etag) {
+            case .updated(let marked): return .marked(marked)
+            case .changedSinceRead: return .changedSinceRead
             }
-            return .changedSinceRead
         case .release(let id, let revisions):
-            // A release that fails costs only its pin: the policy releases it after 30 days.
-            for revision in revisions { try? drive.delete(id: id, revision: revision) }
+            // Each is tried; the first failure goes to the machine once all were.
+            var failure: DriveError?
+            for revision in revisions {
+                do { try drive.delete(id: id, revision: revision) } catch {
+                    failure = failure ?? error
+                }
+            }
+            if let failure { throw failure }
             return .done
         case .keepAside(let snapshot, let bytes, let sideName, let reason):
             let side = try drive.create(name: sideName, id: try drive.generateID(), bytes: bytes)
@@ -160,7 +139,7 @@ public struct SyncDriver {
                 do {
                     action = machine.handle(try perform(action, name: machine.name))
                 } catch {
-                    action = machine.failed(error)
+                    action = machine.failed(error, doing: action)
                 }
             }
         }
@@ -172,8 +151,7 @@ public struct SyncDriver {
         switch action {
         case .finish, .fail: return .gone
         case .list: return .listed(try drive.list(named: name), now: now())
-        case .download(let file):
-            return try orGone { () throws(DriveError) in .downloaded(try drive.read(id: file.id)) }
+        case .download(let file): return .downloaded(try drive.read(id: file.id))
         }
     }
 
@@ -218,60 +196,39 @@ public struct SyncDriver {
         }
     }
 
-    /// The event, or `.gone` when the file or revision is no longer there.
-    private func orGone<Event: GoneEvent>(_ perform: () throws(DriveError) -> Event)
-        throws(DriveError) -> Event
-    {
-        do {
-            return try perform()
-        } catch {
-            if Self.isGone(error) { return .gone }
-            throw error
+}
+
+extension SyncDriver {
+    /// One revision of the oldest file named `name`, decoded (`RevisionFetch`); nil when there
+    /// is no such file.
+    public func fetch<Document>(
+        _ choice: RevisionChoice, name: String, codec: SyncCodec<Document>
+    ) throws(SyncError) -> RevisionFetch<Document>.Found? {
+        var machine = RevisionFetch(choice, name: name, codec: codec)
+        var action = machine.start()
+        while true {
+            switch action {
+            case .finish(let found): return found
+            case .fail(let error): throw error
+            default:
+                do {
+                    action = machine.handle(try perform(action, name: name))
+                } catch {
+                    action = machine.failed(error)
+                }
+            }
         }
     }
 
-    /// A 404; a revision Drive will not serve any more also answers 403 or 410.
-    private static func isGone(_ error: DriveError) -> Bool {
-        guard case .rejected(_, let google) = error else { return false }
-        return [404, 410].contains(google.status)
-            || google.reason == "download_restricted_for_revision"
-    }
-}
-
-/// The events that can say "that file or revision is gone".
-protocol GoneEvent { static var gone: Self { get } }
-extension BackupRun.Event: GoneEvent {}
-extension FetchRun.Event: GoneEvent {}
-
-extension SyncDriver {
-    /// One revision of the oldest file named `name` (the one backups merge into), decoded:
-    /// a point-in-time restore. nil when there is no such file.
-    public func fetch<Document>(
-        _ choice: RevisionChoice, name: String, codec: SyncCodec<Document>
-    ) throws(SyncError) -> (document: Document, file: DriveFile, revision: DriveRevision)? {
-        do {
-            guard let file = try drive.list(named: name).first else { return nil }
-            let revisions = try drive.revisions(of: file.id)
-            let revision: DriveRevision
-            switch choice.pick(from: revisions) {
-            case .success(let chosen): revision = chosen
-            case .failure(let refusal): throw SyncError.noSuchRevision(refusal)
-            }
-            let bytes = try codec.opened(
-                try drive.read(id: file.id, revision: revision), of: file,
-                revision: revision.id, replacing: false)
-            do {
-                return (try codec.decode(bytes), file, revision)
-            } catch {
-                throw codec.isRefusal(error)
-                    ? SyncError.refused(file, error) : SyncError.invalidRemote(file, error)
-            }
-        } catch let error as SyncError {
-            throw error
-        } catch let error as DriveError {
-            throw .drive(error)
-        } catch {
-            throw .protocolViolation("\(error)")
+    /// One action's request; `.finish` and `.fail` end the run before they get here.
+    private func perform<Document>(_ action: RevisionFetch<Document>.Action, name: String)
+        throws(DriveError) -> RevisionFetch<Document>.Event
+    {
+        switch action {
+        case .list, .finish, .fail: return .listed(try drive.list(named: name))
+        case .listRevisions(let file): return .revisions(try drive.revisions(of: file.id))
+        case .download(let file, let revision):
+            return .revisionBytes(try drive.read(id: file.id, revision: revision))
         }
     }
 }

@@ -1,0 +1,194 @@
+import BackupKit
+import GoogleDrive
+import Testing
+
+@testable import BackupSync
+
+/// The machines' transitions as tables, in the style of `RevisionCheckTests`: what a refusal
+/// from Drive answers (the decisions `SyncDriver` used to make), and `RevisionFetch` from
+/// start to finish. Rows written from Drive's documented answers, not from the code.
+
+private let file = DriveFile(id: "F1", name: "habit-backup.json")
+private let unpinned = DriveRevision(id: "r2")
+private let pinned = DriveRevision(id: "r2", keepForever: true)
+
+private func refused(_ status: Int, _ reason: String? = nil) -> DriveError {
+    .rejected(
+        operation: .download(fileID: "F1"),
+        GoogleAPIError(status: status, message: "refused", reason: reason))
+}
+
+/// A refusal of one action → the event it answers with (nil: the run fails with it). A row is a
+/// constant of this file, never mutated: unchecked, as the machine's actions carry a document.
+struct RefusalRow: CustomTestStringConvertible, @unchecked Sendable {
+    var name: String
+    var action: BackupRun<Lines>.Action
+    var error: DriveError
+    var answer: String?
+    var testDescription: String { name }
+}
+
+private let refusals: [RefusalRow] = [
+    .init(
+        name: "a download of a file gone: 404", action: .download(file), error: refused(404),
+        answer: "gone"),
+    .init(
+        name: "a download of a file gone: 410", action: .download(file), error: refused(410),
+        answer: "gone"),
+    .init(
+        name: "a download refused otherwise fails", action: .download(file), error: refused(403),
+        answer: nil),
+    .init(
+        name: "an etag of a file gone", action: .readTag(file), error: refused(404), answer: "gone"),
+    .init(
+        name: "a 403 on a revision not pinned asks for a pin",
+        action: .downloadRevision(fileID: "F1", unpinned), error: refused(403), answer: "restricted"
+    ),
+    .init(
+        name: "a 403 on a pinned revision is no request for a pin",
+        action: .downloadRevision(fileID: "F1", pinned), error: refused(403), answer: nil),
+    .init(
+        name: "a pinned revision Drive will not serve is gone",
+        action: .downloadRevision(fileID: "F1", pinned),
+        error: refused(403, "download_restricted_for_revision"), answer: "gone"),
+    .init(
+        name: "a login without the Drive scope is no request for a pin",
+        action: .downloadRevision(fileID: "F1", unpinned),
+        error: refused(403, "insufficientScopes"),
+        answer: nil),
+    .init(
+        name: "a purged revision is gone", action: .downloadRevision(fileID: "F1", unpinned),
+        error: refused(404), answer: "gone"),
+    .init(
+        name: "a pin refused with 400 is the cap", action: .pin(fileID: "F1", revision: "r2"),
+        error: refused(400), answer: "pinRefused"),
+    .init(
+        name: "a pin refused with 403 is the cap", action: .pin(fileID: "F1", revision: "r2"),
+        error: refused(403), answer: "pinRefused"),
+    .init(
+        name: "a pin without the Drive scope fails", action: .pin(fileID: "F1", revision: "r2"),
+        error: refused(403, "insufficientPermissions"), answer: nil),
+    .init(
+        name: "a pin Drive is unavailable for fails", action: .pin(fileID: "F1", revision: "r2"),
+        error: .unavailable(operation: .pinRevision("r2", fileID: "F1"), attempts: 8, last: "503"),
+        answer: nil),
+    .init(
+        name: "a mark that fails is a mark someone else's write came before",
+        action: .markChecked(file, revision: "r2", ifMatch: "e1"), error: refused(500),
+        answer: "changedSinceRead"),
+    .init(
+        name: "a release that fails costs only its pin",
+        action: .release(fileID: "F1", revisions: ["r1"]), error: refused(500), answer: "done"),
+    .init(name: "a listing refused fails", action: .list, error: refused(404), answer: nil),
+    .init(
+        name: "an upload whose file is gone fails",
+        action: .update(file, bytes: [], ifMatch: "e1"), error: refused(404), answer: nil),
+    .init(
+        name: "a delete refused fails", action: .delete(fileID: "F1"), error: refused(403),
+        answer: nil),
+]
+
+@Test(arguments: refusals)
+func whatARefusalAnswers(_ row: RefusalRow) {
+    let event = BackupRun<Lines>.answer(row.error, to: row.action)
+    #expect(event.map(name(of:)) == row.answer)
+}
+
+private func name(of event: BackupRun<Lines>.Event) -> String {
+    switch event {
+    case .gone: "gone"
+    case .restricted: "restricted"
+    case .pinRefused: "pinRefused"
+    case .changedSinceRead: "changedSinceRead"
+    case .done: "done"
+    default: "\(event)"
+    }
+}
+
+@Test func fetchRunReadsTheListingAgainWhenADownloadFindsTheFileGone() {
+    var machine = FetchRun(name: "habit-backup.json", codec: lineCodec)
+    _ = machine.start()
+    let download = machine.handle(.listed([file], now: Timestamp(millisecondsSince1970: 0)))
+    guard case .download = download else {
+        Issue.record("expected a download, got \(download)")
+        return
+    }
+    guard case .list = machine.failed(refused(404), doing: download) else {
+        Issue.record("a 404 on the download should read the listing again")
+        return
+    }
+    guard case .fail(.drive) = machine.failed(refused(404), doing: .list) else {
+        Issue.record("a 404 on the listing should fail the run")
+        return
+    }
+}
+
+/// `RevisionFetch`: the events of one run → the action after each, spelled short.
+struct FetchRow: CustomTestStringConvertible, @unchecked Sendable {
+    var name: String
+    var choice: RevisionChoice
+    var events: [RevisionFetch<Lines>.Event]
+    var actions: [String]
+    var testDescription: String { name }
+}
+
+private let history = [DriveRevision(id: "r1"), DriveRevision(id: "r2"), DriveRevision(id: "r3")]
+
+private let fetches: [FetchRow] = [
+    .init(
+        name: "no file of the name", choice: .id("r2"), events: [.listed([])],
+        actions: ["finish nil"]),
+    .init(
+        name: "the chosen revision of the oldest file", choice: .id("r2"),
+        events: [
+            .listed([file, DriveFile(id: "F2", name: "habit-backup.json")]), .revisions(history),
+            .revisionBytes(Array("a\nb".utf8)),
+        ],
+        actions: ["listRevisions F1", "download F1 r2", "finish F1 r2 a,b"]),
+    .init(
+        name: "an id the history does not hold", choice: .id("r9"),
+        events: [.listed([file]), .revisions(history)],
+        actions: ["listRevisions F1", "fail noSuchRevision"]),
+    .init(
+        name: "bytes that are not a backup", choice: .id("r1"),
+        events: [.listed([file]), .revisions(history), .revisionBytes(Array("!".utf8))],
+        actions: ["listRevisions F1", "download F1 r1", "fail invalidRemote"]),
+    .init(
+        name: "an answer out of turn", choice: .id("r1"), events: [.revisions(history)],
+        actions: ["fail protocolViolation"]),
+]
+
+@Test(arguments: fetches)
+func aRevisionFetch(_ row: FetchRow) {
+    var machine = RevisionFetch(row.choice, name: "habit-backup.json", codec: lineCodec)
+    guard case .list = machine.start() else {
+        Issue.record("a fetch starts with the listing")
+        return
+    }
+    #expect(row.events.map { spelled(machine.handle($0)) } == row.actions)
+}
+
+@Test func aRevisionFetchEndsWithDrivesFailure() {
+    var machine = RevisionFetch(.id("r1"), name: "habit-backup.json", codec: lineCodec)
+    _ = machine.start()
+    #expect(spelled(machine.failed(refused(404))) == "fail drive")
+}
+
+private func spelled(_ action: RevisionFetch<Lines>.Action) -> String {
+    switch action {
+    case .list: "list"
+    case .listRevisions(let file): "listRevisions \(file.id)"
+    case .download(let file, let revision): "download \(file.id) \(revision.id)"
+    case .finish(nil): "finish nil"
+    case .finish(let found?):
+        "finish \(found.file.id) \(found.revision.id) \(found.document.items.sorted().joined(separator: ","))"
+    case .fail(let error):
+        switch error {
+        case .noSuchRevision: "fail noSuchRevision"
+        case .invalidRemote: "fail invalidRemote"
+        case .protocolViolation: "fail protocolViolation"
+        case .drive: "fail drive"
+        default: "fail \(error)"
+        }
+    }
+}
