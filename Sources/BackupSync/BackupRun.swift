@@ -239,6 +239,8 @@ public struct BackupRun<Document> {
         var size: Int
         /// Of the bytes on Drive, when they are sealed (not `plain`).
         var sealedMd5: String?
+        /// Of `plain`, when the run has it already (nil: the kept copy computes it).
+        var plainMd5: String?
         /// `plain` is `encode`'s of `document` (`KeptCopy.canonical`).
         var canonical: Bool
 
@@ -254,6 +256,43 @@ public struct BackupRun<Document> {
             size = onDrive.count
             // Equal arrays of one buffer compare at once: a plain backup costs no second pass.
             sealedMd5 = onDrive == plain ? nil : Digest.hex(Digest.md5(onDrive))
+        }
+
+        /// The head an upload made: its checksums are the ones `send` computed.
+        init(_ file: DriveFile, etag: String?, sent: Sending) {
+            self.file = file
+            self.etag = etag
+            document = sent.document
+            plain = sent.plain
+            canonical = sent.canonical
+            size = sent.bytes.count
+            sealedMd5 = sent.sealed ? sent.md5 : nil
+            plainMd5 = sent.plainMd5
+        }
+    }
+
+    /// The upload under way: its document, that document's bytes, and the bytes sent (sealed),
+    /// each hashed once, here, for the pending record, the check and the next kept copy.
+    private struct Sending {
+        var document: Document
+        var plain: [UInt8]
+        var bytes: [UInt8]
+        /// `plain` is `encode`'s bytes (not gzipped).
+        var canonical: Bool
+        /// Of `bytes`, and of `plain` (the same when nothing seals them).
+        var md5: String
+        var plainMd5: String
+        var sealed: Bool
+
+        init(document: Document, plain: [UInt8], bytes: [UInt8], canonical: Bool) {
+            self.document = document
+            self.plain = plain
+            self.bytes = bytes
+            self.canonical = canonical
+            // Equal arrays of one buffer compare at once: a plain backup hashes once.
+            sealed = bytes != plain
+            md5 = Digest.hex(Digest.md5(bytes))
+            plainMd5 = sealed ? Digest.hex(Digest.md5(plain)) : md5
         }
     }
 
@@ -321,9 +360,7 @@ public struct BackupRun<Document> {
     /// other writer's revision it merged (its own uploads are in `known`).
     private var covered: Set<String> = []
     private var base = Base()
-    /// The document of the upload under way, its bytes, and the bytes sent (sealed); whether
-    /// its bytes are `encode`'s (not gzipped).
-    private var sending: (document: Document, plain: [UInt8], bytes: [UInt8], canonical: Bool)?
+    private var sending: Sending?
     /// What this run last uploaded, checked: merged again into a later round's base, in case
     /// another device's write replaced it.
     private var uploaded: Document?
@@ -561,9 +598,7 @@ public struct BackupRun<Document> {
             created = true
             target = file
             uploaded = sending.document
-            head = Head(
-                file, etag: file.etag, document: sending.document, plain: sending.plain,
-                onDrive: sending.bytes, canonical: sending.canonical)
+            head = Head(file, etag: file.etag, sent: sending)
             // A new file's history is its one revision: known without asking.
             checkedRevisions = file.headRevisionId.map {
                 [
@@ -675,6 +710,7 @@ public struct BackupRun<Document> {
             // The size on Drive, when the copy holds the plaintext of sealed bytes.
             copied.size = target.size ?? kept.bytes.count
             copied.sealedMd5 = kept.holdsDriveBytes ? nil : kept.md5Checksum
+            copied.plainMd5 = kept.plainChecksum
             head = copied
             fromKeptCopy = true
             if let revision = target.headRevisionId { covered.insert(revision) }
@@ -809,7 +845,9 @@ public struct BackupRun<Document> {
         guard bytes.count <= maxBytes else {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
-        sending = (document, plain, bytes, !codec.compresses(headIsGzip: headIsGzip))
+        sending = Sending(
+            document: document, plain: plain, bytes: bytes,
+            canonical: !codec.compresses(headIsGzip: headIsGzip))
         if base.rewrap { rewraps = true }
         if base.reform { reforms = true }
         if base.etag == nil, let kept, let target {
@@ -828,7 +866,7 @@ public struct BackupRun<Document> {
         }
         let record = PendingVerification(
             fileId: target.id, baseRevisionId: unprovedBase ?? base.revision,
-            uploadedMd5: Digest.hex(Digest.md5(sending.bytes)), readPins: readPins.sorted())
+            uploadedMd5: sending.md5, readPins: readPins.sorted())
         pending = record
         onDisk = record
         pendingOnDisk = true
@@ -871,9 +909,7 @@ public struct BackupRun<Document> {
         uploaded = sending.document
         if let answered, others.isEmpty, revisions.last?.id == ours.id {
             // Proved: nothing between our base and ours, and ours is the head.
-            head = Head(
-                answered, etag: answered.etag, document: sending.document, plain: sending.plain,
-                onDrive: sending.bytes, canonical: sending.canonical)
+            head = Head(answered, etag: answered.etag, sent: sending)
             checkedRevisions = revisions
             // A check cut at the pin cap reads on; what it has yet to read is not proved.
             if let more = deferred { return readOn(more) }
@@ -1049,7 +1085,8 @@ public struct BackupRun<Document> {
             outcome.document = head.document
             outcome.bytes = head.size
             outcome.kept = KeptCopy(
-                file: head.file, etag: head.etag, bytes: head.plain, sealedMd5: head.sealedMd5)
+                file: head.file, etag: head.etag, bytes: head.plain, sealedMd5: head.sealedMd5,
+                plainMd5: head.plainMd5)
             outcome.kept?.canonical = head.canonical
         }
         outcome.created = created

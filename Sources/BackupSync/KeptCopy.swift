@@ -34,14 +34,19 @@ public struct KeptCopy: Equatable, Sendable {
     /// version) may spell the same document otherwise.
     public var canonical = false
 
-    /// `sealedMd5`: the checksum of Drive's bytes when they are not `bytes` (sealed).
-    public init(file: DriveFile, etag: String?, bytes: [UInt8], sealedMd5: String? = nil) {
+    /// `sealedMd5`: the checksum of Drive's bytes when they are not `bytes` (sealed);
+    /// `plainMd5`: that of `bytes`, when the caller hashed these very bytes in this process
+    /// (a run's upload), computed here otherwise (bytes read from disk are never taken on trust).
+    public init(
+        file: DriveFile, etag: String?, bytes: [UInt8], sealedMd5: String? = nil,
+        plainMd5: String? = nil
+    ) {
         fileID = file.id
         version = file.version
         headRevisionId = file.headRevisionId
         self.etag = etag
         self.bytes = bytes
-        plainChecksum = Digest.hex(Digest.md5(bytes))
+        plainChecksum = plainMd5 ?? Digest.hex(Digest.md5(bytes))
         md5Checksum = sealedMd5?.lowercased() ?? plainChecksum
     }
 

@@ -631,6 +631,19 @@ private func sealedLineCodec(uploads: Uploads = .sealed, key: Bool = true) -> Sy
     #expect(transport.remaining == 0)
 }
 
+/// Issue 41: the upload's checksums are computed once and carried to the next kept copy: the
+/// sealed bytes' for Drive, the plaintext's for the copy itself, each of its own bytes.
+@Test func aSealedUploadsKeptCopyCarriesTheChecksumOfEachForm() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", seal("a"))
+            + [updated(seal("a\nb")), history(("r1", seal("a")), ("r2", seal("a\nb")))])
+    let outcome = try run(transport, lines("b"), codec: sealedLineCodec())
+    let kept = try #require(outcome.kept)
+    #expect(kept.md5Checksum == md5(seal("a\nb")))
+    #expect(kept.plainChecksum == md5("a\nb"))
+    #expect(!kept.holdsDriveBytes)
+}
+
 @Test func ourOwn412IsFoundByTheSealedBytesChecksum() throws {
     let transport = ScriptedTransport(
         [listing("F1")] + remote("F1", etag: "e1", seal("a"))
