@@ -3,6 +3,7 @@ import BackupSync
 import Digests
 import Foundation
 import GoogleDrive
+import Gzip
 import LocalFiles
 import TestSupport
 import Testing
@@ -99,19 +100,21 @@ import Testing
 
     /// The proof itself: STATE already in the upload merges to it; STATE holding what the
     /// upload lacks does not, nor STATE that makes the merge say something (an item stamped
-    /// days ahead, though the upload holds it too: every night would warn).
-    @Test(arguments: [false, true])
-    func anUploadIsSteadyOnlyWhenMergingStateIntoItChangesNothing(canonical: Bool) throws {
+    /// days ahead, though the upload holds it too: every night would warn), whether the copy
+    /// is known canonical, not known so, or gzipped.
+    @Test(arguments: ["canonical", "plain", "gzip"])
+    func anUploadIsSteadyOnlyWhenMergingStateIntoItChangesNothing(copy form: String) throws {
         let now = try #require(Timestamp("2026-11-29T12:00:00.000Z"))
         func document(_ challenges: [String: String]) throws -> BackupDocument {
             try BackupReader.read(Array(backupJSON(device: "phone", challenges: challenges).utf8))
                 .document
         }
         func steady(_ state: BackupDocument, into uploaded: BackupDocument) -> Bool {
+            let bytes = BackupWriter.write(uploaded)
             var kept = KeptCopy(
                 file: DriveFile(id: "F1", name: "", headRevisionId: "r2"), etag: nil,
-                bytes: BackupWriter.write(uploaded))
-            kept.canonical = canonical
+                bytes: form == "gzip" ? Gzip.compress(bytes) : bytes)
+            kept.canonical = form == "canonical"
             return BackupCommand.mergesToItself(
                 state, into: uploaded, kept: kept, now: now, readOptions: ReadOptions()) != nil
         }

@@ -3,6 +3,7 @@ import BackupSync
 import Digests
 import Foundation
 import GoogleDrive
+import Gzip
 import LocalFiles
 
 /// `cloudbackup backup`: the cron job (FORMAT.md §8.2). Validates STATE, merges it into the app-folder
@@ -394,9 +395,15 @@ struct BackupCommand: Command {
             allowStale: false, backingUp: BackupCodec.BackingUp(path: "", changedSettings: []),
             readOptions: readOptions, journal: journal)
         let again = codec.encode(codec.merge(uploaded, state, now))
-        guard !said, again == (kept.canonical ? kept.bytes : codec.encode(uploaded)) else {
-            return nil
-        }
+        // The copy's bytes (inflated when gzipped, cheaper than encoding) decode to `uploaded`:
+        // equal to `again`, they are its encoding too. Only bytes not known to be that encoding
+        // and unequal to `again` are checked against the encoding itself.
+        let stored =
+            Gzip.isGzip(kept.bytes)
+            ? try? Gzip.decompress(kept.bytes, maxBytes: readOptions.maxBytes) : kept.bytes
+        guard !said,
+            again == stored || !kept.canonical && again == codec.encode(uploaded)
+        else { return nil }
         return journal
     }
 
