@@ -87,6 +87,9 @@ public enum BackupCodec {
                 return stamped
             },
             mergeCopy: { base, copy, now in merged(base, copy, now: now, copy: true) })
+        codec.restamp = { bytes, document, now in
+            BackupWriter.restamped(bytes, from: document.exportedAt, to: now)
+        }
         codec.compress = compress
         return codec
     }

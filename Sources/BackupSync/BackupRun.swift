@@ -220,6 +220,12 @@ public struct BackupRun<Document> {
         /// The base's opened bytes are in another form than `encode` gives (`changesForm`):
         /// upload even with nothing new.
         var reform = false
+        /// Its bytes as `decode` read them: when the merge's encoding is these bytes, nothing
+        /// changed, and the base is not encoded again to tell.
+        var plain: [UInt8]?
+        /// `plain` is `encode`'s of `document` (`KeptCopy.canonical`): the merge's encoding
+        /// differing from them is a change, with no encoding of the base to confirm it.
+        var canonical = false
     }
 
     /// The head of our file as this run last knew it, for the profile's next kept copy.
@@ -233,18 +239,60 @@ public struct BackupRun<Document> {
         var size: Int
         /// Of the bytes on Drive, when they are sealed (not `plain`).
         var sealedMd5: String?
+        /// Of `plain`, when the run has it already (nil: the kept copy computes it).
+        var plainMd5: String?
+        /// `plain` is `encode`'s of `document` (`KeptCopy.canonical`).
+        var canonical: Bool
 
         init(
             _ file: DriveFile, etag: String?, document: Document, plain: [UInt8],
-            onDrive: [UInt8]
+            onDrive: [UInt8], canonical: Bool
         ) {
             self.file = file
             self.etag = etag
             self.document = document
             self.plain = plain
+            self.canonical = canonical
             size = onDrive.count
             // Equal arrays of one buffer compare at once: a plain backup costs no second pass.
             sealedMd5 = onDrive == plain ? nil : Digest.hex(Digest.md5(onDrive))
+        }
+
+        /// The head an upload made: its checksums are the ones `send` computed.
+        init(_ file: DriveFile, etag: String?, sent: Sending) {
+            self.file = file
+            self.etag = etag
+            document = sent.document
+            plain = sent.plain
+            canonical = sent.canonical
+            size = sent.bytes.count
+            sealedMd5 = sent.sealed ? sent.md5 : nil
+            plainMd5 = sent.plainMd5
+        }
+    }
+
+    /// The upload under way: its document, that document's bytes, and the bytes sent (sealed),
+    /// each hashed once, here, for the pending record, the check and the next kept copy.
+    private struct Sending {
+        var document: Document
+        var plain: [UInt8]
+        var bytes: [UInt8]
+        /// `plain` is `encode`'s bytes (not gzipped).
+        var canonical: Bool
+        /// Of `bytes`, and of `plain` (the same when nothing seals them).
+        var md5: String
+        var plainMd5: String
+        var sealed: Bool
+
+        init(document: Document, plain: [UInt8], bytes: [UInt8], canonical: Bool) {
+            self.document = document
+            self.plain = plain
+            self.bytes = bytes
+            self.canonical = canonical
+            // Equal arrays of one buffer compare at once: a plain backup hashes once.
+            sealed = bytes != plain
+            md5 = Digest.hex(Digest.md5(bytes))
+            plainMd5 = sealed ? Digest.hex(Digest.md5(plain)) : md5
         }
     }
 
@@ -312,8 +360,7 @@ public struct BackupRun<Document> {
     /// other writer's revision it merged (its own uploads are in `known`).
     private var covered: Set<String> = []
     private var base = Base()
-    /// The document of the upload under way, its bytes, and the bytes sent (sealed).
-    private var sending: (document: Document, plain: [UInt8], bytes: [UInt8])?
+    private var sending: Sending?
     /// What this run last uploaded, checked: merged again into a later round's base, in case
     /// another device's write replaced it.
     private var uploaded: Document?
@@ -533,12 +580,13 @@ public struct BackupRun<Document> {
             switch decodeOrKeepAside(snapshot) {
             case .document(let document, let plain):
                 base.document = document
+                base.plain = plain
                 if let revision = snapshot.file.headRevisionId { covered.insert(revision) }
                 base.rewrap = codec.changesEnvelope(ofSealed: codec.isSealed(snapshot.bytes))
                 base.reform = codec.changesForm(isGzip: Gzip.isGzip(plain))
                 head = Head(
                     snapshot.file, etag: snapshot.etag, document: document, plain: plain,
-                    onDrive: snapshot.bytes)
+                    onDrive: snapshot.bytes, canonical: false)
                 return mergeAndUpload()
             case .keepAside(let action):
                 keptAsideEtags.insert(snapshot.etag)
@@ -574,9 +622,7 @@ public struct BackupRun<Document> {
             created = true
             target = file
             uploaded = sending.document
-            head = Head(
-                file, etag: file.etag, document: sending.document, plain: sending.plain,
-                onDrive: sending.bytes)
+            head = Head(file, etag: file.etag, sent: sending)
             // A new file's history is its one revision: known without asking.
             checkedRevisions = file.headRevisionId.map {
                 [
@@ -680,13 +726,15 @@ public struct BackupRun<Document> {
                 document: document, revision: target.headRevisionId, md5: target.md5Checksum,
                 etag: kept.etag(for: target),
                 rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes),
-                reform: codec.changesForm(isGzip: Gzip.isGzip(kept.bytes)))
+                reform: codec.changesForm(isGzip: Gzip.isGzip(kept.bytes)), plain: kept.bytes,
+                canonical: kept.canonical)
             var copied = Head(
                 target, etag: base.etag, document: document, plain: kept.bytes,
-                onDrive: kept.bytes)
+                onDrive: kept.bytes, canonical: kept.canonical)
             // The size on Drive, when the copy holds the plaintext of sealed bytes.
             copied.size = target.size ?? kept.bytes.count
             copied.sealedMd5 = kept.holdsDriveBytes ? nil : kept.md5Checksum
+            copied.plainMd5 = kept.plainChecksum
             head = copied
             fromKeptCopy = true
             if let revision = target.headRevisionId { covered.insert(revision) }
@@ -789,8 +837,10 @@ public struct BackupRun<Document> {
             result = result.map { codec.merge($0, local, now) } ?? local
         }
         guard let result else { return finishChecks() }
+        // Encoded once: the comparison's bytes are the upload's, restamped.
+        let encoded = codec.encode(result)
         if let document = base.document, duplicates.isEmpty, !base.rewrap, !base.reform,
-            codec.encode(result) == codec.encode(document)
+            encoded == base.plain || (!base.canonical && encoded == codec.encode(document))
         {
             // The head holds what the batch read: its pins make room for the next batch.
             if let more = deferred { return readOn(more) }
@@ -802,12 +852,14 @@ public struct BackupRun<Document> {
             }
             return finishChecks()
         }
-        return send(codec.stamp(result, now))
+        return send(codec.stamp(result, now), encoded: codec.restamp?(encoded, result, now))
     }
 
-    /// Records the check to come, then uploads `document` (or creates the file with it).
-    private mutating func send(_ document: Document) -> Action {
-        let plain = codec.upload(document, headIsGzip: head.map { Gzip.isGzip($0.plain) })
+    /// Records the check to come, then uploads `document` (or creates the file with it);
+    /// `encoded`: its `encode`'s bytes, when the caller has them.
+    private mutating func send(_ document: Document, encoded: [UInt8]? = nil) -> Action {
+        let headIsGzip = head.map { Gzip.isGzip($0.plain) }
+        let plain = codec.upload(document, encoded: encoded, headIsGzip: headIsGzip)
         let bytes: [UInt8]
         do {
             bytes = try codec.seal(plain)
@@ -817,7 +869,9 @@ public struct BackupRun<Document> {
         guard bytes.count <= maxBytes else {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
-        sending = (document, plain, bytes)
+        sending = Sending(
+            document: document, plain: plain, bytes: bytes,
+            canonical: !codec.compresses(headIsGzip: headIsGzip))
         if base.rewrap { rewraps = true }
         if base.reform { reforms = true }
         if base.etag == nil, let kept, let target {
@@ -836,7 +890,7 @@ public struct BackupRun<Document> {
         }
         let record = PendingVerification(
             fileId: target.id, baseRevisionId: unprovedBase ?? base.revision,
-            uploadedMd5: Digest.hex(Digest.md5(sending.bytes)), readPins: readPins.sorted())
+            uploadedMd5: sending.md5, readPins: readPins.sorted())
         pending = record
         onDisk = record
         pendingOnDisk = true
@@ -879,9 +933,7 @@ public struct BackupRun<Document> {
         uploaded = sending.document
         if let answered, others.isEmpty, revisions.last?.id == ours.id {
             // Proved: nothing between our base and ours, and ours is the head.
-            head = Head(
-                answered, etag: answered.etag, document: sending.document, plain: sending.plain,
-                onDrive: sending.bytes)
+            head = Head(answered, etag: answered.etag, sent: sending)
             checkedRevisions = revisions
             // A check cut at the pin cap reads on; what it has yet to read is not proved.
             if let more = deferred { return readOn(more) }
@@ -1057,7 +1109,9 @@ public struct BackupRun<Document> {
             outcome.document = head.document
             outcome.bytes = head.size
             outcome.kept = KeptCopy(
-                file: head.file, etag: head.etag, bytes: head.plain, sealedMd5: head.sealedMd5)
+                file: head.file, etag: head.etag, bytes: head.plain, sealedMd5: head.sealedMd5,
+                plainMd5: head.plainMd5)
+            outcome.kept?.canonical = head.canonical
         }
         outcome.created = created
         outcome.uploaded = uploaded != nil

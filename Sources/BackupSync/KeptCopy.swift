@@ -28,16 +28,37 @@ public struct KeptCopy: Equatable, Sendable {
     public let md5Checksum: String
     /// Of `bytes`: `md5Checksum` when they are Drive's (a plain backup).
     public let plainChecksum: String
+    /// `bytes` are what `encode` gives for the document they decode to (this version's upload
+    /// wrote them, not gzipped), so a run compares a merge's encoding with them instead of
+    /// encoding them again. false when not known: another writer (another app, another
+    /// version) may spell the same document otherwise.
+    public var canonical = false
 
-    /// `sealedMd5`: the checksum of Drive's bytes when they are not `bytes` (sealed).
-    public init(file: DriveFile, etag: String?, bytes: [UInt8], sealedMd5: String? = nil) {
+    /// `sealedMd5`: the checksum of Drive's bytes when they are not `bytes` (sealed);
+    /// `plainMd5`: that of `bytes`, when the caller hashed these very bytes in this process
+    /// (a run's upload), computed here otherwise (bytes read from disk are never taken on trust).
+    public init(
+        file: DriveFile, etag: String?, bytes: [UInt8], sealedMd5: String? = nil,
+        plainMd5: String? = nil
+    ) {
         fileID = file.id
         version = file.version
         headRevisionId = file.headRevisionId
         self.etag = etag
         self.bytes = bytes
-        plainChecksum = Digest.hex(Digest.md5(bytes))
+        plainChecksum = plainMd5 ?? Digest.hex(Digest.md5(bytes))
         md5Checksum = sealedMd5?.lowercased() ?? plainChecksum
+    }
+
+    /// Equal copies hold the same bytes of the same head; `canonical` is only what is known of
+    /// those bytes (a function of them), so a copy that learnt it is the same copy.
+    public static func == (lhs: KeptCopy, rhs: KeptCopy) -> Bool {
+        (lhs.fileID, lhs.version, lhs.etag, lhs.headRevisionId, lhs.md5Checksum, lhs.plainChecksum)
+            == (
+                rhs.fileID, rhs.version, rhs.etag, rhs.headRevisionId, rhs.md5Checksum,
+                rhs.plainChecksum
+            )
+            && lhs.bytes == rhs.bytes
     }
 
     /// Whether `bytes` are Drive's own (the backup on Drive is not sealed).

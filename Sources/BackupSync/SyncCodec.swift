@@ -38,6 +38,11 @@ public struct SyncCodec<Document> {
     /// a device that does not say never undoes another's choice.
     public var compress: Bool?
 
+    /// `encode(stamp(document, now))` made from `encode(document)`'s bytes, which the run holds
+    /// already from asking whether the merge changed anything: a document walked once, not
+    /// twice. nil (or a nil answer): `encode` the stamped document.
+    public var restamp: (([UInt8], Document, Timestamp) -> [UInt8]?)?
+
     /// Whether `seal` seals.
     public var seals: Bool { uploads == .sealed }
 
@@ -49,12 +54,21 @@ public struct SyncCodec<Document> {
     }
 
     /// The opened bytes of an upload of `document` over a head whose opened bytes are gzip or
-    /// not (`headIsGzip`; nil: no head known): `encode`'s, gzipped when `compress` says so, or
-    /// when it does not say and the head is. Gzip is deterministic, so "did the merge change
-    /// anything?" may still compare `encode`'s bytes.
-    public func upload(_ document: Document, headIsGzip: Bool?) -> [UInt8] {
-        let plain = encode(document)
-        return compress ?? headIsGzip ?? false ? Gzip.compress(plain) : plain
+    /// not (`headIsGzip`; nil: no head known): `encode`'s (`encoded`, when the caller has
+    /// them), gzipped when `compress` says so, or when it does not say and the head is. Gzip
+    /// is deterministic, so "did the merge change anything?" may still compare `encode`'s
+    /// bytes.
+    public func upload(_ document: Document, encoded: [UInt8]? = nil, headIsGzip: Bool?)
+        -> [UInt8]
+    {
+        let plain = encoded ?? encode(document)
+        return compresses(headIsGzip: headIsGzip) ? Gzip.compress(plain) : plain
+    }
+
+    /// Whether an upload over a head whose opened bytes are gzip or not (nil: no head known)
+    /// is gzipped.
+    public func compresses(headIsGzip: Bool?) -> Bool {
+        compress ?? headIsGzip ?? false
     }
 
     public init(

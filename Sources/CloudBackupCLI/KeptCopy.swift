@@ -5,8 +5,9 @@ import LocalFiles
 
 /// The profile's kept copy of the backup (see `BackupSync.KeptCopy`) on disk: `kept-copy.json`
 /// in the profile folder, mode 0600, written atomically: one line of JSON (id, version, etag,
-/// head revision, checksum, size, and the plaintext's checksum when it differs), then the
-/// document's bytes as they are on Drive, or their plaintext when Drive's are encrypted.
+/// head revision, checksum, size, the plaintext's checksum when it differs, and the version
+/// whose writer gave the bytes when they are canonical), then the document's bytes as they are
+/// on Drive, or their plaintext when Drive's are encrypted.
 extension KeptCopy {
     private struct Header: Codable {
         var fileId: String
@@ -17,6 +18,9 @@ extension KeptCopy {
         var size: Int
         /// Absent when the kept bytes are Drive's (and in copies kept before encryption).
         var plainChecksum: String?
+        /// The version whose writer gave the bytes, when they are its canonical bytes
+        /// (`KeptCopy.canonical`): another version's writer may spell the document otherwise.
+        var canonicalFor: String?
     }
 
     private static let maxHeaderBytes = 4096
@@ -25,7 +29,8 @@ extension KeptCopy {
         let header = Header(
             fileId: fileID, version: version, etag: etag, headRevisionId: headRevisionId,
             md5Checksum: md5Checksum, size: bytes.count,
-            plainChecksum: holdsDriveBytes ? nil : plainChecksum)
+            plainChecksum: holdsDriveBytes ? nil : plainChecksum,
+            canonicalFor: canonical ? CloudBackup.version : nil)
         // The header and the bytes as two chunks: joining them would copy the whole backup.
         let headerLine = Array((JSONLine.encode(header) + "\n").utf8)
         do {
@@ -48,7 +53,7 @@ extension KeptCopy {
             let newline = stored.prefix(maxHeaderBytes).firstIndex(of: UInt8(ascii: "\n")),
             let header = try? JSONDecoder().decode(Header.self, from: Data(stored[..<newline]))
         else { return nil }
-        let copy = KeptCopy(
+        var copy = KeptCopy(
             file: DriveFile(
                 id: header.fileId, name: "", version: header.version,
                 headRevisionId: header.headRevisionId),
@@ -57,6 +62,7 @@ extension KeptCopy {
         guard copy.bytes.count == header.size,
             copy.plainChecksum == header.plainChecksum ?? header.md5Checksum
         else { return nil }
+        copy.canonical = header.canonicalFor == CloudBackup.version
         return copy
     }
 }

@@ -3,15 +3,16 @@ import Digests
 import GoogleDrive
 import LocalFiles
 
-/// What a backup proved when merging STATE into Drive's file changed nothing: while STATE and
+/// What a backup proved when merging STATE into Drive's file changed nothing (the file it
+/// found, or the one it uploaded and checked, merged with STATE once more): while STATE and
 /// that revision stay as they were and the clock has not carried a tombstone or the stale
 /// guard past its window (`MergeOptions.unchangedUntil`), the same merge would change
 /// nothing again. The next backup then reads neither STATE nor the backup: one listing shows
 /// whether Drive still holds that revision, and the night is done (the "quiet night").
 ///
-/// Kept in `steady-state.json` in the profile folder, written only by a backup that uploaded
-/// nothing and said no warning (a warning is said again every night, so such a night is never
-/// skipped), removed by every other backup. Nothing here is trusted over the files it speaks
+/// Kept in `steady-state.json` in the profile folder, written only by a backup that said no
+/// warning (a warning is said again every night, so such a night is never skipped) and either
+/// uploaded nothing or proved its checked update steady, removed by every other backup. Nothing here is trusted over the files it speaks
 /// of: another STATE (stamp, or content when the stamp cannot tell), another revision on
 /// Drive, other conditions, a pending check or pins still due each make a full run.
 struct SteadyState: ProfileRecord, Equatable {
@@ -30,6 +31,9 @@ struct SteadyState: ProfileRecord, Equatable {
     /// What the full run reported, for `--json` and `status`.
     var bytes: Int
     var counts: DocumentCounts
+    /// What the full run's `--verbose` said of the merge (`BackupCommand.mergeWords`), said
+    /// again by the quiet nights; nil in records written before it was kept.
+    var mergeWords: [String]?
 
     /// What else a backup's outcome depends on.
     struct Conditions: Codable, Equatable {

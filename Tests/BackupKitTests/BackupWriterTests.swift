@@ -190,6 +190,42 @@ struct BackupWriterTests {
         }
     }
 
+    /// Issue 41: restamping a compact write gives the bytes of writing the stamped document,
+    /// whatever the collections and their strings hold (notes may spell the key itself).
+    @Test func restampedIsTheWriteOfTheStampedDocument() throws {
+        var random = RandomDocuments(seed: 41)
+        let later = Timestamp(millisecondsSince1970: 1_796_000_000_007)
+        for round in 0..<100 {
+            var document = random.document()
+            if round % 2 == 0, let first = document.dayLogs.first {
+                var log = first
+                log.note = #""exportedAt":"\#(document.exportedAt)""#
+                document.dayLogs[0] = log
+            }
+            let restamped = try #require(
+                BackupWriter.restamped(
+                    BackupWriter.write(document), from: document.exportedAt, to: later))
+            var stamped = document
+            stamped.exportedAt = later
+            #expect(restamped == BackupWriter.write(stamped))
+        }
+    }
+
+    /// No compact export time to find (pretty, or not the stamp the document says): nil, so
+    /// the caller writes the document again.
+    @Test func restampedFindsOnlyTheCompactStampItIsTold() {
+        var random = RandomDocuments(seed: 42)
+        let document = random.document()
+        let later = Timestamp(millisecondsSince1970: 1_796_000_000_007)
+        #expect(
+            BackupWriter.restamped(
+                BackupWriter.write(document, pretty: true), from: document.exportedAt, to: later)
+                == nil)
+        #expect(
+            BackupWriter.restamped(
+                BackupWriter.write(document), from: later, to: document.exportedAt) == nil)
+    }
+
     /// Issue 2: `read(write(d)) == d` always, and `write(read(x)) == x` for canonical `x`,
     /// compact and pretty.
     @Test func roundTripsThroughTheReader() throws {

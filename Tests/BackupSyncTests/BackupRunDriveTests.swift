@@ -492,6 +492,54 @@ private func kept(
                 bytes: Array("a\nb".utf8)))
 }
 
+/// Counts a codec's encodes.
+private final class Encodes {
+    var count = 0
+
+    /// `lineCodec`, counted, with its stamp (none) kept on restamped bytes.
+    var codec: SyncCodec<Lines> {
+        var codec = lineCodec
+        codec.encode = { document in
+            self.count += 1
+            return lineCodec.encode(document)
+        }
+        codec.restamp = { bytes, _, _ in bytes }
+        return codec
+    }
+}
+
+/// Issue 41: the merge is encoded once, for the comparison and the upload; the kept copy is
+/// encoded too only when it is not known to be `encode`'s bytes. Its new copy is.
+@Test(arguments: [false, true])
+func anUploadEncodesTheMergeOnce(canonicalCopy: Bool) throws {
+    let transport = ScriptedTransport([
+        listed("F1", version: 1, holding: "a"), updated("a\nb"),
+        history(("r1", "a"), ("r2", "a\nb")), marked("r2", text: "a\nb", etag: "m1", version: 3),
+    ])
+    var copy = kept("a", version: 1, etag: "e1")
+    copy.canonical = canonicalCopy
+    let encodes = Encodes()
+    let outcome = try run(transport, lines("b"), kept: copy, codec: encodes.codec)
+    #expect(outcome.uploaded)
+    #expect(encodes.count == (canonicalCopy ? 1 : 2))
+    #expect(outcome.kept?.canonical == true)
+}
+
+/// Bytes of the kept copy that are the merge's encoding need no second encode to say that
+/// nothing changed; bytes spelled otherwise (another writer) are encoded and compared as
+/// documents, and still nothing is uploaded.
+@Test(arguments: [("a\nb", 1), ("b\na", 2)])
+func aNightWithNothingNewEncodesTheKeptCopyOnlyWhenSpelledOtherwise(text: String, expected: Int)
+    throws
+{
+    let transport = ScriptedTransport([listed("F1", version: 1, holding: text)])
+    let encodes = Encodes()
+    let outcome = try run(
+        transport, lines("b"), kept: kept(text, version: 1, etag: "e1"), codec: encodes.codec)
+    #expect(!outcome.uploaded && outcome.fromKeptCopy)
+    #expect(encodes.count == expected)
+}
+
 @Test func aKeptCopyOfAnotherRevisionIsNotUsed() throws {
     // Same bytes, but another device wrote them as a new revision: the copy is not the head.
     let transport = ScriptedTransport(
@@ -581,6 +629,19 @@ private func sealedLineCodec(uploads: Uploads = .sealed, key: Bool = true) -> Sy
     #expect(!kept.holdsDriveBytes)
     #expect(outcome.bytes == seal("a\nb").utf8.count)
     #expect(transport.remaining == 0)
+}
+
+/// Issue 41: the upload's checksums are computed once and carried to the next kept copy: the
+/// sealed bytes' for Drive, the plaintext's for the copy itself, each of its own bytes.
+@Test func aSealedUploadsKeptCopyCarriesTheChecksumOfEachForm() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", seal("a"))
+            + [updated(seal("a\nb")), history(("r1", seal("a")), ("r2", seal("a\nb")))])
+    let outcome = try run(transport, lines("b"), codec: sealedLineCodec())
+    let kept = try #require(outcome.kept)
+    #expect(kept.md5Checksum == md5(seal("a\nb")))
+    #expect(kept.plainChecksum == md5("a\nb"))
+    #expect(!kept.holdsDriveBytes)
 }
 
 @Test func ourOwn412IsFoundByTheSealedBytesChecksum() throws {

@@ -168,3 +168,31 @@ import Testing
         #expect(try remoteChallenges() == [["A", "B"]])
     }
 }
+
+/// Issue 41: that the kept bytes are this version's canonical bytes survives the file; a copy
+/// whose header names another version is not taken for canonical (its writer may differ).
+struct KeptCopyFileTests {
+    @Test func canonicalHoldsForTheVersionThatWroteIt() throws {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kept-copy-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var copy = KeptCopy(
+            file: DriveFile(id: "F1", name: "", version: 2, headRevisionId: "r1"), etag: "e1",
+            bytes: Array("{}\n".utf8))
+        copy.canonical = true
+        try copy.save(to: path)
+        #expect(KeptCopy.load(from: path, maxBytes: 1 << 20)?.canonical == true)
+
+        let stored = String(decoding: try LocalFile.read(path, maxBytes: 1 << 20), as: UTF8.self)
+        let ours = #""canonicalFor":"\#(CloudBackup.version)""#
+        try #require(stored.contains(ours))
+        try Data(stored.replacingOccurrences(of: ours, with: #""canonicalFor":"0.0.0-other""#).utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let other = try #require(KeptCopy.load(from: path, maxBytes: 1 << 20))
+        #expect(!other.canonical && other == copy)
+
+        copy.canonical = false
+        try copy.save(to: path)
+        #expect(KeptCopy.load(from: path, maxBytes: 1 << 20)?.canonical == false)
+    }
+}

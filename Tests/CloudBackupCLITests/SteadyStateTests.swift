@@ -1,7 +1,9 @@
 import BackupKit
+import BackupSync
 import Digests
 import Foundation
 import GoogleDrive
+import Gzip
 import LocalFiles
 import TestSupport
 import Testing
@@ -65,6 +67,64 @@ import Testing
         #expect(quiet.requests == ["list"])
         #expect(quiet.result.stderr.contains(Self.quietLine))
         #expect(quiet.result.stderr.contains("already holds everything in \(phone.state.path)"))
+    }
+
+    /// Issue 41: the run that uploads proves that merging STATE into its upload changes
+    /// nothing, so the first night after it is the quiet one, not the second.
+    @Test func theNightAfterAnUploadIsQuiet() throws {
+        try writeState()
+        _ = try backUp()
+        try writeState(stampA: "2026-11-02T00:00:00.000Z")
+        #expect(try backUp().requests.contains("conditional upload"))
+        let quiet = try backUp()
+        #expect(quiet.requests == ["list"])
+        #expect(quiet.result.stderr.contains(Self.quietLine))
+    }
+
+    /// The record an upload left guards as any other: STATE written since makes a full run,
+    /// which uploads the change.
+    @Test func aStateWrittenAfterAnUploadIsBackedUp() throws {
+        try writeState()
+        _ = try backUp()
+        try writeState(stampA: "2026-11-02T00:00:00.000Z")
+        _ = try backUp()
+        try #require(LocalFile.exists(steadyRecord))
+        try writeState(stampA: "2026-11-03T00:00:00.000Z")
+        let night = try backUp()
+        #expect(!night.result.stderr.contains(Self.quietLine))
+        #expect(night.requests.contains("conditional upload"))
+        #expect(
+            try remoteBackups(emulator).first?.document.challenges.first?.updatedAt.description
+                == "2026-11-03T00:00:00.000Z")
+    }
+
+    /// The proof itself: STATE already in the upload merges to it; STATE holding what the
+    /// upload lacks does not, nor STATE that makes the merge say something (an item stamped
+    /// days ahead, though the upload holds it too: every night would warn), whether the copy
+    /// is known canonical, not known so, or gzipped.
+    @Test(arguments: ["canonical", "plain", "gzip"])
+    func anUploadIsSteadyOnlyWhenMergingStateIntoItChangesNothing(copy form: String) throws {
+        let now = try #require(Timestamp("2026-11-29T12:00:00.000Z"))
+        func document(_ challenges: [String: String]) throws -> BackupDocument {
+            try BackupReader.read(Array(backupJSON(device: "phone", challenges: challenges).utf8))
+                .document
+        }
+        func steady(_ state: BackupDocument, into uploaded: BackupDocument) -> Bool {
+            let bytes = BackupWriter.write(uploaded)
+            var kept = KeptCopy(
+                file: DriveFile(id: "F1", name: "", headRevisionId: "r2"), etag: nil,
+                bytes: form == "gzip" ? Gzip.compress(bytes) : bytes)
+            kept.canonical = form == "canonical"
+            return BackupCommand.mergesToItself(
+                state, into: uploaded, kept: kept, now: now, readOptions: ReadOptions()) != nil
+        }
+        let uploaded = try document(["A": "2026-11-02T00:00:00.000Z"])
+        #expect(steady(uploaded, into: uploaded))
+        #expect(steady(try document(["A": "2026-11-01T00:00:00.000Z"]), into: uploaded))
+        #expect(!steady(try document(["A": "2026-11-03T00:00:00.000Z"]), into: uploaded))
+        #expect(!steady(try document(["B": "2026-11-01T00:00:00.000Z"]), into: uploaded))
+        let ahead = try document(["A": "2026-12-05T00:00:00.000Z"])
+        #expect(!steady(ahead, into: ahead))
     }
 
     /// A quiet night while STATE's stamp is within its tick checks STATE by content, and

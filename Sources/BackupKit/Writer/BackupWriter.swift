@@ -95,6 +95,44 @@ public enum BackupWriter {
         try slices.hand(slices.out, to: sink)
     }
 
+    /// `bytes`, a compact write of a document exported at `old`, as writing that document
+    /// exported at `new` gives them, without walking the document again: the export time is
+    /// one fixed-width value after the collections, and only the settings and tombstones come
+    /// after it, which hold no key of that name. (Inside a string every quote is escaped, so
+    /// the key's bytes cannot occur there.) nil when `bytes` hold no such value (a pretty
+    /// write), or when the two stamps are spelled at different widths.
+    public static func restamped(_ bytes: [UInt8], from old: Timestamp, to new: Timestamp)
+        -> [UInt8]?
+    {
+        var spelled = JSONOutput(capacity: 64)
+        spelled.beginObject()
+        spelled.key("exportedAt")
+        spelled.timestamp(old)
+        let key = spelled.bytes.dropFirst()
+        var stamp = JSONOutput(capacity: 32)
+        stamp.timestamp(new)
+        guard stamp.bytes.count == key.count - "\"exportedAt\":".utf8.count,
+            let start = lastIndex(of: key, in: bytes)
+        else { return nil }
+        var restamped = bytes
+        restamped.replaceSubrange(
+            (start + key.count - stamp.bytes.count)..<(start + key.count), with: stamp.bytes)
+        return restamped
+    }
+
+    /// Where `pattern` last starts in `bytes`, searching from the end.
+    private static func lastIndex(of pattern: ArraySlice<UInt8>, in bytes: [UInt8]) -> Int? {
+        guard let last = pattern.last, pattern.count <= bytes.count else { return nil }
+        var end = bytes.count - 1
+        while end >= pattern.count - 1 {
+            if bytes[end] == last, bytes[(end + 1 - pattern.count)...end].elementsEqual(pattern) {
+                return end + 1 - pattern.count
+            }
+            end -= 1
+        }
+        return nil
+    }
+
     /// One slice's worth, or the whole document when it is smaller.
     private static func sliceCapacity(of document: BackupDocument, pretty: Bool) -> Int {
         min(estimatedSize(of: document, pretty: pretty), pretty ? 8 << 20 : 4 << 20)

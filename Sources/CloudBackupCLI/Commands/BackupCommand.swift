@@ -3,6 +3,7 @@ import BackupSync
 import Digests
 import Foundation
 import GoogleDrive
+import Gzip
 import LocalFiles
 
 /// `cloudbackup backup`: the cron job (FORMAT.md §8.2). Validates STATE, merges it into the app-folder
@@ -193,12 +194,22 @@ struct BackupCommand: Command {
                     decisions: journal.lastDecisions,
                     titles: session.encryption.encrypts ? nil : [local, document])
             }, orElse: "this backup's merge decisions are not in the decision log")
-        // Only a night that changed nothing and said nothing is steady: one that warned warns
-        // again tomorrow.
-        if let stamp, !outcome.uploaded, outcome.deletedDuplicates.isEmpty,
+        // Only a night that said nothing is steady: one that warned warns again tomorrow. One
+        // that changed nothing is; one that uploaded is when merging STATE into its upload is
+        // shown to change nothing, so the night after it is the quiet one, not the one after
+        // that. A created file is left to a full run, as its upload had no revision check.
+        if let stamp, outcome.deletedDuplicates.isEmpty,
             outcome.sideFiles.isEmpty, outcome.mergedRevisions == 0, warnings == 0,
             session.clockSkew() == nil, FileStamp.of(file) == stamp,
-            let revision = remoteFile.headRevisionId, let md5 = remoteFile.md5Checksum
+            let revision = remoteFile.headRevisionId, let md5 = remoteFile.md5Checksum,
+            let words = !outcome.uploaded
+                ? mergeWords(journal)
+                : outcome.created
+                    ? nil
+                    : Self.mergesToItself(
+                        local, into: document, kept: outcome.kept, now: session.now(),
+                        readOptions: readOptions
+                    ).map(mergeWords)
         {
             let proved = SteadyState(
                 stamp: stamp, settled: stamp.isSettled(at: readAt), sha256: sha256,
@@ -206,7 +217,7 @@ struct BackupCommand: Command {
                 until: MergeOptions(now: session.now())
                     .unchangedUntil(local: document, incoming: local)?.millisecondsSince1970,
                 conditions: conditions(session), bytes: outcome.bytes,
-                counts: DocumentCounts(document))
+                counts: DocumentCounts(document), mergeWords: words)
             // Without it the next backup is a full one, as before: nothing to warn about.
             try? proved.save(to: session.profile.steadyStatePath)
         } else {
@@ -228,16 +239,8 @@ struct BackupCommand: Command {
                     "cloudbackup: Drive's checksum matched the copy kept in \(session.profile.keptCopyPath); nothing downloaded"
                 )
             }
-            if let report = journal.lastReport {
-                context.printError("cloudbackup: what \(file) brought to the backup:")
-                for line in MergeCommand.plainWords(report, mode: .merge) {
-                    context.printError("cloudbackup:   " + line)
-                }
-            }
-            if let settings = journal.lastSettings {
-                context.printError(
-                    "cloudbackup:   "
-                        + Self.settingsWords(from: settings.before, to: settings.after))
+            for line in mergeWords(journal) {
+                context.printError("cloudbackup: " + line)
             }
             for id in outcome.deletedDuplicates {
                 context.printError("cloudbackup: merged and deleted the duplicate backup \(id)")
@@ -385,6 +388,46 @@ struct BackupCommand: Command {
         "\(remote.name) (id \(remote.id)) already holds everything in \(file); nothing uploaded"
     }
 
+    /// The journal of merging `state` into `uploaded` (what a run put on Drive; `kept`, its
+    /// copy) when that gives `uploaded` again and says nothing, else nil: what the next night's
+    /// full run would find, with the settings STATE changed gone up already (the synced record
+    /// says so).
+    static func mergesToItself(
+        _ state: BackupDocument, into uploaded: BackupDocument, kept: KeptCopy, now: Timestamp,
+        readOptions: ReadOptions
+    ) -> MergeJournal? {
+        var said = false
+        let journal = MergeJournal { _ in said = true }
+        let codec = BackupCodec.make(
+            allowStale: false, backingUp: BackupCodec.BackingUp(path: "", changedSettings: []),
+            readOptions: readOptions, journal: journal)
+        let again = codec.encode(codec.merge(uploaded, state, now))
+        // The copy's bytes (inflated when gzipped, cheaper than encoding) decode to `uploaded`:
+        // equal to `again`, they are its encoding too. Only bytes not known to be that encoding
+        // and unequal to `again` are checked against the encoding itself.
+        let stored =
+            Gzip.isGzip(kept.bytes)
+            ? try? Gzip.decompress(kept.bytes, maxBytes: readOptions.maxBytes) : kept.bytes
+        guard !said,
+            again == stored || !kept.canonical && again == codec.encode(uploaded)
+        else { return nil }
+        return journal
+    }
+
+    /// What `--verbose` says of a merge of STATE into the backup, each line after
+    /// "cloudbackup: "; kept with the steady state so the quiet night says it too.
+    private func mergeWords(_ journal: MergeJournal) -> [String] {
+        var lines: [String] = []
+        if let report = journal.lastReport {
+            lines.append("what \(file) brought to the backup:")
+            lines += MergeCommand.plainWords(report, mode: .merge).map { "  " + $0 }
+        }
+        if let settings = journal.lastSettings {
+            lines.append("  " + Self.settingsWords(from: settings.before, to: settings.after))
+        }
+        return lines
+    }
+
     /// STATE read, validated and migrated, and the SHA-256 of its bytes (for `SteadyState`).
     private func readState() throws(CLIError) -> (document: BackupDocument, sha256: String) {
         let (result, bytes) = try BackupFile.loadWithBytes(file, options: readOptions)
@@ -428,6 +471,9 @@ struct BackupCommand: Command {
                         mergedRevisions: 0)))
         } else if verbose {
             context.printError("cloudbackup: " + holdsEverything(remote))
+            for line in steady.mergeWords ?? [] {
+                context.printError("cloudbackup: " + line)
+            }
             context.printError(
                 "cloudbackup: \(file) is as the last backup left it, and Drive still holds the revision that backup merged it into; nothing read or downloaded"
             )
