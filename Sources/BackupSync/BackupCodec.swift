@@ -33,37 +33,42 @@ public enum BackupCodec {
     /// never rewrites for the envelope.
     public static func make(
         allowStale: Bool, backingUp: BackingUp? = nil, readOptions: ReadOptions = ReadOptions(),
-        compress: Bool? = nil, journal: MergeJournal
+        compress: Bool? = nil
     ) -> SyncCodec<BackupDocument> {
         func merged(_ base: BackupDocument, _ incoming: BackupDocument, now: Timestamp, copy: Bool)
-            -> (document: BackupDocument, heldBack: Bool)
+            -> Merged<BackupDocument>
         {
             let outcome = BackupKit.merge(
                 local: base, incoming: incoming,
                 options: MergeOptions(now: now, allowStale: allowStale))
             let source: MergeNotice.Source = copy ? .copy : .state(backingUp?.path)
-            if !copy {
-                journal.lastReport = outcome.report
-                journal.lastDecisions = outcome.decisions
-                journal.lastBaseDevice = base.deviceId
-            }
+            var notices: [MergeNotice] = []
             let heldBack = outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0
-            if heldBack { journal.say(.heldBack(outcome, from: source)) }
-            if !outcome.futureStamped.isEmpty { journal.say(.futureStamped(outcome, in: source)) }
+            if heldBack { notices.append(.heldBack(outcome, from: source)) }
+            if !outcome.futureStamped.isEmpty {
+                notices.append(.futureStamped(outcome, in: source))
+            }
             if !copy {
                 let ids = MergeNotice.staleSurvivors(
                     of: incoming, missingFrom: base, keptIn: outcome.document, now: now)
-                if !ids.isEmpty { journal.say(.staleSurvivors(ids, of: source)) }
+                if !ids.isEmpty { notices.append(.staleSurvivors(ids, of: source)) }
             }
             var document = outcome.document
             // The export time changes only with an upload, so "nothing changed" compares equal.
             document.exportedAt = base.exportedAt
+            var settings: (before: Settings, after: Settings)?
             if !copy, let backingUp {
                 document.settings = SharedSettings.taking(
                     backingUp.changedSettings, from: incoming.settings, into: base.settings)
-                journal.lastSettings = (base.settings, document.settings)
+                settings = (base.settings, document.settings)
             }
-            return (document, heldBack)
+            return Merged(
+                document: document, heldBack: heldBack, notices: notices,
+                record: copy
+                    ? nil
+                    : MergeRecord(
+                        report: outcome.report, decisions: outcome.decisions,
+                        baseDevice: base.deviceId, settings: settings))
         }
         var codec = SyncCodec(
             decode: { bytes in
@@ -79,8 +84,7 @@ public enum BackupCodec {
                 }
             },
             encode: { BackupWriter.write($0) },
-            merge: { base, incoming, now in merged(base, incoming, now: now, copy: false).document
-            },
+            merging: { base, incoming, now in merged(base, incoming, now: now, copy: false) },
             stamp: { document, now in
                 var stamped = document
                 stamped.exportedAt = now
@@ -142,25 +146,15 @@ public enum MergeNotice {
     }
 }
 
-/// One run's merge notices and results, shared by the codec's closures.
-public final class MergeJournal {
-    private let notify: (MergeNotice) -> Void
-    private var said: Set<String> = []
-    /// The report of the latest merge of the state file into the backup.
-    public internal(set) var lastReport: MergeReport?
+/// What a merge of the local document (STATE) into the backup did: what `--verbose` and the
+/// decision log tell of it.
+public struct MergeRecord {
+    public var report: MergeReport
     /// Its non-trivial decisions, for the profile's decision log.
-    public internal(set) var lastDecisions: [MergeDecision] = []
+    public var decisions: [MergeDecision]
     /// The device id of the copy on Drive it merged into.
-    public internal(set) var lastBaseDevice: DeviceID?
-    /// The backup's settings before and after the latest merge took the state file's
-    /// (`backingUp` only).
-    public internal(set) var lastSettings: (before: Settings, after: Settings)?
-
-    public init(notify: @escaping (MergeNotice) -> Void) {
-        self.notify = notify
-    }
-
-    func say(_ notice: MergeNotice) {
-        if said.insert(notice.key).inserted { notify(notice) }
-    }
+    public var baseDevice: DeviceID
+    /// The backup's settings before and after the merge took the state file's (`backingUp`
+    /// only).
+    public var settings: (before: Settings, after: Settings)?
 }

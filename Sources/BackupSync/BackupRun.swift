@@ -182,6 +182,9 @@ public struct BackupRun<Document> {
         case confirming([DriveFile])
         case deleting([DriveFile])
         case announcing
+        /// Telling what a merge warned of, one notice at a time, before `then`, the merge's
+        /// next step, in `resume`, its phase.
+        indirect case telling([MergeNotice], then: Action, resume: Phase)
         case finished
     }
 
@@ -298,6 +301,8 @@ public struct BackupRun<Document> {
 
     public let name: String
     public let codec: SyncCodec<Document>
+    /// What the run's merges and steps said so far, for the outcome.
+    private var notices = RunNotices()
     public let local: Document?
     public var maxRounds = 8
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
@@ -478,14 +483,14 @@ public struct BackupRun<Document> {
                 // A newer schema's write is never merged down into ours: refused, as a file.
                 if codec.isRefusal(error), let target { return fail(.refused(target, error)) }
                 phase = .fetchingOthers(reading)
-                return .notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+                return notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
             }
             return fetch(reading)
         case (.fetchingOthers(var reading), .gone):
             let revision = reading.others.removeFirst()
             reading.freed = false
             phase = .fetchingOthers(reading)
-            return .notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+            return notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
         case (.fetchingOthers(let reading), .done):
             return fetch(reading)
         case (.fetchingOthers(var reading), .restricted):
@@ -494,7 +499,7 @@ public struct BackupRun<Document> {
                 // Pinned, and still not served: Drive will not give it.
                 reading.others.removeFirst()
                 phase = .fetchingOthers(reading)
-                return .notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+                return notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
             }
             readPins.insert(revision.id)
             // On disk before the pin: a run cut short after it leaves the pin to be released.
@@ -669,6 +674,8 @@ public struct BackupRun<Document> {
 
         case (.announcing, .done):
             return announce()
+        case (.telling(let untold, let next, let resume), .done):
+            return tell(untold, then: next, resume: resume)
 
         default:
             return fail(.protocolViolation("\(event) while \(phase)"))
@@ -814,8 +821,26 @@ public struct BackupRun<Document> {
         }?.id
     }
 
-    /// Folds everything this run owes into the base, then uploads when that changed it.
+    /// Folds everything this run owes into the base, then uploads when that changed it; what
+    /// the merges warn of first (each kind once a run), so it comes before what follows.
     private mutating func mergeAndUpload() -> Action {
+        let said = notices.merges.count
+        let next = mergeAndUploadSteps()
+        return tell(Array(notices.merges[said...]), then: next, resume: phase)
+    }
+
+    private mutating func tell(_ untold: [MergeNotice], then next: Action, resume: Phase)
+        -> Action
+    {
+        guard let notice = untold.first else {
+            phase = resume
+            return next
+        }
+        phase = .telling(Array(untold.dropFirst()), then: next, resume: resume)
+        return .notify(.merged(notice))
+    }
+
+    private mutating func mergeAndUploadSteps() -> Action {
         guard let now else { return fail(.protocolViolation("a merge before the listing")) }
         var result = base.document
         holdingBack = []
@@ -824,17 +849,18 @@ public struct BackupRun<Document> {
                 result = copy.document
                 continue
             }
-            let folded = codec.merge(copy: copy.document, into: into, now: now)
+            let folded = notices.add(codec.merge(copy: copy.document, into: into, now: now))
             result = folded.document
             if folded.heldBack { holdingBack.append(copy.snapshot) }
         }
         // Other devices' writes that an upload replaced, and our own last upload.
         for document in owed + [uploaded].compactMap({ $0 }) {
             result =
-                result.map { codec.merge(copy: document, into: $0, now: now).document } ?? document
+                result.map { notices.add(codec.merge(copy: document, into: $0, now: now)).document }
+                ?? document
         }
         if let local {
-            result = result.map { codec.merge($0, local, now) } ?? local
+            result = result.map { notices.add(codec.merge($0, local, now)).document } ?? local
         }
         guard let result else { return finishChecks() }
         // Encoded once: the comparison's bytes are the upload's, restamped.
@@ -1092,18 +1118,25 @@ public struct BackupRun<Document> {
         phase = .announcing
         if rewraps {
             rewraps = false
-            return .notify(.envelopeChanged(fileID: target.id, sealed: codec.seals))
+            return notify(.envelopeChanged(fileID: target.id, sealed: codec.seals))
         }
         if reforms {
             reforms = false
-            return .notify(.formChanged(fileID: target.id, compressed: codec.compress == true))
+            return notify(.formChanged(fileID: target.id, compressed: codec.compress == true))
         }
         return finish()
+    }
+
+    /// Tells the caller now, and keeps it for the outcome.
+    private mutating func notify(_ notice: SyncNotice) -> Action {
+        notices.add(notice)
+        return .notify(notice)
     }
 
     private mutating func finish() -> Action {
         phase = .finished
         var outcome = BackupOutcome<Document>()
+        outcome.notices = notices
         if let head {
             outcome.file = head.file
             outcome.document = head.document
@@ -1207,6 +1240,9 @@ public struct BackupOutcome<Document> {
     public var fromKeptCopy = false
     /// Other devices' revisions found between a base and an upload, and merged.
     public var mergedRevisions = 0
+    /// What the run's merges warned of, what it told as it went, and its last merge of the
+    /// local document.
+    public var notices = RunNotices()
     /// The file's revisions as the check of this run's last upload listed them (ours last),
     /// less the read pins released.
     public var revisions: [DriveRevision]?

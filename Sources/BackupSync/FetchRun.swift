@@ -21,8 +21,8 @@ public struct FetchRun<Document> {
         case list
         case download(DriveFile)
         /// nil: no file of our name. `isGzip`: the first file's opened bytes are gzip, the
-        /// form a backup that does not say keeps.
-        case finish((document: Document, files: [DriveFile], isGzip: Bool)?)
+        /// form a backup that does not say keeps; `notices`: what merging the files said.
+        case finish(Fetched?)
         case fail(SyncError)
     }
 
@@ -32,9 +32,14 @@ public struct FetchRun<Document> {
         case gone
     }
 
+    public typealias Fetched = (
+        document: Document, files: [DriveFile], isGzip: Bool, notices: RunNotices
+    )
+
     public let name: String
     public let codec: SyncCodec<Document>
     public var maxRounds = 8
+    private var notices = RunNotices()
     private var now: Timestamp?
     private var files: [DriveFile] = []
     private var unread: [DriveFile] = []
@@ -79,7 +84,7 @@ public struct FetchRun<Document> {
                         ? .refused(snapshot.file, error) : .invalidRemote(snapshot.file, error))
             }
             if let into = merged, let now {
-                merged = codec.merge(copy: document, into: into, now: now).document
+                merged = notices.add(codec.merge(copy: document, into: into, now: now)).document
             } else {
                 merged = document
             }
@@ -93,6 +98,6 @@ public struct FetchRun<Document> {
 
     private func next() -> Action {
         if let file = unread.first { return .download(file) }
-        return .finish(merged.map { ($0, files, isGzip) })
+        return .finish(merged.map { ($0, files, isGzip, notices) })
     }
 }

@@ -15,13 +15,12 @@ public struct SyncCodec<Document> {
     public var decode: ([UInt8]) throws -> Document
     public var isRefusal: (any Error) -> Bool
     public var encode: (Document) -> [UInt8]
-    public var merge: (Document, Document, Timestamp) -> Document
+    public var merge: (Document, Document, Timestamp) -> Merged<Document>
     public var stamp: (Document, Timestamp) -> Document
     /// Another copy of the backup (a duplicate file, or another device's revision) into
-    /// `base`, and whether the merge held back items of it (the stale guard), which the
-    /// result then lacks. `merge` when nil. Kept apart so what the local side alone does (its
-    /// warnings, its settings) is not done, or blamed on it, for a copy.
-    public var mergeCopy: ((Document, Document, Timestamp) -> (document: Document, heldBack: Bool))?
+    /// `base`. `merge` when nil. Kept apart so what the local side alone does (its warnings,
+    /// its settings, its record) is not done, or blamed on it, for a copy.
+    public var mergeCopy: ((Document, Document, Timestamp) -> Merged<Document>)?
     /// The envelope around the bytes on Drive (the profile's encryption; none by default):
     /// `seal` on `encode`'s bytes before they go up, `open` on sealed bytes that came down,
     /// `isSealed` telling them apart without a key. Apart from `decode`/`encode` so that "did
@@ -71,13 +70,26 @@ public struct SyncCodec<Document> {
         compress ?? headIsGzip ?? false
     }
 
+    /// A codec whose merges say nothing but their document (a toy document's, in tests).
     public init(
         decode: @escaping ([UInt8]) throws -> Document,
         isRefusal: @escaping (any Error) -> Bool = { _ in false },
         encode: @escaping (Document) -> [UInt8],
         merge: @escaping (Document, Document, Timestamp) -> Document,
+        stamp: @escaping (Document, Timestamp) -> Document
+    ) {
+        self.init(
+            decode: decode, isRefusal: isRefusal, encode: encode,
+            merging: { Merged(document: merge($0, $1, $2)) }, stamp: stamp)
+    }
+
+    public init(
+        decode: @escaping ([UInt8]) throws -> Document,
+        isRefusal: @escaping (any Error) -> Bool = { _ in false },
+        encode: @escaping (Document) -> [UInt8],
+        merging merge: @escaping (Document, Document, Timestamp) -> Merged<Document>,
         stamp: @escaping (Document, Timestamp) -> Document,
-        mergeCopy: ((Document, Document, Timestamp) -> (document: Document, heldBack: Bool))? = nil
+        mergeCopy: ((Document, Document, Timestamp) -> Merged<Document>)? = nil
     ) {
         self.decode = decode
         self.isRefusal = isRefusal
@@ -87,10 +99,8 @@ public struct SyncCodec<Document> {
         self.mergeCopy = mergeCopy
     }
 
-    func merge(copy: Document, into base: Document, now: Timestamp)
-        -> (document: Document, heldBack: Bool)
-    {
-        mergeCopy?(base, copy, now) ?? (merge(base, copy, now), false)
+    func merge(copy: Document, into base: Document, now: Timestamp) -> Merged<Document> {
+        (mergeCopy ?? merge)(base, copy, now)
     }
 
     /// Whether an upload over our file changes its envelope (plain to sealed or back), so
@@ -112,5 +122,57 @@ public struct SyncCodec<Document> {
         } catch {
             throw .unopened(file, revision: revision, error)
         }
+    }
+}
+
+/// One merge's document, and what it said, for the run to hand back in its outcome.
+public struct Merged<Document> {
+    public var document: Document
+    /// The stale guard held back items of the incoming side, which `document` then lacks.
+    public var heldBack = false
+    /// What the caller warns of, each kind once per run (`MergeNotice.key`).
+    public var notices: [MergeNotice] = []
+    /// A merge of the local document: what `--verbose` and the decision log tell of it.
+    public var record: MergeRecord?
+
+    public init(
+        document: Document, heldBack: Bool = false, notices: [MergeNotice] = [],
+        record: MergeRecord? = nil
+    ) {
+        self.document = document
+        self.heldBack = heldBack
+        self.notices = notices
+        self.record = record
+    }
+}
+
+/// What a run's merges and steps said, each merge notice once (every compare-and-swap round
+/// merges again), and its last merge of the local document: the part of a run's outcome the
+/// caller words as warnings and `--verbose` lines.
+public struct RunNotices {
+    public private(set) var merges: [MergeNotice] = []
+    /// What the run told as it went (`.notify`), kept for the outcome too.
+    public private(set) var steps: [SyncNotice] = []
+    /// The last merge of the local document, as `--verbose` and the decision log tell it.
+    public private(set) var localMerge: MergeRecord?
+    private var said: Set<String> = []
+
+    public init() {}
+
+    /// Nothing to warn of: no merge notice, no step's notice.
+    public var isEmpty: Bool { merges.isEmpty && steps.isEmpty }
+
+    /// Keeps what `merged` said; returns it, for the caller to go on with its document.
+    @discardableResult
+    public mutating func add<Document>(_ merged: Merged<Document>) -> Merged<Document> {
+        for notice in merged.notices where said.insert(notice.key).inserted {
+            merges.append(notice)
+        }
+        if let record = merged.record { localMerge = record }
+        return merged
+    }
+
+    mutating func add(_ notice: SyncNotice) {
+        steps.append(notice)
     }
 }

@@ -127,7 +127,7 @@ public struct SyncDriver {
     }
 
     public func run<Document>(_ machine: FetchRun<Document>) throws(SyncError)
-        -> (document: Document, files: [DriveFile], isGzip: Bool)?
+        -> FetchRun<Document>.Fetched?
     {
         var machine = machine
         var action = machine.start()

@@ -45,6 +45,8 @@ public enum SyncError: Error {
 
 /// What a run tells the user along the way, one line each.
 public enum SyncNotice {
+    /// A merge of this run warned (once per kind and run: `RunNotices`).
+    case merged(MergeNotice)
     /// A copy of the backup was kept in a side file `side` (why: `reason`).
     case keptAside(copyID: String, side: DriveFile, reason: SideFileReason)
     /// A revision another device wrote between our base and our upload could not be read

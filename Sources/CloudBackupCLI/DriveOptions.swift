@@ -64,11 +64,11 @@ struct DriveOptions {
         warn: @escaping (String) -> Void
     ) throws -> (codec: SyncCodec<BackupDocument>, driver: SyncDriver) {
         if !dryRun { try session.settle(warn: warn) }
-        let codec = session.codec(allowStale: allowStale, readOptions: readOptions, warn: warn)
+        let codec = session.codec(allowStale: allowStale, readOptions: readOptions)
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             warn: warn)
-        return (codec.codec, driver)
+        return (codec, driver)
     }
 
     /// `--revision ID` or `--as-of TIME` (an RFC 3339 time, or a date meaning the end of that

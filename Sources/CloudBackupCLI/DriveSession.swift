@@ -99,23 +99,23 @@ struct DriveSession {
     }
 
     /// The codec of backup documents (`BackupCodec`) inside the profile's encryption (its
-    /// `open` decrypts any bytes of the backup), its notices said as warnings, and its
-    /// journal, which keeps the last merge's report and settings for `--verbose`.
+    /// `open` decrypts any bytes of the backup).
     func codec(
         allowStale: Bool, backingUp: BackupCodec.BackingUp? = nil,
-        readOptions: ReadOptions = ReadOptions(), warn: @escaping (String) -> Void
-    ) -> (codec: SyncCodec<BackupDocument>, journal: MergeJournal) {
-        let profileName = profile.name
-        let journal = MergeJournal { notice in
-            warn(Self.words(notice, backingUp: backingUp != nil, profile: profileName))
+        readOptions: ReadOptions = ReadOptions()
+    ) -> SyncCodec<BackupDocument> {
+        encryption.sealing(
+            BackupCodec.make(
+                allowStale: allowStale, backingUp: backingUp, readOptions: readOptions,
+                compress: profile.compress))
+    }
+
+    /// What a fetch's merges warned of (`notices`, from its result), as warnings; `backingUp`:
+    /// it merged STATE in as `backup` does. A `BackupRun` tells its own as it goes.
+    func warn(_ notices: RunNotices, backingUp: Bool, _ warn: (String) -> Void) {
+        for notice in notices.merges {
+            warn(Self.words(notice, backingUp: backingUp, profile: profile.name))
         }
-        return (
-            encryption.sealing(
-                BackupCodec.make(
-                    allowStale: allowStale, backingUp: backingUp, readOptions: readOptions,
-                    compress: profile.compress, journal: journal)),
-            journal
-        )
     }
 
     /// A merge notice as one line for a person.

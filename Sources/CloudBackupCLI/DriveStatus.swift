@@ -209,7 +209,7 @@ enum DriveStatus {
         } else {
             // status is quiet: what a merge of several copies would warn about is for the
             // backup or restore that makes it.
-            let codec = session.codec(allowStale: false, warn: { _ in }).codec
+            let codec = session.codec(allowStale: false)
             do {
                 backup = try session.driver(restoreCommand: "", warn: { _ in })
                     .run(FetchRun(name: session.profile.fileName, codec: codec))?.document

@@ -8,8 +8,11 @@ import LocalFiles
 extension DriveSession {
     /// The driver, with the run's clock (`now()`), the profile's pending verification, the
     /// progress line, and notices said as warnings. `restoreCommand` is what a kept-aside
-    /// copy's held-back items are taken in with.
-    func driver(restoreCommand: String, warn: @escaping (String) -> Void) -> SyncDriver {
+    /// copy's held-back items are taken in with; `backingUp`: the run merges STATE in as
+    /// `backup` does.
+    func driver(
+        restoreCommand: String, backingUp: Bool = false, warn: @escaping (String) -> Void
+    ) -> SyncDriver {
         var driver = SyncDriver(drive: drive, now: { now() })
         let path = profile.pendingVerificationPath
         driver.record = { pending in
@@ -23,7 +26,13 @@ extension DriveSession {
                 )
             }
         }
-        driver.notify = { notice in warn(Self.words(notice, restoreCommand: restoreCommand)) }
+        let profileName = profile.name
+        driver.notify = { notice in
+            warn(
+                Self.words(
+                    notice, restoreCommand: restoreCommand, backingUp: backingUp,
+                    profile: profileName))
+        }
         if let line = progress { driver.progress = { sent, total in line.upload(sent, total) } }
         return driver
     }
@@ -38,8 +47,7 @@ extension DriveSession {
     func settle(warn: @escaping (String) -> Void) throws {
         guard let pending = pendingVerification else { return }
         var machine = BackupRun(
-            name: profile.fileName, codec: codec(allowStale: false, warn: warn).codec, local: nil,
-            pending: pending)
+            name: profile.fileName, codec: codec(allowStale: false), local: nil, pending: pending)
         machine.retention = profile.retention
         machine.timeZone = ZoneSetting.local
         _ = try driver(
@@ -47,8 +55,12 @@ extension DriveSession {
         ).run(machine)
     }
 
-    static func words(_ notice: SyncNotice, restoreCommand: String) -> String {
+    static func words(
+        _ notice: SyncNotice, restoreCommand: String, backingUp: Bool, profile: String
+    ) -> String {
         switch notice {
+        case .merged(let notice):
+            return words(notice, backingUp: backingUp, profile: profile)
         case .keptAside(let copyID, let side, .heldBack):
             return "kept that copy (id \(copyID)) as '\(side.name)' in the app folder; to take "
                 + "its held-back items in, run 'CLOUDBACKUP_FILE_NAME=\(shellQuoted(side.name)) "

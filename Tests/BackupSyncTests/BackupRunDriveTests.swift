@@ -442,7 +442,7 @@ func body(_ request: HTTPRequest) -> String {
 }
 
 private func fetch(_ transport: ScriptedTransport, codec: SyncCodec<Lines> = lineCodec)
-    throws(SyncError) -> (document: Lines, files: [DriveFile], isGzip: Bool)?
+    throws(SyncError) -> FetchRun<Lines>.Fetched?
 {
     try SyncDriver(drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 0) }).run(
         FetchRun(name: "habit-backup.json", codec: codec))
@@ -797,4 +797,53 @@ func aSealedBackupIsUploadedPlainOnceByARunThatUnseals(fromKeptCopy: Bool) throw
         return
     }
     #expect(file.id == "F1")
+}
+
+// MARK: - One outcome
+
+/// `lineCodec`, whose merge of the local side warns of `survivor` (any typed notice would do).
+private func warningCodec(_ survivor: String) -> SyncCodec<Lines> {
+    SyncCodec<Lines>(
+        decode: lineCodec.decode, encode: lineCodec.encode,
+        merging: { base, local, now in
+            var merged = lineCodec.merge(base, local, now)
+            merged.notices = [.staleSurvivors([survivor], of: .state(nil))]
+            return merged
+        }, stamp: lineCodec.stamp)
+}
+
+/// Issue 43: what a run's merges warn of comes back in its outcome, each kind once though
+/// every round merges again (here two: a 412, then the upload), and is told once as it
+/// happens, as the machine's `.notify` action (so it comes before what the merge led to).
+@Test func theOutcomeHoldsWhatTheMergesSaidOnce() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a") + [googleError(412, "conditionNotMet")]
+            + [history(("r1", "a"), ("r2", "a\nc"))]
+            + remote("F1", etag: "e2", revision: "r2", "a\nc")
+            + [
+                updated("a\nb\nc", revision: "r3"),
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb\nc")),
+            ])
+    let recorded = Recorded()
+    let outcome = try run(transport, lines("b"), recorded: recorded, codec: warningCodec("c9"))
+    #expect(outcome.uploaded)
+    #expect(outcome.notices.merges.count == 1)
+    guard case .staleSurvivors(let ids, .state(nil)) = outcome.notices.merges.first else {
+        Issue.record("expected the merge's notice, got \(outcome.notices.merges)")
+        return
+    }
+    #expect(ids == ["c9"])
+    #expect(!outcome.notices.isEmpty)
+    #expect(recorded.notices.count == 1)
+    guard case .merged(.staleSurvivors(["c9"], _)) = recorded.notices.first else {
+        Issue.record("expected the merge's notice told once, got \(recorded.notices)")
+        return
+    }
+}
+
+@Test func anUnchangedRunThatSaidNothingHasNoNotices() throws {
+    let transport = ScriptedTransport([listing("F1")] + remote("F1", etag: "e1", "a\nb"))
+    let outcome = try run(transport, lines("b"))
+    #expect(!outcome.uploaded)
+    #expect(outcome.notices.isEmpty)
 }

@@ -137,7 +137,7 @@ func aYearOfDailyBackupsKeepsWhatThePolicyNames(zoneName: String) throws {
         baseURL: emulator.baseURL, transport: CurlTransport(),
         tokens: MintedTokens(emulator: emulator), retry: RetryPolicy())
     let codec = SyncCodec<Lines>(
-        decode: lineCodec.decode, encode: lineCodec.encode, merge: lineCodec.merge,
+        decode: lineCodec.decode, encode: lineCodec.encode, merging: lineCodec.merge,
         stamp: lineCodec.stamp)
     let policy = RetentionPolicy.standard
     let start = Date().addingTimeInterval(-365 * 86_400)

@@ -111,14 +111,10 @@ struct BackupCommand: Command {
             encryption: try RemoteEncryption.load(
                 profile: profile, options: keys, environment: context.environment),
             waitingForLock: waitLock)
-        var warnings = 0
-        let warn = { (line: String) in
-            warnings += 1
-            context.printWarning(line)
-        }
+        let warn = { (line: String) in context.printWarning(line) }
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
-            warn: warn)
+            backingUp: true, warn: warn)
         var listed: SyncDriver.Listing?
         if let steady, steady.conditions == conditions(session),
             session.pendingVerification == nil, !LocalFile.exists(session.profile.retentionDuePath)
@@ -135,12 +131,12 @@ struct BackupCommand: Command {
         let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
         let backingUp = BackupCodec.BackingUp(
             path: file, changedSettings: synced?.changes(to: settings) ?? [])
-        let (codec, journal) = session.codec(
-            allowStale: false, backingUp: backingUp, readOptions: readOptions, warn: warn)
+        let codec = session.codec(
+            allowStale: false, backingUp: backingUp, readOptions: readOptions)
         if dryRun {
             return try showDryRun(
-                local, codec: codec, journal: journal, driver: driver, session: session,
-                context: context, warn: warn)
+                local, codec: codec, driver: driver, session: session, context: context,
+                warn: warn)
         }
         let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         var machine = BackupRun(
@@ -154,14 +150,17 @@ struct BackupCommand: Command {
             throw CLIError.unexpected("the backup run ended with no file")
         }
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
+        let merge = ran.notices.localMerge
         if outcome.created { _ = firstBackup(of: local, now: session.now(), warn: warn) }
         // Drive holds the backup now, so the run succeeded (cron reads the exit code; FORMAT.md §8.1
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
         // full disk) costs what its warning says, no more.
+        var recordsKept = true
         func keep(_ save: () throws(CLIError) -> Void, orElse cost: String) {
             do {
                 try save()
             } catch {
+                recordsKept = false
                 warn(
                     error.lines.joined(separator: "; ")
                         + "; the backup on Drive is complete, but " + cost)
@@ -188,22 +187,24 @@ struct BackupCommand: Command {
                 ).append(
                     command: Self.name, at: ClockOptions.systemNow(),
                     local: .init(
-                        role: "backup", deviceId: journal.lastBaseDevice ?? local.deviceId,
+                        role: "backup", deviceId: merge?.baseDevice ?? local.deviceId,
                         revision: ran.baseRevision, md5: ran.baseMd5),
                     incoming: .init(role: "state", deviceId: local.deviceId, path: file),
-                    decisions: journal.lastDecisions,
+                    decisions: merge?.decisions ?? [],
                     titles: session.encryption.encrypts ? nil : [local, document])
             }, orElse: "this backup's merge decisions are not in the decision log")
-        // Only a night that said nothing is steady: one that warned warns again tomorrow. One
+        // Only a night that said nothing is steady: one that warned (of a merge, a step of the
+        // run, a record not kept) warns again tomorrow. One
         // that changed nothing is; one that uploaded is when merging STATE into its upload is
         // shown to change nothing, so the night after it is the quiet one, not the one after
         // that. A created file is left to a full run, as its upload had no revision check.
         if let stamp, outcome.deletedDuplicates.isEmpty,
-            outcome.sideFiles.isEmpty, outcome.mergedRevisions == 0, warnings == 0,
+            outcome.sideFiles.isEmpty, outcome.mergedRevisions == 0, ran.notices.isEmpty,
+            recordsKept,
             session.clockSkew() == nil, FileStamp.of(file) == stamp,
             let revision = remoteFile.headRevisionId, let md5 = remoteFile.md5Checksum,
             let words = !outcome.uploaded
-                ? mergeWords(journal)
+                ? mergeWords(merge)
                 : outcome.created
                     ? nil
                     : Self.mergesToItself(
@@ -239,7 +240,7 @@ struct BackupCommand: Command {
                     "cloudbackup: Drive's checksum matched the copy kept in \(session.profile.keptCopyPath); nothing downloaded"
                 )
             }
-            for line in mergeWords(journal) {
+            for line in mergeWords(merge) {
                 context.printError("cloudbackup: " + line)
             }
             for id in outcome.deletedDuplicates {
@@ -263,14 +264,18 @@ struct BackupCommand: Command {
     /// that brings, in `restore --dry-run`'s words and counts; nothing uploaded, deleted or
     /// recorded, and no lock taken, as for a restore's dry run.
     private func showDryRun(
-        _ local: BackupDocument, codec: SyncCodec<BackupDocument>, journal: MergeJournal,
-        driver: SyncDriver, session: DriveSession, context: Context, warn: (String) -> Void
+        _ local: BackupDocument, codec: SyncCodec<BackupDocument>, driver: SyncDriver,
+        session: DriveSession, context: Context, warn: (String) -> Void
     ) throws {
         let fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec))
         let now = session.now()
-        let merged = fetched.map { codec.merge($0.document, local, now) } ?? local
+        var notices = fetched?.notices ?? RunNotices()
+        let merged =
+            fetched.map { notices.add(codec.merge($0.document, local, now)).document } ?? local
+        session.warn(notices, backingUp: true, warn)
         let report =
-            fetched == nil ? firstBackup(of: local, now: now, warn: warn) : journal.lastReport
+            fetched == nil
+            ? firstBackup(of: local, now: now, warn: warn) : notices.localMerge?.report
         let uploads =
             fetched.map {
                 codec.changesForm(isGzip: $0.isGzip)
@@ -290,7 +295,7 @@ struct BackupCommand: Command {
         }
         if fetched == nil {
             context.print("  settings: \(file.onOneLine)'s, as the backup is new")
-        } else if let settings = journal.lastSettings {
+        } else if let settings = notices.localMerge?.settings {
             context.print("  " + Self.settingsWords(from: settings.before, to: settings.after))
         }
         context.print(
@@ -388,41 +393,40 @@ struct BackupCommand: Command {
         "\(remote.name) (id \(remote.id)) already holds everything in \(file); nothing uploaded"
     }
 
-    /// The journal of merging `state` into `uploaded` (what a run put on Drive; `kept`, its
+    /// The record of merging `state` into `uploaded` (what a run put on Drive; `kept`, its
     /// copy) when that gives `uploaded` again and says nothing, else nil: what the next night's
     /// full run would find, with the settings STATE changed gone up already (the synced record
     /// says so).
     static func mergesToItself(
         _ state: BackupDocument, into uploaded: BackupDocument, kept: KeptCopy, now: Timestamp,
         readOptions: ReadOptions
-    ) -> MergeJournal? {
-        var said = false
-        let journal = MergeJournal { _ in said = true }
+    ) -> MergeRecord? {
         let codec = BackupCodec.make(
             allowStale: false, backingUp: BackupCodec.BackingUp(path: "", changedSettings: []),
-            readOptions: readOptions, journal: journal)
-        let again = codec.encode(codec.merge(uploaded, state, now))
+            readOptions: readOptions)
+        let merged = codec.merge(uploaded, state, now)
+        let again = codec.encode(merged.document)
         // The copy's bytes (inflated when gzipped, cheaper than encoding) decode to `uploaded`:
         // equal to `again`, they are its encoding too. Only bytes not known to be that encoding
         // and unequal to `again` are checked against the encoding itself.
         let stored =
             Gzip.isGzip(kept.bytes)
             ? try? Gzip.decompress(kept.bytes, maxBytes: readOptions.maxBytes) : kept.bytes
-        guard !said,
+        guard merged.notices.isEmpty,
             again == stored || !kept.canonical && again == codec.encode(uploaded)
         else { return nil }
-        return journal
+        return merged.record
     }
 
     /// What `--verbose` says of a merge of STATE into the backup, each line after
     /// "cloudbackup: "; kept with the steady state so the quiet night says it too.
-    private func mergeWords(_ journal: MergeJournal) -> [String] {
+    private func mergeWords(_ merge: MergeRecord?) -> [String] {
         var lines: [String] = []
-        if let report = journal.lastReport {
+        if let report = merge?.report {
             lines.append("what \(file) brought to the backup:")
             lines += MergeCommand.plainWords(report, mode: .merge).map { "  " + $0 }
         }
-        if let settings = journal.lastSettings {
+        if let settings = merge?.settings {
             lines.append("  " + Self.settingsWords(from: settings.before, to: settings.after))
         }
         return lines

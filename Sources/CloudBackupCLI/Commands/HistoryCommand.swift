@@ -119,7 +119,7 @@ struct HistoryCommand: QuietCommand {
         }
         let revisions = try session.drive.revisions(of: file.id)
         var cache = HistoryCache.load(from: profile.historyCachePath) ?? HistoryCache()
-        let codec = session.codec(allowStale: false, readOptions: readOptions, warn: { _ in }).codec
+        let codec = session.codec(allowStale: false, readOptions: readOptions)
         var rows: [Row] = []
         for revision in revisions {
             guard contents else {

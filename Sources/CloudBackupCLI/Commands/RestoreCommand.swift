@@ -96,7 +96,8 @@ struct RestoreCommand: QuietCommand {
             }
         } else {
             fetched = try driver.run(FetchRun(name: session.profile.fileName, codec: codec)).map {
-                (
+                session.warn($0.notices, backingUp: false, warn)
+                return (
                     $0.document,
                     $0.files.count == 1 ? "the backup" : "\($0.files.count) backups (merged)",
                     $0.files.first.flatMap { file in

@@ -90,10 +90,12 @@ struct RollbackCommand: QuietCommand {
             session, allowStale: allowStale, dryRun: dryRun, file: file, warn: warn)
         let name = session.profile.fileName
         guard let (old, remote, chosen) = try driver.fetch(revision, name: name, codec: codec),
-            let head = try driver.run(FetchRun(name: name, codec: codec))?.document
+            let fetched = try driver.run(FetchRun(name: name, codec: codec))
         else {
             throw CLIError.noBackupYet(name, then: "nothing to roll back")
         }
+        session.warn(fetched.notices, backingUp: false, warn)
+        let head = fetched.document
         let now = session.now()
         let options = MergeOptions(now: now)
         guard allowStale || old.exportedAt >= options.windowStart else {
