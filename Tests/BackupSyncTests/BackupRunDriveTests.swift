@@ -154,8 +154,10 @@ func body(_ request: HTTPRequest) -> String {
     #expect(transport.remaining == 0)
 }
 
-@Test func aWriteBetweenOurReadAndOurUploadIsMergedAgain() throws {
-    let transport = ScriptedTransport(
+/// A backup of "b" over "a" that meets another device's write ("c") between its read and its
+/// upload (412), reads again and uploads "a b c" in a second round.
+private func twoRounds() -> ScriptedTransport {
+    ScriptedTransport(
         [listing("F1")] + remote("F1", etag: "e1", "a") + [googleError(412, "conditionNotMet")]
             // Not our own write: the history does not hold our bytes.
             + [history(("r1", "a"), ("r2", "a\nc"))]
@@ -164,6 +166,10 @@ func body(_ request: HTTPRequest) -> String {
                 updated("a\nb\nc", revision: "r3"),
                 history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb\nc")),
             ])
+}
+
+@Test func aWriteBetweenOurReadAndOurUploadIsMergedAgain() throws {
+    let transport = twoRounds()
     let outcome = try run(transport, lines("b"))
     #expect(outcome.uploaded)
     let puts = transport.sent.filter { $0.method == "PUT" }
@@ -816,16 +822,9 @@ private func warningCodec(_ survivor: String) -> SyncCodec<Lines> {
 /// every round merges again (here two: a 412, then the upload), and is told once as it
 /// happens, as the machine's `.notify` action (so it comes before what the merge led to).
 @Test func theOutcomeHoldsWhatTheMergesSaidOnce() throws {
-    let transport = ScriptedTransport(
-        [listing("F1")] + remote("F1", etag: "e1", "a") + [googleError(412, "conditionNotMet")]
-            + [history(("r1", "a"), ("r2", "a\nc"))]
-            + remote("F1", etag: "e2", revision: "r2", "a\nc")
-            + [
-                updated("a\nb\nc", revision: "r3"),
-                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb\nc")),
-            ])
     let recorded = Recorded()
-    let outcome = try run(transport, lines("b"), recorded: recorded, codec: warningCodec("c9"))
+    let outcome = try run(
+        twoRounds(), lines("b"), recorded: recorded, codec: warningCodec("c9"))
     #expect(outcome.uploaded)
     #expect(outcome.notices.merges.count == 1)
     guard case .staleSurvivors(let ids, .state(nil)) = outcome.notices.merges.first else {
