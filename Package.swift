@@ -92,7 +92,8 @@ let package = Package(
         .testTarget(
             name: "BackupSyncTests",
             dependencies: [
-                "BackupSync", "BackupKit", "GoogleDrive", "Digests", "Networking", "TestSupport",
+                "BackupSync", "BackupKit", "GoogleDrive", "Digests", "Gzip", "Networking",
+                "TestSupport",
             ]),
         .testTarget(
             name: "BenchDocumentsTests",

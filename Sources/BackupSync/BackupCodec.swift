@@ -94,6 +94,7 @@ public enum BackupCodec {
         codec.restamp = { bytes, document, now in
             BackupWriter.restamped(bytes, from: document.exportedAt, to: now)
         }
+        codec.inflate = { bytes in try Gzip.plain(bytes, maxBytes: readOptions.maxBytes) }
         codec.compress = compress
         return codec
     }

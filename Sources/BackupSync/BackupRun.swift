@@ -223,11 +223,13 @@ public struct BackupRun<Document> {
         /// The base's opened bytes are in another form than `encode` gives (`changesForm`):
         /// upload even with nothing new.
         var reform = false
-        /// Its bytes as `decode` read them: when the merge's encoding is these bytes, nothing
-        /// changed, and the base is not encoded again to tell.
+        /// Its bytes as `decode` read them (inflated, when they come from a gzip kept copy):
+        /// when the merge's encoding is these bytes, nothing changed, and the base is not
+        /// encoded again to tell.
         var plain: [UInt8]?
-        /// `plain` is `encode`'s of `document` (`KeptCopy.canonical`): the merge's encoding
-        /// differing from them is a change, with no encoding of the base to confirm it.
+        /// `plain` is `encode`'s of `document` (`KeptCopy.canonical`, and inflated): the
+        /// merge's encoding differing from them is a change, with no encoding of the base to
+        /// confirm it.
         var canonical = false
     }
 
@@ -244,7 +246,7 @@ public struct BackupRun<Document> {
         var sealedMd5: String?
         /// Of `plain`, when the run has it already (nil: the kept copy computes it).
         var plainMd5: String?
-        /// `plain` is `encode`'s of `document` (`KeptCopy.canonical`).
+        /// `plain`, inflated, is `encode`'s of `document` (`KeptCopy.canonical`).
         var canonical: Bool
 
         init(
@@ -267,7 +269,8 @@ public struct BackupRun<Document> {
             self.etag = etag
             document = sent.document
             plain = sent.plain
-            canonical = sent.canonical
+            // `send` uploads `encode`'s bytes, gzipped or not.
+            canonical = true
             size = sent.bytes.count
             sealedMd5 = sent.sealed ? sent.md5 : nil
             plainMd5 = sent.plainMd5
@@ -280,18 +283,15 @@ public struct BackupRun<Document> {
         var document: Document
         var plain: [UInt8]
         var bytes: [UInt8]
-        /// `plain` is `encode`'s bytes (not gzipped).
-        var canonical: Bool
         /// Of `bytes`, and of `plain` (the same when nothing seals them).
         var md5: String
         var plainMd5: String
         var sealed: Bool
 
-        init(document: Document, plain: [UInt8], bytes: [UInt8], canonical: Bool) {
+        init(document: Document, plain: [UInt8], bytes: [UInt8]) {
             self.document = document
             self.plain = plain
             self.bytes = bytes
-            self.canonical = canonical
             // Equal arrays of one buffer compare at once: a plain backup hashes once.
             sealed = bytes != plain
             md5 = Digest.hex(Digest.md5(bytes))
@@ -727,14 +727,16 @@ public struct BackupRun<Document> {
         // to: the download then refuses to replace that backup with plain bytes.
         if unread.isEmpty, owed.isEmpty, let kept, kept.matches(target),
             kept.holdsDriveBytes || codec.uploads != .plain,
-            let document = try? codec.decode(kept.bytes)
+            let inflated = try? codec.inflate(kept.bytes),
+            let document = try? codec.decode(inflated)
         {
             base = Base(
                 document: document, revision: target.headRevisionId, md5: target.md5Checksum,
                 etag: kept.etag(for: target),
                 rewrap: codec.changesEnvelope(ofSealed: !kept.holdsDriveBytes),
-                reform: codec.changesForm(isGzip: Gzip.isGzip(kept.bytes)), plain: kept.bytes,
-                canonical: kept.canonical)
+                reform: codec.changesForm(isGzip: Gzip.isGzip(kept.bytes)), plain: inflated,
+                // Gzip a codec left as it was is no encoding: the base is encoded to compare.
+                canonical: kept.canonical && !Gzip.isGzip(inflated))
             var copied = Head(
                 target, etag: base.etag, document: document, plain: kept.bytes,
                 onDrive: kept.bytes, canonical: kept.canonical)
@@ -866,7 +868,8 @@ public struct BackupRun<Document> {
         // Encoded once: the comparison's bytes are the upload's, restamped.
         let encoded = codec.encode(result)
         if let document = base.document, duplicates.isEmpty, !base.rewrap, !base.reform,
-            encoded == base.plain || (!base.canonical && encoded == codec.encode(document))
+            encoded.sameBytes(as: base.plain)
+                || (!base.canonical && encoded.sameBytes(as: codec.encode(document)))
         {
             // The head holds what the batch read: its pins make room for the next batch.
             if let more = deferred { return readOn(more) }
@@ -895,9 +898,7 @@ public struct BackupRun<Document> {
         guard bytes.count <= maxBytes else {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
-        sending = Sending(
-            document: document, plain: plain, bytes: bytes,
-            canonical: !codec.compresses(headIsGzip: headIsGzip))
+        sending = Sending(document: document, plain: plain, bytes: bytes)
         if base.rewrap { rewraps = true }
         if base.reform { reforms = true }
         if base.etag == nil, let kept, let target {

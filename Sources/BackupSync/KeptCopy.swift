@@ -28,10 +28,10 @@ public struct KeptCopy: Equatable, Sendable {
     public let md5Checksum: String
     /// Of `bytes`: `md5Checksum` when they are Drive's (a plain backup).
     public let plainChecksum: String
-    /// `bytes` are what `encode` gives for the document they decode to (this version's upload
-    /// wrote them, not gzipped), so a run compares a merge's encoding with them instead of
-    /// encoding them again. false when not known: another writer (another app, another
-    /// version) may spell the same document otherwise.
+    /// `bytes`, inflated when they are gzip, are what `encode` gives for the document they
+    /// decode to (this version's upload wrote them), so a run compares a merge's encoding with
+    /// them instead of encoding them again. false when not known: another writer (another
+    /// app, another version) may spell the same document otherwise.
     public var canonical = false
 
     /// `sealedMd5`: the checksum of Drive's bytes when they are not `bytes` (sealed);

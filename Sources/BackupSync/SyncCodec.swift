@@ -30,6 +30,10 @@ public struct SyncCodec<Document> {
     public var isSealed: ([UInt8]) -> Bool = { _ in false }
     public var open: ([UInt8]) throws -> [UInt8] = { $0 }
     public var seal: ([UInt8]) throws -> [UInt8] = { $0 }
+    /// Opened bytes as `decode` reads them, gzip inflated (under the codec's own size limit),
+    /// so a run compares an encoding with a gzip backup's content instead of encoding its
+    /// document again; as they are by default (a codec that never reads gzip).
+    public var inflate: ([UInt8]) throws -> [UInt8] = { $0 }
     /// What uploads are, and so what a run may upload over; plain unless the profile says.
     public var uploads = Uploads.plain
     /// The form uploads take before any `seal`: gzip of `encode`'s bytes (true), those bytes

@@ -2,6 +2,7 @@ import BackupKit
 import BackupSync
 import Digests
 import GoogleDrive
+import Gzip
 import Networking
 import TestSupport
 import Testing
@@ -544,6 +545,41 @@ func aNightWithNothingNewEncodesTheKeptCopyOnlyWhenSpelledOtherwise(text: String
         transport, lines("b"), kept: kept(text, version: 1, etag: "e1"), codec: encodes.codec)
     #expect(!outcome.uploaded && outcome.fromKeptCopy)
     #expect(encodes.count == expected)
+}
+
+/// A gzip kept copy known to inflate to `encode`'s bytes says "nothing changed" with the merge
+/// encoded once, as a plain one does: its inflated bytes are compared, not its document
+/// encoded again.
+@Test func aNightWithNothingNewOverACanonicalGzipCopyEncodesOnce() throws {
+    let gzip = Gzip.compress(Array("a\nb".utf8))
+    let transport = ScriptedTransport([
+        answer(
+            200,
+            #"{"files":[{"id":"F1","name":"habit-backup.json","version":"1","headRevisionId":"r1","md5Checksum":"\#(Digest.hex(Digest.md5(gzip)))"}]}"#
+        )
+    ])
+    var copy = KeptCopy(
+        file: DriveFile(id: "F1", name: "habit-backup.json", version: 1, headRevisionId: "r1"),
+        etag: "e1", bytes: gzip)
+    copy.canonical = true
+    let encodes = Encodes()
+    var codec = encodes.codec
+    codec.inflate = { bytes in try Gzip.plain(bytes, maxBytes: 1 << 20) }
+    codec.compress = true
+    let outcome = try run(transport, lines("b"), kept: copy, codec: codec)
+    #expect(!outcome.uploaded && outcome.fromKeptCopy)
+    #expect(encodes.count == 1)
+    #expect(outcome.kept?.canonical == true && outcome.kept?.bytes == gzip)
+}
+
+/// The one comparison of encodings: lengths, then every byte, the last included.
+@Test func sameBytesComparesLengthsAndEveryByte() {
+    let bytes: [UInt8] = [1, 2, 3]
+    #expect(bytes.sameBytes(as: [1, 2, 3]))
+    #expect(!bytes.sameBytes(as: [1, 2, 4]))
+    #expect(!bytes.sameBytes(as: [1, 2]))
+    #expect(!bytes.sameBytes(as: nil))
+    #expect([UInt8]().sameBytes(as: []))
 }
 
 @Test func aKeptCopyOfAnotherRevisionIsNotUsed() throws {

@@ -77,7 +77,7 @@ PASSES = [
     ("MD5", r"^static Digest\.md5<A>\(_:\)$"),
     ("merge", r"^merge\(local:incoming:options:\)$"),
     ("encode", r"^static BackupWriter\.write\(_:pretty:schema:\)$"),
-    ("compare bytes", r"^(specialized )?static Array<A>\.== infix\(_:_:\)$", r"^BackupRun\."),
+    ("compare bytes", r"^Array<A>\.sameBytes\(as:\)$"),
     ("gzip", r"^static Gzip\.compress\("),
     ("gunzip", r"^static Gzip\.plain\("),
     ("encrypt", r"^static Envelope\.encrypt\("),

@@ -3,7 +3,6 @@ import BackupSync
 import Digests
 import Foundation
 import GoogleDrive
-import Gzip
 import LocalFiles
 
 /// `cloudbackup backup`: the cron job (FORMAT.md §8.2). Validates STATE, merges it into the app-folder
@@ -279,7 +278,7 @@ struct BackupCommand: Command {
         let uploads =
             fetched.map {
                 codec.changesForm(isGzip: $0.isGzip)
-                    || codec.encode(merged) != codec.encode($0.document)
+                    || !codec.encode(merged).sameBytes(as: codec.encode($0.document))
             } ?? true
         let bytes = codec.upload(merged, headIsGzip: fetched?.isGzip)
         if json {
@@ -409,11 +408,9 @@ struct BackupCommand: Command {
         // The copy's bytes (inflated when gzipped, cheaper than encoding) decode to `uploaded`:
         // equal to `again`, they are its encoding too. Only bytes not known to be that encoding
         // and unequal to `again` are checked against the encoding itself.
-        let stored =
-            Gzip.isGzip(kept.bytes)
-            ? try? Gzip.decompress(kept.bytes, maxBytes: readOptions.maxBytes) : kept.bytes
         guard merged.notices.isEmpty,
-            again == stored || !kept.canonical && again == codec.encode(uploaded)
+            again.sameBytes(as: try? codec.inflate(kept.bytes))
+                || !kept.canonical && again.sameBytes(as: codec.encode(uploaded))
         else { return nil }
         return merged.record
     }
