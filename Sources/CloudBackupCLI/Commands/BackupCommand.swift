@@ -118,9 +118,8 @@ struct BackupCommand: Command {
         // A steady state that may still hold leaves STATE to the run, read only when the
         // listing shows Drive's file moved (a pending check or pins still due make a full run).
         let quiet =
-            steady.map { $0.conditions == conditions(session) } == true
-                && !LocalFile.exists(session.profile.retentionDuePath)
-            ? steady : nil
+            steady?.conditions == conditions(session)
+                && !LocalFile.exists(session.profile.retentionDuePath) ? steady : nil
         var state = try read ?? (quiet == nil ? readState() : nil)
         let backingUp = BackupCodec.BackingUp(
             path: file, synced: SharedSettings.load(from: session.profile.syncedSettingsPath))
@@ -129,8 +128,7 @@ struct BackupCommand: Command {
         if dryRun {
             return try showDryRun(
                 (read ?? readState()).document, codec: codec, driver: driver, session: session,
-                context: context,
-                warn: warn)
+                context: context, warn: warn)
         }
         let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
         let name = session.profile.fileName
