@@ -15,14 +15,17 @@ import Gzip
 /// device's change to a setting this one did not touch. Everything else (guards, counts, the
 /// state file as the incoming side) is the plain merge.
 public enum BackupCodec {
-    /// The state file `backup` merges into the remote copy, and which of its settings go up.
+    /// The state file `backup` merges into the remote copy, and the profile's record of its
+    /// settings (`SharedSettings`; nil: none, and none go up): those that differ from it go up.
+    /// Told apart at the merge, so the codec is made before the state file is read (a run that
+    /// reads it only when it needs it, `BackupRun.init(name:codec:unlessUnchanged:)`).
     public struct BackingUp: Sendable {
         public var path: String
-        public var changedSettings: [SharedSettings.Field]
+        public var synced: SharedSettings?
 
-        public init(path: String, changedSettings: [SharedSettings.Field]) {
+        public init(path: String, synced: SharedSettings?) {
             self.path = path
-            self.changedSettings = changedSettings
+            self.synced = synced
         }
     }
 
@@ -58,8 +61,10 @@ public enum BackupCodec {
             document.exportedAt = base.exportedAt
             var settings: (before: Settings, after: Settings)?
             if !copy, let backingUp {
+                let changed =
+                    backingUp.synced?.changes(to: SharedSettings(incoming.settings)) ?? []
                 document.settings = SharedSettings.taking(
-                    backingUp.changedSettings, from: incoming.settings, into: base.settings)
+                    changed, from: incoming.settings, into: base.settings)
                 settings = (base.settings, document.settings)
             }
             return Merged(

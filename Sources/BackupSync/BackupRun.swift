@@ -79,9 +79,18 @@ import Gzip
 ///
 /// `local` nil makes a settling run (for `restore` and `status`): it only finishes a pending
 /// verification, uploading what it owes, and does nothing else.
+///
+/// A run made with `unlessUnchanged` reads its local document only when it needs it: when
+/// the check, asked of the first listing, names Drive's file (a recorded steady state still
+/// holds, and no previous run's check is owed), the run finishes at once with
+/// `BackupOutcome.quiet`, having read nothing; otherwise it asks for the document
+/// (`.readLocal`) and goes on as a run given it.
 public struct BackupRun<Document> {
     public enum Action {
         case list
+        /// The local document, which `init(name:codec:unlessUnchanged:)` left unread;
+        /// `.localRead`.
+        case readLocal
         /// v2 metadata with the etag, then the bytes (`DriveClient.read`); `.downloaded`, or
         /// `.gone` when the file is no longer there.
         case download(DriveFile)
@@ -126,6 +135,7 @@ public struct BackupRun<Document> {
         /// The listing, and the run's clock: known once Drive has first answered (its `Date`
         /// corrects ours), and fixed by the first listing for the rest of the run.
         case listed([DriveFile], now: Timestamp)
+        case localRead(Document)
         case downloaded(DriveSnapshot)
         case gone
         case tagged(DriveFile, etag: String)
@@ -147,6 +157,8 @@ public struct BackupRun<Document> {
     private enum Phase {
         case ready
         case listing
+        /// The first listing, kept while the local document is read.
+        case readingLocal([DriveFile])
         /// Finishing a previous run's check: its revision listing.
         case checkingPending(PendingVerification)
         /// Downloading the revisions a check found between a base and an upload.
@@ -303,7 +315,10 @@ public struct BackupRun<Document> {
     public let codec: SyncCodec<Document>
     /// What the run's merges and steps said so far, for the outcome.
     private var notices = RunNotices()
-    public let local: Document?
+    public private(set) var local: Document?
+    /// Drive's file when the listing and the run's clock show nothing to do; asked only while
+    /// `local` is unread.
+    private var unchangedIf: (([DriveFile], Timestamp) -> DriveFile?)?
     public var maxRounds = 8
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
@@ -397,15 +412,20 @@ public struct BackupRun<Document> {
         self.readPins = Set(pending?.readPins ?? [])
     }
 
+    /// A backup whose local document is read only when `unlessUnchanged`, asked of the first
+    /// listing and the run's clock, names no file: so a night with nothing to do reads nothing.
+    public init(
+        name: String, codec: SyncCodec<Document>,
+        unlessUnchanged: @escaping ([DriveFile], Timestamp) -> DriveFile?, kept: KeptCopy? = nil,
+        pending: PendingVerification? = nil
+    ) {
+        self.init(name: name, codec: codec, local: nil, kept: kept, pending: pending)
+        unchangedIf = unlessUnchanged
+    }
+
     public mutating func start() -> Action {
         phase = .listing
         return .list
-    }
-
-    /// `start()` with the first listing's answer already in hand.
-    public mutating func start(listed files: [DriveFile], now: Timestamp) -> Action {
-        phase = .listing
-        return handle(.listed(files, now: now))
     }
 
     /// `action`'s request failed for good (retries spent). A refusal that answers it (a file
@@ -452,6 +472,16 @@ public struct BackupRun<Document> {
         switch (phase, event) {
         case (.listing, .listed(let files, let now)):
             self.now = self.now ?? now
+            guard local == nil, let unchangedIf else { return listed(files) }
+            // A previous run's check is owed whatever the listing shows.
+            if previous == nil, let file = unchangedIf(files, self.now ?? now) {
+                return quiet(file)
+            }
+            phase = .readingLocal(files)
+            return .readLocal
+        case (.readingLocal(let files), .localRead(let document)):
+            local = document
+            unchangedIf = nil
             return listed(files)
 
         case (.checkingPending(let record), .revisions(let revisions)):
@@ -1160,6 +1190,15 @@ public struct BackupRun<Document> {
         return .finish(outcome)
     }
 
+    /// Drive's file as the steady state left it: nothing read, merged or sent.
+    private mutating func quiet(_ file: DriveFile) -> Action {
+        phase = .finished
+        var outcome = BackupOutcome<Document>()
+        outcome.file = file
+        outcome.quiet = true
+        return .finish(outcome)
+    }
+
     private mutating func fail(_ error: SyncError) -> Action {
         phase = .finished
         return .fail(error)
@@ -1233,6 +1272,9 @@ public struct BackupOutcome<Document> {
     public var bytes = 0
     public var created = false
     public var uploaded = false
+    /// The run's `unlessUnchanged` check named `file` unchanged: nothing was read, merged or
+    /// sent, and `document` and `kept` are nil.
+    public var quiet = false
     public var deletedDuplicates: [String] = []
     public var sideFiles: [DriveFile] = []
     /// What is on Drive now, as far as this run knows: the profile's next kept copy.

@@ -24,35 +24,44 @@ public struct SyncDriver {
         self.now = now
     }
 
-    /// The files of our name, and the run's clock as of that answer.
-    public typealias Listing = (files: [DriveFile], now: Timestamp)
-
-    /// The run's first listing, for a caller that decides from it alone whether to run at all
-    /// (`cloudbackup backup`'s quiet night), then hands it to `run(_:listed:)`, so a run
-    /// costs no second listing.
-    public func list(named name: String) throws(SyncError) -> Listing {
-        do {
-            return (try drive.list(named: name), now())
-        } catch {
-            throw .drive(error)
-        }
+    /// A run given its local document, which never asks for it.
+    public func run<Document>(_ machine: BackupRun<Document>) throws(SyncError)
+        -> BackupOutcome<Document>
+    {
+        try run(
+            machine,
+            readLocal: { () throws(SyncError) -> Document in
+                throw .protocolViolation("a run given its local document asked for it")
+            }, lift: { $0 })
     }
 
-    /// `listed`: the run's first listing, made already by `list(named:)`.
+    /// A run that reads its local document only when it asks (`BackupRun.Action.readLocal`),
+    /// through `readLocal`: what that throws (the caller's own error, such as an invalid file)
+    /// ends the run and comes out as it was thrown.
     public func run<Document>(
-        _ machine: BackupRun<Document>, listed: Listing? = nil
-    ) throws(SyncError) -> BackupOutcome<Document> {
+        _ machine: BackupRun<Document>, readLocal: () throws -> Document
+    ) throws -> BackupOutcome<Document> {
+        try run(machine, readLocal: readLocal, lift: { $0 })
+    }
+
+    /// The run; `lift` makes the run's own failures the caller's error type.
+    private func run<Document, Failure: Error>(
+        _ machine: BackupRun<Document>, readLocal: () throws(Failure) -> Document,
+        lift: (SyncError) -> Failure
+    ) throws(Failure) -> BackupOutcome<Document> {
         var machine = machine
-        var action = listed.map { machine.start(listed: $0.files, now: $0.now) } ?? machine.start()
+        var action = machine.start()
         while true {
             switch action {
             case .finish(let outcome): return outcome
-            case .fail(let error): throw error
+            case .fail(let error): throw lift(error)
+            case .readLocal:
+                action = machine.handle(.localRead(try readLocal()))
             case .record(let pending):
                 do {
                     try record(pending)
                 } catch {
-                    throw .cannotRecord("\(error)")
+                    throw lift(.cannotRecord("\(error)"))
                 }
                 action = machine.handle(.done)
             default:
@@ -113,7 +122,8 @@ public struct SyncDriver {
         case .delete(let id):
             try drive.delete(id: id)
             return .done
-        case .record:
+        // Performed by `run`, with the caller's closures.
+        case .record, .readLocal:
             return .done
         case .backOff(let round):
             drive.clock.sleep(

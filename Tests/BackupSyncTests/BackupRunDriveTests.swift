@@ -102,6 +102,55 @@ func run(
     return try driver.run(machine)
 }
 
+// MARK: - A local document read on request
+
+private struct Unreadable: Error {}
+
+/// A run whose local document is read only if `unchanged` is false, through a reader that
+/// counts its calls and fails when `failing`.
+private func runReading(
+    _ transport: ScriptedTransport, unchanged: Bool, failing: Bool = false,
+    reads: inout Int
+) throws -> BackupOutcome<Lines> {
+    let machine = BackupRun(
+        name: "habit-backup.json", codec: lineCodec,
+        unlessUnchanged: { files, _ in unchanged ? files.first : nil })
+    let driver = SyncDriver(
+        drive: fakeDrive(transport), now: { Timestamp(millisecondsSince1970: 1_764_504_000_000) })
+    return try driver.run(
+        machine,
+        readLocal: {
+            reads += 1
+            if failing { throw Unreadable() }
+            return lines("b")
+        })
+}
+
+@Test func aRunWhoseCheckNamesTheFileSendsOnlyTheListingAndReadsNothing() throws {
+    let transport = ScriptedTransport([listing("F1")])
+    var reads = 0
+    let outcome = try runReading(transport, unchanged: true, reads: &reads)
+    #expect(outcome.quiet && outcome.file?.id == "F1" && outcome.document == nil)
+    #expect(reads == 0 && transport.sent.count == 1)
+}
+
+@Test func aRunWhoseCheckNamesNoFileReadsTheLocalDocumentOnceAndMerges() throws {
+    let transport = ScriptedTransport([listing("F1")] + remote("F1", etag: "e1", "a\nb"))
+    var reads = 0
+    let outcome = try runReading(transport, unchanged: false, reads: &reads)
+    #expect(!outcome.quiet && !outcome.uploaded && outcome.document == lines("a", "b"))
+    #expect(reads == 1)
+}
+
+@Test func aLocalDocumentThatCannotBeReadEndsTheRunWithItsOwnError() throws {
+    let transport = ScriptedTransport([listing("F1")])
+    var reads = 0
+    #expect(throws: Unreadable.self) {
+        try runReading(transport, unchanged: false, failing: true, reads: &reads)
+    }
+    #expect(transport.sent.count == 1)
+}
+
 func body(_ request: HTTPRequest) -> String {
     String(decoding: request.body, as: UTF8.self)
 }

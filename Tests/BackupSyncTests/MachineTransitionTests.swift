@@ -192,3 +192,71 @@ private func spelled(_ action: RevisionFetch<Lines>.Action) -> String {
         }
     }
 }
+
+/// `BackupRun` up to its first step after the listing: whether its local document is read,
+/// and whether a check that names Drive's file unchanged ends the run there (the quiet night).
+struct ListedRow: CustomTestStringConvertible, @unchecked Sendable {
+    var name: String
+    /// The local document given at start (nil: read on request, with `unchanged` as check).
+    var local: Lines?
+    /// What the check names: the listing's first file while `now` is at most this, else none.
+    var unchangedUntil: Int64 = 0
+    var pending: PendingVerification?
+    var events: [BackupRun<Lines>.Event]
+    var actions: [String]
+    var testDescription: String { name }
+}
+
+private func listedAt(_ millis: Int64) -> BackupRun<Lines>.Event {
+    .listed([file], now: Timestamp(millisecondsSince1970: millis))
+}
+
+private let listedRows: [ListedRow] = [
+    .init(
+        name: "a check that names the file finishes quiet, with no other request",
+        unchangedUntil: 1_000, events: [listedAt(1_000)], actions: ["finish quiet F1"]),
+    .init(
+        name: "a check that names none asks for the local document, then downloads",
+        unchangedUntil: 1_000, events: [listedAt(1_001), .localRead(lines("a"))],
+        actions: ["readLocal", "download F1"]),
+    .init(
+        name: "a check that names the file still reads when a previous run's check is owed",
+        unchangedUntil: 1_000,
+        pending: PendingVerification(fileId: "F1", baseRevisionId: "r1", uploadedMd5: "m"),
+        events: [listedAt(0), .localRead(lines("a"))],
+        actions: ["readLocal", "listRevisions F1"]),
+    .init(
+        name: "a run given its local document never asks for it", local: lines("a"),
+        unchangedUntil: 1_000, events: [listedAt(0)], actions: ["download F1"]),
+]
+
+@Test(arguments: listedRows)
+func aBackupsFirstListing(_ row: ListedRow) {
+    let until = row.unchangedUntil
+    var machine =
+        if let local = row.local {
+            BackupRun(
+                name: "habit-backup.json", codec: lineCodec, local: local, pending: row.pending)
+        } else {
+            BackupRun(
+                name: "habit-backup.json", codec: lineCodec,
+                unlessUnchanged: { files, now in
+                    now.millisecondsSince1970 <= until ? files.first : nil
+                }, pending: row.pending)
+        }
+    guard case .list = machine.start() else {
+        Issue.record("a backup starts with the listing")
+        return
+    }
+    #expect(row.events.map { spelled(machine.handle($0)) } == row.actions)
+}
+
+private func spelled(_ action: BackupRun<Lines>.Action) -> String {
+    switch action {
+    case .readLocal: "readLocal"
+    case .download(let file): "download \(file.id)"
+    case .listRevisions(let id): "listRevisions \(id)"
+    case .finish(let outcome) where outcome.quiet: "finish quiet \(outcome.file?.id ?? "nil")"
+    default: "\(action)"
+    }
+}

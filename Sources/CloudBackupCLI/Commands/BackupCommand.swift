@@ -91,8 +91,8 @@ struct BackupCommand: Command {
     func run(in context: Context) throws {
         // STATE first: a cron job with a broken file hears about the file (exit 3), whatever
         // else is wrong, and an invalid file never takes the lock or touches the network. A
-        // STATE the last backup proved steady is not read at all (`SteadyState`): it was
-        // valid then and is unchanged since.
+        // STATE the last backup proved steady is not read here (`SteadyState`): it was valid
+        // then and is unchanged since, and the run reads it only if Drive's file moved.
         let stamp = FileStamp.of(file)
         let readAt = FileStamp.clock()
         let steady =
@@ -114,42 +114,56 @@ struct BackupCommand: Command {
         let driver = session.driver(
             restoreCommand: DriveSession.restoreCommand(into: file, profile: session.profile.name),
             backingUp: true, warn: warn)
-        var listed: SyncDriver.Listing?
-        if let steady, steady.conditions == conditions(session),
-            session.pendingVerification == nil, !LocalFile.exists(session.profile.retentionDuePath)
-        {
-            let listing = try driver.list(named: session.profile.fileName)
-            if let remote = steady.unchangedFile(in: listing.files, now: listing.now) {
-                return quietNight(
-                    remote, steady: steady, readAt: readAt, session: session, context: context)
-            }
-            listed = listing
-        }
-        let (local, sha256) = try read ?? readState()
-        let settings = SharedSettings(local.settings)
-        let synced = SharedSettings.load(from: session.profile.syncedSettingsPath)
+        // A steady state that may still hold leaves STATE to the run, read only when the
+        // listing shows Drive's file moved (a pending check or pins still due make a full run).
+        let quiet =
+            steady?.conditions == conditions(session)
+                && !LocalFile.exists(session.profile.retentionDuePath) ? steady : nil
+        var state = try read ?? (quiet == nil ? readState() : nil)
         let backingUp = BackupCodec.BackingUp(
-            path: file, changedSettings: synced?.changes(to: settings) ?? [])
+            path: file, synced: SharedSettings.load(from: session.profile.syncedSettingsPath))
         let codec = session.codec(
             allowStale: false, backingUp: backingUp, readOptions: readOptions)
         if dryRun {
             return try showDryRun(
-                local, codec: codec, driver: driver, session: session, context: context,
-                warn: warn)
+                (read ?? readState()).document, codec: codec, driver: driver, session: session,
+                context: context, warn: warn)
         }
         let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
-        var machine = BackupRun(
-            name: session.profile.fileName, codec: codec, local: local,
-            kept: kept, pending: session.pendingVerification)
+        let name = session.profile.fileName
+        let pending = session.pendingVerification
+        var machine =
+            if let state {
+                BackupRun(
+                    name: name, codec: codec, local: state.document, kept: kept, pending: pending)
+            } else {
+                BackupRun(
+                    name: name, codec: codec,
+                    unlessUnchanged: { quiet?.unchangedFile(in: $0, now: $1) }, kept: kept,
+                    pending: pending)
+            }
         machine.maxBytes = readOptions.maxBytes
         machine.retention = session.profile.retention
         machine.timeZone = ZoneSetting.local
-        let ran = try driver.run(machine, listed: listed)
-        guard let remoteFile = ran.file, let document = ran.document, let keptNow = ran.kept else {
+        let ran = try driver.run(
+            machine,
+            readLocal: {
+                let read = try readState()
+                state = read
+                return read.document
+            })
+        if ran.quiet, let remote = ran.file, let steady = quiet {
+            return quietNight(
+                remote, steady: steady, readAt: readAt, session: session, context: context)
+        }
+        guard let (local, sha256) = state, let remoteFile = ran.file, let document = ran.document,
+            let keptNow = ran.kept
+        else {
             throw CLIError.unexpected("the backup run ended with no file")
         }
         let outcome = Outcome(ran: ran, file: remoteFile, document: document, kept: keptNow)
         let merge = ran.notices.localMerge
+        let settings = SharedSettings(local.settings)
         if outcome.created { _ = firstBackup(of: local, now: session.now(), warn: warn) }
         // Drive holds the backup now, so the run succeeded (cron reads the exit code; FORMAT.md §8.1
         // keeps exit 1 for unexpected failures). A profile record that cannot be saved (a
@@ -401,7 +415,7 @@ struct BackupCommand: Command {
         readOptions: ReadOptions
     ) -> MergeRecord? {
         let codec = BackupCodec.make(
-            allowStale: false, backingUp: BackupCodec.BackingUp(path: "", changedSettings: []),
+            allowStale: false, backingUp: BackupCodec.BackingUp(path: "", synced: nil),
             readOptions: readOptions)
         let merged = codec.merge(uploaded, state, now)
         let again = codec.encode(merged.document)
