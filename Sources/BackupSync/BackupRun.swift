@@ -193,10 +193,9 @@ public struct BackupRun<Document> {
         /// Reading a merged duplicate's metadata again just before it is deleted.
         case confirming([DriveFile])
         case deleting([DriveFile])
-        case announcing
-        /// Telling what a merge warned of, one notice at a time, before `then`, the merge's
-        /// next step, in `resume`, its phase.
-        indirect case telling([MergeNotice], then: Action, resume: Phase)
+        /// Telling the caller something, one notice at a time, before `then`, the step it came
+        /// with, in `resume`, that step's phase.
+        indirect case telling([SyncNotice], then: Action, resume: Phase)
         case finished
     }
 
@@ -512,24 +511,19 @@ public struct BackupRun<Document> {
             } catch {
                 // A newer schema's write is never merged down into ours: refused, as a file.
                 if codec.isRefusal(error), let target { return fail(.refused(target, error)) }
-                phase = .fetchingOthers(reading)
-                return notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+                return unreadable(revision, then: reading)
             }
             return fetch(reading)
         case (.fetchingOthers(var reading), .gone):
             let revision = reading.others.removeFirst()
             reading.freed = false
-            phase = .fetchingOthers(reading)
-            return notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
-        case (.fetchingOthers(let reading), .done):
-            return fetch(reading)
+            return unreadable(revision, then: reading)
         case (.fetchingOthers(var reading), .restricted):
             let revision = reading.others[0]
             guard revision.keepForever != true else {
                 // Pinned, and still not served: Drive will not give it.
                 reading.others.removeFirst()
-                phase = .fetchingOthers(reading)
-                return notify(.unreadableRevision(fileID: reading.fileID, revision: revision.id))
+                return unreadable(revision, then: reading)
             }
             readPins.insert(revision.id)
             // On disk before the pin: a run cut short after it leaves the pin to be released.
@@ -702,8 +696,6 @@ public struct BackupRun<Document> {
             files.removeFirst()
             return delete(files)
 
-        case (.announcing, .done):
-            return announce()
         case (.telling(let untold, let next, let resume), .done):
             return tell(untold, then: next, resume: resume)
 
@@ -858,10 +850,16 @@ public struct BackupRun<Document> {
     private mutating func mergeAndUpload() -> Action {
         let said = notices.merges.count
         let next = mergeAndUploadSteps()
-        return tell(Array(notices.merges[said...]), then: next, resume: phase)
+        return tell(notices.merges[said...].map(SyncNotice.merged), then: next)
     }
 
-    private mutating func tell(_ untold: [MergeNotice], then next: Action, resume: Phase)
+    /// Tells `untold` (kept in `notices` already) one `.notify` at a time, then goes on with
+    /// `next`, the step made before, in the phase that step set.
+    private mutating func tell(_ untold: [SyncNotice], then next: Action) -> Action {
+        tell(untold, then: next, resume: phase)
+    }
+
+    private mutating func tell(_ untold: [SyncNotice], then next: Action, resume: Phase)
         -> Action
     {
         guard let notice = untold.first else {
@@ -869,7 +867,14 @@ public struct BackupRun<Document> {
             return next
         }
         phase = .telling(Array(untold.dropFirst()), then: next, resume: resume)
-        return .notify(.merged(notice))
+        return .notify(notice)
+    }
+
+    /// A revision of `reading`'s that cannot be read: said, and the check reads on without it.
+    private mutating func unreadable(_ revision: DriveRevision, then reading: Reading) -> Action {
+        let notice = SyncNotice.unreadableRevision(fileID: reading.fileID, revision: revision.id)
+        notices.add(notice)
+        return tell([notice], then: fetch(reading))
     }
 
     private mutating func mergeAndUploadSteps() -> Action {
@@ -1146,22 +1151,13 @@ public struct BackupRun<Document> {
     /// upload that did it is checked.
     private mutating func announce() -> Action {
         guard uploaded != nil, let target else { return finish() }
-        phase = .announcing
-        if rewraps {
-            rewraps = false
-            return notify(.envelopeChanged(fileID: target.id, sealed: codec.seals))
-        }
+        var changes: [SyncNotice] = []
+        if rewraps { changes.append(.envelopeChanged(fileID: target.id, sealed: codec.seals)) }
         if reforms {
-            reforms = false
-            return notify(.formChanged(fileID: target.id, compressed: codec.compress == true))
+            changes.append(.formChanged(fileID: target.id, compressed: codec.compress == true))
         }
-        return finish()
-    }
-
-    /// Tells the caller now, and keeps it for the outcome.
-    private mutating func notify(_ notice: SyncNotice) -> Action {
-        notices.add(notice)
-        return .notify(notice)
+        for change in changes { notices.add(change) }
+        return tell(changes, then: finish())
     }
 
     private mutating func finish() -> Action {

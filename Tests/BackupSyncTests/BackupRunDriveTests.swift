@@ -931,3 +931,27 @@ private func warningCodec(_ survivor: String) -> SyncCodec<Lines> {
     #expect(!outcome.uploaded)
     #expect(outcome.notices.isEmpty)
 }
+
+/// A revision another device wrote between our base and our upload that Drive no longer
+/// serves (404): the run says so once, as it happens and in its outcome, and goes on.
+@Test func aRevisionThatCannotBeReadIsToldOnceAndTheRunGoesOn() throws {
+    let transport = ScriptedTransport(
+        [listing("F1")] + remote("F1", etag: "e1", "a")
+            + [
+                updated("a\nb", revision: "r3"),
+                history(("r1", "a"), ("r2", "a\nc"), ("r3", "a\nb")),
+                googleError(404, "notFound"),
+            ]
+            + remote("F1", etag: "e3", revision: "r3", "a\nb"))
+    let recorded = Recorded()
+    let outcome = try run(transport, lines("b"), recorded: recorded)
+    #expect(outcome.uploaded && outcome.mergedRevisions == 0)
+    let told = recorded.notices.compactMap { notice -> String? in
+        guard case .unreadableRevision(let file, let revision) = notice else { return nil }
+        return "\(file) \(revision)"
+    }
+    #expect(told == ["F1 r2"])
+    #expect(outcome.notices.steps.count == 1)
+    #expect(!outcome.notices.isEmpty)
+    #expect(transport.remaining == 0)
+}
