@@ -46,8 +46,9 @@ public enum BackupCodec {
                 options: MergeOptions(now: now, allowStale: allowStale))
             let source: MergeNotice.Source = copy ? .copy : .state(backingUp?.path)
             var notices: [MergeNotice] = []
-            let heldBack = outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0
-            if heldBack { notices.append(.heldBack(outcome, from: source)) }
+            if outcome.report.challenges.heldBack + outcome.report.dayLogs.heldBack > 0 {
+                notices.append(.heldBack(outcome, from: source))
+            }
             if !outcome.futureStamped.isEmpty {
                 notices.append(.futureStamped(outcome, in: source))
             }
@@ -68,7 +69,7 @@ public enum BackupCodec {
                 settings = (base.settings, document.settings)
             }
             return Merged(
-                document: document, heldBack: heldBack, notices: notices,
+                document: document, notices: notices,
                 record: copy
                     ? nil
                     : MergeRecord(

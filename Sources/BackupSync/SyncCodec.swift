@@ -132,21 +132,24 @@ public struct SyncCodec<Document> {
 /// One merge's document, and what it said, for the run to hand back in its outcome.
 public struct Merged<Document> {
     public var document: Document
-    /// The stale guard held back items of the incoming side, which `document` then lacks.
-    public var heldBack = false
     /// What the caller warns of, each kind once per run (`MergeNotice.key`).
     public var notices: [MergeNotice] = []
     /// A merge of the local document: what `--verbose` and the decision log tell of it.
     public var record: MergeRecord?
 
-    public init(
-        document: Document, heldBack: Bool = false, notices: [MergeNotice] = [],
-        record: MergeRecord? = nil
-    ) {
+    public init(document: Document, notices: [MergeNotice] = [], record: MergeRecord? = nil) {
         self.document = document
-        self.heldBack = heldBack
         self.notices = notices
         self.record = record
+    }
+
+    /// The stale guard held back items of the incoming side, which `document` then lacks: its
+    /// notice says so.
+    public var heldBack: Bool {
+        notices.contains {
+            if case .heldBack = $0 { return true }
+            return false
+        }
     }
 }
 

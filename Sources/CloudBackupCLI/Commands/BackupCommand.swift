@@ -126,7 +126,7 @@ struct BackupCommand: Command {
             allowStale: false, backingUp: backingUp, readOptions: readOptions)
         if dryRun {
             return try showDryRun(
-                (read ?? readState()).document, codec: codec, driver: driver, session: session,
+                (state ?? readState()).document, codec: codec, driver: driver, session: session,
                 context: context, warn: warn)
         }
         let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
