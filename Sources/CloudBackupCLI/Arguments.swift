@@ -42,9 +42,10 @@ public struct Arguments: Sendable {
             if group.members.count == 1, option.presence == .required, given == 0 {
                 throw .usage("\(option.spelledInUsage) is required", usage)
             }
-            for member in group.members
-            where isGiven(member) && member.excludes.contains(where: isGiven) {
-                throw .usage(member.exclusion ?? group.conflictMessage, usage)
+            for member in group.members where isGiven(member) {
+                if let exclusion = member.exclusion, exclusion.others.contains(where: isGiven) {
+                    throw .usage(exclusion.message, usage)
+                }
             }
         }
     }

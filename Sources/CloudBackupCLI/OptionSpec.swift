@@ -24,8 +24,13 @@ struct OptionSpec: Sendable, Equatable {
     var help: String
     var presence = Presence.optional
     /// Options that cannot be given with this one, and what the refusal says.
-    var excludes: [OptionSpec] = []
-    var exclusion: String?
+    var exclusion: Exclusion?
+
+    /// Options that cannot come with this one, and the refusal's words.
+    struct Exclusion: Sendable, Equatable {
+        var others: [OptionSpec]
+        var message: String
+    }
 
     /// The placeholders that name a file, whose values completions offer file names for.
     static let fileValues: Set = ["FILE", "STATE", "OUT", "DIR"]
@@ -57,8 +62,7 @@ struct OptionSpec: Sendable, Equatable {
     /// The same option, refused beside any of `others` with `message`.
     func excluding(_ others: OptionSpec..., message: String) -> OptionSpec {
         var option = self
-        option.excludes = others
-        option.exclusion = message
+        option.exclusion = Exclusion(others: others, message: message)
         return option
     }
 
