@@ -14,14 +14,9 @@ import Testing
         case refused(BackupFileError)
     }
 
-    /// `sample`: how many bytes the guess of the first half's count looks at; small ones
-    /// make it wrong, so the first half spills past its room.
-    static func outcome(
-        _ bytes: [UInt8], twoCores: Bool, maxIssues: Int = 100, sample: Int? = nil
-    ) -> Outcome {
-        var options = ReadOptions(
+    static func outcome(_ bytes: [UInt8], twoCores: Bool, maxIssues: Int = 100) -> Outcome {
+        let options = ReadOptions(
             maxIssues: maxIssues, collectsNotes: true, twoCoresFromBytes: twoCores ? 0 : .max)
-        if let sample { options.densitySampleBytes = sample }
         do {
             return .read(try BackupReader.read(bytes, options: options))
         } catch {
@@ -35,14 +30,15 @@ import Testing
     static func document(seed: UInt64, perChallenge: Int = 40) -> BackupDocument {
         var random = RandomDocuments(seed: seed)
         var document = random.document()
-        document.dayLogs = document.challenges.flatMap { challenge in
-            (0..<perChallenge).map { offset in
-                random.dayLog(
-                    DayLogKey(
-                        challengeID: challenge.id,
-                        day: RandomDocuments.start.adding(days: offset)))
-            }
-        }
+        document.dayLogs = DayLogStore(
+            document.challenges.flatMap { challenge in
+                (0..<perChallenge).map { offset in
+                    random.dayLog(
+                        DayLogKey(
+                            challengeID: challenge.id,
+                            day: RandomDocuments.start.adding(days: offset)))
+                }
+            })
         document.dayLogs.sort { $0.key < $1.key }
         return document
     }
@@ -192,8 +188,7 @@ import Testing
 
     /// Every note ending in `}},`, so the bytes after a note look like a boundary: when the
     /// guess lands there the first half never stops at it, and the second half is dropped.
-    @Test(arguments: [nil, 150])
-    func aWrongGuessFallsBackToOneCore(sample: Int?) throws {
+    @Test func aWrongGuessFallsBackToOneCore() throws {
         var wrongGuesses = 0
         for seed: UInt64 in 0..<30 {
             let text = String(decoding: Self.file(seed: seed), as: UTF8.self)
@@ -202,7 +197,7 @@ import Testing
             guard Self.document(seed: seed).dayLogs.count > 2 else { continue }
             let split = try Self.split(of: bytes)
             if bytes[split...].starts(with: Array(#"","updatedAt""#.utf8)) { wrongGuesses += 1 }
-            let two = Self.outcome(bytes, twoCores: true, sample: sample)
+            let two = Self.outcome(bytes, twoCores: true)
             #expect(two == Self.outcome(bytes, twoCores: false), "seed \(seed)")
             guard case .read(let result) = two else {
                 Issue.record("seed \(seed): notes ending in }}, are valid")
@@ -213,43 +208,28 @@ import Testing
         #expect(wrongGuesses > 0)
     }
 
-    /// A long note in the first log makes the sample count too few logs: the first half
-    /// spills past the room it was given, and the result is still one pass's.
+    /// A long note in the first log puts far more bytes before the split than logs: the
+    /// halves' stores are of very different sizes, and the result is still one pass's, also
+    /// with an error just before or just after the split.
     @Test(arguments: 0..<10)
-    func aFirstHalfLargerThanGuessedSpills(seed: UInt64) throws {
+    func aLopsidedSplitReadsAsOnePass(seed: UInt64) throws {
         var document = Self.document(seed: seed, perChallenge: 300)
         guard document.dayLogs.count > 10 else { return }
         document.dayLogs[0].note = String(repeating: "long day ", count: 200)
         let bytes = BackupWriter.write(document)
-        let text = String(decoding: bytes, as: UTF8.self)
-        let start = try #require(text.range(of: #""dayLogs":{"#)).upperBound
-        let from = text.utf8.distance(from: text.startIndex, to: start)
         let split = try Self.split(of: bytes)
-        let expected = bytes.withUnsafeBufferPointer {
-            DocumentDecoder.expectedLogs(in: $0, from: from, to: split, sample: 2_000)
-        }
-        // Each log before the split ends in the boundary bytes.
-        let boundary = Array(#"}},""#.utf8)
-        let inFirstHalf = (from..<split).count { bytes[$0...].starts(with: boundary) }
-        #expect(expected < inFirstHalf)
-        #expect(
-            Self.outcome(bytes, twoCores: true, sample: 2_000)
-                == Self.outcome(bytes, twoCores: false))
-        // And with an error after the split, or before it once the first half has spilled,
-        // the error is one pass's and nothing spilled ends up in a result.
+        #expect(Self.outcome(bytes, twoCores: true) == Self.outcome(bytes, twoCores: false))
         for before in [false, true] {
             let broken = try Self.edit(
                 bytes, #","updatedAt""#, #",,"updatedAt""#, near: split, before: before)
             #expect(
-                Self.outcome(broken, twoCores: true, sample: 2_000)
-                    == Self.outcome(broken, twoCores: false))
+                Self.outcome(broken, twoCores: true) == Self.outcome(broken, twoCores: false))
         }
     }
 
     /// Logs at the fewest bytes a decoded log can take (the bound the storage is sized by):
-    /// every one must fit, on one core and on two, whatever the guess.
-    @Test(arguments: [nil, 90])
-    func logsAtTheSmallestSizeAllFit(sample: Int?) throws {
+    /// every one must fit, on one core and on two.
+    @Test func logsAtTheSmallestSizeAllFit() throws {
         let count = 3_000
         let members = (0..<count).map { index in
             let day = DayKey(dayNumber: Int32(10_957 + index))
@@ -267,7 +247,7 @@ import Testing
             + #""theme":"system","weekStartsOn":"monday"},"tombstones":{}}"#
         let bytes = Array(text.utf8)
         #expect(members.allSatisfy { $0.utf8.count == 82 })
-        let two = Self.outcome(bytes, twoCores: true, sample: sample)
+        let two = Self.outcome(bytes, twoCores: true)
         #expect(two == Self.outcome(bytes, twoCores: false))
         guard case .read(let result) = two else {
             Issue.record("\(two)")
@@ -294,14 +274,13 @@ import Testing
         }
     }
 
-    @Test(arguments: [nil, 150])
-    func mutatedFilesReadTheSameOnTwoCores(sample: Int?) {
+    @Test func mutatedFilesReadTheSameOnTwoCores() {
         var refused = 0
         let files = MutationTests.mutated(rounds: 600, seed: 2027) {
             Self.file(seed: UInt64($0 % 12))
         }
         for (round, bytes) in files.enumerated() {
-            let two = Self.outcome(bytes, twoCores: true, sample: sample)
+            let two = Self.outcome(bytes, twoCores: true)
             if case .refused = two { refused += 1 }
             #expect(two == Self.outcome(bytes, twoCores: false), "round \(round)")
         }

@@ -59,7 +59,7 @@ struct StreamedWriteTests {
             Tombstone(id: $0.id, deletedAt: $0.updatedAt)
         }
         document.challenges = Array(document.challenges.prefix(size.challenges))
-        document.dayLogs = Array(document.dayLogs.prefix(size.dayLogs))
+        document.dayLogs = DayLogStore(document.dayLogs.prefix(size.dayLogs))
         return document
     }
 
@@ -140,7 +140,7 @@ struct StreamedWriteTests {
     func defaultSlicingMatchesTheWholeWrite(dayLogs: Int) throws {
         var document = try #require(Self.large.document)
         try #require(document.dayLogs.count >= dayLogs)
-        document.dayLogs = Array(document.dayLogs.prefix(dayLogs))
+        document.dayLogs = DayLogStore(document.dayLogs.prefix(dayLogs))
         for pretty in [false, true] {
             var streamed: [UInt8] = []
             BackupWriter.write(document, pretty: pretty) { streamed.append(contentsOf: $0) }

@@ -24,7 +24,8 @@ public struct BackupDocument: Equatable, Sendable {
     public var challenges: [Challenge]
     /// Sorted by `key` (its UTF-8 bytes), unique. Each names a live challenge or, "kept"
     /// (FORMAT.md §2.4), a tombstone: a kept log waits for an edit that revives its challenge.
-    public var dayLogs: [DayLog]
+    /// Stored compactly (`DayLogStore`): they are most of a large document.
+    public var dayLogs: DayLogStore
     /// Sorted by `id`, unique.
     public var tombstones: [Tombstone]
 
@@ -32,13 +33,14 @@ public struct BackupDocument: Equatable, Sendable {
     /// reader and the merge make them so, and the writer and the merge rely on it.
     public init(
         exportedAt: Timestamp, deviceId: DeviceID, settings: Settings = Settings(),
-        challenges: [Challenge] = [], dayLogs: [DayLog] = [], tombstones: [Tombstone] = []
+        challenges: [Challenge] = [], dayLogs: some Sequence<DayLog> = DayLogStore(),
+        tombstones: [Tombstone] = []
     ) {
         self.exportedAt = exportedAt
         self.deviceId = deviceId
         self.settings = settings
         self.challenges = challenges
-        self.dayLogs = dayLogs
+        self.dayLogs = dayLogs as? DayLogStore ?? DayLogStore(dayLogs)
         self.tombstones = tombstones
     }
 }

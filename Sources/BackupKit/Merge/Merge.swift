@@ -109,29 +109,30 @@ private struct Merger {
     }
 }
 
-/// Each day-log key's resolution applied: only the winner is stored (into the result), its
-/// count and lines recorded. Indices into both arrays, read in place.
+/// Each day-log key's resolution applied: only the winner is stored (into the result), copied
+/// from its store without being made a value, its count and lines recorded.
 private struct DayLogWalk: KeyedWalk {
-    let local: [DayLog]
-    let incoming: [DayLog]
+    let local: DayLogStore
+    let incoming: DayLogStore
     let fates: LogFates
     var rules: DayLogRule.Context
     var report = MergeReport.DayLogs()
     var decisions: [MergeDecision] = []
     var futureStamped: [FutureStampedItem] = []
 
-    static func key(_ log: DayLog) -> DayLogKey { log.key }
-
     mutating func walk(
         local localRange: Range<Int>, incoming incomingRange: Range<Int>,
-        into output: UnsafeMutablePointer<DayLog>
-    ) -> Int {
-        var written = 0
+        into output: inout DayLogStore
+    ) {
         var lookup = LogFateCursor(fates)
         var keys = KeyWalk(
             local: local, incoming: incoming, localRange: localRange,
             incomingRange: incomingRange)
-        while let (key, ours, theirs) = keys.next() {
+        var fromLocal = DayLogStore.Transfer()
+        var fromIncoming = DayLogStore.Transfer()
+        while let (key, ourPosition, theirPosition) = keys.next() {
+            let ours = ourPosition.map { local[$0] }
+            let theirs = theirPosition.map { incoming[$0] }
             let (fate, challenge) = lookup.fate(of: key.challengeID)
             let resolution = DayLogRule.resolve(
                 local: ours, incoming: theirs, fate: fate, challenge: challenge, context: &rules)
@@ -139,18 +140,19 @@ private struct DayLogWalk: KeyedWalk {
                 key, local: ours, incoming: theirs, decisions: &decisions,
                 futureStamped: &futureStamped)
             report.count(resolution)
-            let winner: DayLog? =
-                switch resolution.winner {
-                case .local: ours
-                case .incoming: theirs
-                case .nothing: nil
+            switch resolution.winner {
+            case .local:
+                if let ourPosition {
+                    output.append(from: local, at: ourPosition, transfer: &fromLocal)
                 }
-            if let winner {
-                (output + written).initialize(to: winner)
-                written += 1
+            case .incoming:
+                if let theirPosition {
+                    output.append(from: incoming, at: theirPosition, transfer: &fromIncoming)
+                }
+            case .nothing:
+                break
             }
         }
-        return written
     }
 
     func fresh() -> DayLogWalk {
@@ -224,14 +226,17 @@ private struct IDCursor {
 
 /// Walks two ranges of day-log arrays sorted by key, pairing equal keys.
 private struct KeyWalk {
-    let local: [DayLog]
-    let incoming: [DayLog]
+    let local: DayLogStore
+    let incoming: DayLogStore
     var localIndex: Int
     var incomingIndex: Int
     let localEnd: Int
     let incomingEnd: Int
 
-    init(local: [DayLog], incoming: [DayLog], localRange: Range<Int>, incomingRange: Range<Int>) {
+    init(
+        local: DayLogStore, incoming: DayLogStore, localRange: Range<Int>,
+        incomingRange: Range<Int>
+    ) {
         self.local = local
         self.incoming = incoming
         localIndex = localRange.lowerBound
@@ -240,21 +245,21 @@ private struct KeyWalk {
         incomingEnd = incomingRange.upperBound
     }
 
-    /// The next key and each side's copy of it (nil where that side lacks it).
-    mutating func next() -> (key: DayLogKey, local: DayLog?, incoming: DayLog?)? {
-        let hasOurs = localIndex < localEnd
-        let hasTheirs = incomingIndex < incomingEnd
-        if hasOurs, hasTheirs, local[localIndex].key == incoming[incomingIndex].key {
+    /// The next key and where each side holds it (nil where that side lacks it).
+    mutating func next() -> (key: DayLogKey, local: Int?, incoming: Int?)? {
+        let ours = localIndex < localEnd ? local.key(at: localIndex) : nil
+        let theirs = incomingIndex < incomingEnd ? incoming.key(at: incomingIndex) : nil
+        if let ours, let theirs, ours == theirs {
             localIndex += 1
             incomingIndex += 1
-            return (local[localIndex - 1].key, local[localIndex - 1], incoming[incomingIndex - 1])
+            return (ours, localIndex - 1, incomingIndex - 1)
         }
-        if hasOurs, !hasTheirs || local[localIndex].key < incoming[incomingIndex].key {
+        if let ours, theirs.map({ ours < $0 }) ?? true {
             localIndex += 1
-            return (local[localIndex - 1].key, local[localIndex - 1], nil)
+            return (ours, localIndex - 1, nil)
         }
-        guard hasTheirs else { return nil }
+        guard let theirs else { return nil }
         incomingIndex += 1
-        return (incoming[incomingIndex - 1].key, nil, incoming[incomingIndex - 1])
+        return (theirs, nil, incomingIndex - 1)
     }
 }

@@ -81,7 +81,7 @@ public enum Rollback {
         }
 
         result.document.challenges.sort { $0.id < $1.id }
-        result.document.dayLogs.sort { $0.key < $1.key }
+        result.document.dayLogs.sortByKey()
         result.document.tombstones = tombstones.map { Tombstone(id: $0.key, deletedAt: $0.value) }
             .sorted { $0.id < $1.id }
         return result
@@ -90,9 +90,11 @@ public enum Rollback {
     /// The revision's items of one kind into `items`: each equal to the head's as it is, each
     /// changed or gone since written again at `now`; returns the keys added since (counted as
     /// removed), which the caller deletes in the kind's own way.
-    private static func writeBack<Item: Stamped & Equatable, Key: Hashable>(
-        _ old: [Item], over current: [Item], key: KeyPath<Item, Key>, now: Timestamp,
-        counts: inout Counts, into items: inout [Item]
+    private static func writeBack<
+        Item: Stamped & Equatable, Key: Hashable, Items: RangeReplaceableCollection<Item>
+    >(
+        _ old: some Collection<Item>, over current: some Collection<Item>,
+        key: KeyPath<Item, Key>, now: Timestamp, counts: inout Counts, into items: inout Items
     ) -> [Key] {
         let heads = Dictionary(uniqueKeysWithValues: current.map { ($0[keyPath: key], $0) })
         let olds = Set(old.map { $0[keyPath: key] })

@@ -34,7 +34,7 @@ extension Migration {
             settings: SchemaV2.Settings(
                 dayStartHour: document.settings.dayStartHour, theme: document.settings.theme),
             challenges: challenges.sorted { $0.id < $1.id },
-            dayLogs: dayLogs.sorted { $0.key < $1.key },
+            dayLogs: DayLogStore(dayLogs.sorted { $0.key < $1.key }),
             tombstones: document.deleted.sorted { $0.id < $1.id })
     }
 }

@@ -14,14 +14,14 @@ public enum SchemaV2 {
         /// Sorted by `id`, unique.
         public var challenges: [Challenge]
         /// Sorted by `key`, unique.
-        public var dayLogs: [DayLog]
+        public var dayLogs: DayLogStore
         /// Sorted by `id`, unique.
         public var tombstones: [Tombstone]
 
         /// A document as the reader decodes it, its arrays sorted as documented above.
         public init(
             exportedAt: Timestamp, deviceId: DeviceID, settings: Settings, challenges: [Challenge],
-            dayLogs: [DayLog], tombstones: [Tombstone]
+            dayLogs: DayLogStore, tombstones: [Tombstone]
         ) {
             self.exportedAt = exportedAt
             self.deviceId = deviceId

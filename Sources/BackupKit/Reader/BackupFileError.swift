@@ -77,9 +77,6 @@ public struct ReadOptions: Sendable {
     /// where the file is spelled canonically; below it a second thread costs more than it
     /// saves. The result is the same either way.
     public var twoCoresFromBytes: Int
-    /// How much of the first half's day logs is sampled to guess how many it holds. Internal:
-    /// tests make the guess wrong on purpose.
-    var densitySampleBytes = 1 << 18
 
     /// A read with the format's limits unless told otherwise (FORMAT.md §3).
     public init(

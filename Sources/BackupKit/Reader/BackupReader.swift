@@ -30,8 +30,7 @@ public enum BackupReader {
         let scanner = JSONScanner(base: base, count: bytes.count, maxDepth: options.maxDepth)
         let decoder = DocumentDecoder(
             scanner: scanner, maxIssues: options.maxIssues,
-            splitFromBytes: options.twoCoresFromBytes,
-            densitySampleBytes: options.densitySampleBytes)
+            splitFromBytes: options.twoCoresFromBytes)
         let outcome: TopLevel.Outcome
         var topLevel = TopLevel(decoder: decoder)
         do throws(ScanError) {
@@ -230,7 +229,7 @@ private struct TopLevel {
         var challenges: [Challenge]?
         var challengesV2: [SchemaV2.Challenge]?
         var challengesV1: [(index: Int, challenge: SchemaV1.Challenge)]?
-        var dayLogs: [DayLog]?
+        var dayLogs: DayLogStore?
         var tombstones: [Tombstone]?
         var logs: [(index: Int, log: SchemaV1.Log)]?
         var deleted: [(index: Int, tombstone: Tombstone)]?

@@ -295,52 +295,31 @@ extension DocumentDecoder {
 
     // MARK: Day logs and tombstones (versions 2 and 3)
 
-    func dayLogs() throws(ScanError) -> [DayLog]? {
+    func dayLogs() throws(ScanError) -> DayLogStore? {
         guard scanner.peek() == UInt8(ascii: "{") else {
             try wrongType("an object")
             return nil
         }
-        // The logs are decoded straight into the array's storage, sized once for the most
-        // logs the rest of the input can hold: only address space pays for the excess, as
-        // pages are touched when filled, and the array is never copied while it grows.
-        var inOrder = true
-        var canonical = true
-        var failure: ScanError?
-        var logs = [DayLog](
-            unsafeUninitializedCapacity: DayLogRun.capacity(
-                forBytes: scanner.count - scanner.position)
-        ) { buffer, initialized in
-            guard let storage = buffer.baseAddress else {
-                preconditionFailure("room for at least one day log was asked for")
-            }
-            do throws(ScanError) {
-                guard try scanner.openObject() else { return }
-                let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
-                if let split = Self.splitPoint(
-                    in: input, after: scanner.position, minimum: splitFromBytes)
-                {
-                    (inOrder, canonical) = try decodeInHalves(
-                        into: storage, capacity: buffer.count, split: split,
-                        initialized: &initialized)
-                } else {
-                    var run = DayLogRun(storage: storage, capacity: buffer.count)
-                    defer {
-                        initialized = run.count
-                        inOrder = run.inOrder
-                        canonical = run.canonical
-                    }
-                    _ = try dayLogMembers(into: &run, stoppingAt: nil)
-                }
-            } catch {
-                failure = error
+        // The store is sized once for the most logs the rest of the input can hold: only
+        // address space pays for the excess, as pages are touched when filled, and nothing is
+        // copied while it grows.
+        var run = DayLogRun(reservingFor: scanner.count - scanner.position)
+        if try scanner.openObject() {
+            let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
+            if let split = Self.splitPoint(
+                in: input, after: scanner.position, minimum: splitFromBytes)
+            {
+                try decodeInHalves(into: &run, split: split)
+            } else {
+                _ = try dayLogMembers(into: &run, stoppingAt: nil)
             }
         }
-        if let failure { throw failure }
-        if !inOrder {
-            sortAndDropDuplicates(
-                &logs, by: { $0.key < $1.key }, pointer: { Pointer.dayLog($0.key) })
+        var logs = run.store
+        if !run.inOrder {
+            logs.sortByKey { key in issues.add(.duplicateKeys, Pointer.dayLog(key), "duplicate key")
+            }
         }
-        dayLogsHoldOwnRules = canonical
+        dayLogsHoldOwnRules = run.canonical
         return logs
     }
 
@@ -377,75 +356,24 @@ extension DocumentDecoder {
     /// logs, issues and errors are the ones a single pass would have produced, and they are
     /// appended. If the first half never lands on `split` (the guess was inside a string, or
     /// not in the day logs at all), the second half is dropped and this thread reads on.
-    ///
-    /// Both halves write into `storage`: the first from the start, the second after room for
-    /// the logs the first is expected to hold (`expectedLogs`). At the join the second half's
-    /// logs move to follow the first's, a short way when the guess was good; logs the first
-    /// half had no room for wait in an overflow run and fill the gap after that move. Only
-    /// address space pays for a guess too large, so the guess is generous. Returns whether
-    /// the logs are in key order and all came the canonical way; `initialized` always counts
-    /// the logs at the start of `storage`, and nothing is left elsewhere, error or not.
-    private func decodeInHalves(
-        into storage: UnsafeMutablePointer<DayLog>, capacity: Int, split: Int,
-        initialized: inout Int
-    ) throws(ScanError) -> (inOrder: Bool, canonical: Bool) {
-        let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
-        let start = scanner.position
-        let secondBound = DayLogRun.capacity(forBytes: scanner.count - split)
-        let room = max(
-            0,
-            min(
-                capacity - secondBound,
-                Self.expectedLogs(in: input, from: start, to: split, sample: densitySampleBytes)))
-        var first = DayLogRun(storage: storage, capacity: room, overflowCapacity: capacity - room)
+    private func decodeInHalves(into run: inout DayLogRun, split: Int) throws(ScanError) {
         let second = DayLogsFrom(
             input: SharedInput(base: scanner.base, count: scanner.count),
             maxDepth: scanner.maxDepth, maxIssues: issues.limit, depth: scanner.depth,
-            path: path, start: split, output: SharedOutput(start: storage + room),
-            capacity: capacity - room)
+            path: path, start: split)
         let (stopped, rest) = concurrently(
             { () -> Result<Bool, ScanError> in
                 Result { () throws(ScanError) in
-                    try dayLogMembers(into: &first, stoppingAt: split)
+                    try dayLogMembers(into: &run, stoppingAt: split)
                 }
             },
             { second.decode() })
-        let firstCount = first.total
-        let kept = (try? stopped.get()) == true && rest.error == nil
-        if kept {
-            (storage + firstCount).moveInitialize(from: storage + room, count: rest.count)
-        } else {
-            (storage + room).deinitialize(count: rest.count)
-        }
-        first.moveOverflow(to: storage + first.count)
-        initialized = firstCount + (kept ? rest.count : 0)
-        guard try stopped.get() else { return (first.inOrder, first.canonical) }
+        guard try stopped.get() else { return }
         if let error = rest.error { throw error }
         for issue in rest.issues { issues.add(issue) }
         scanner.position = rest.position
         scanner.depth = rest.depth
-        let joinInOrder =
-            firstCount == 0 || rest.count == 0
-            || storage[firstCount - 1].key < storage[firstCount].key
-        return (first.inOrder && rest.inOrder && joinInOrder, first.canonical && rest.canonical)
-    }
-
-    /// How many day logs `start..<split` likely holds, from the density of its first `sample`
-    /// bytes, with 5% and a few more to spare; without a sample to go by, as many as those
-    /// bytes can hold.
-    static func expectedLogs(
-        in input: UnsafeBufferPointer<UInt8>, from start: Int, to split: Int, sample: Int
-    ) -> Int {
-        let end = min(split, start + sample)
-        var logs = 0
-        var index = start
-        while index + 3 < end {
-            if isBoundary(in: input, at: index) { logs += 1 }
-            index += 1
-        }
-        guard logs > 0 else { return DayLogRun.capacity(forBytes: split - start) }
-        let expected = (split - start) * logs / (end - start)
-        return min(expected + expected / 20 + 64, DayLogRun.capacity(forBytes: split - start))
+        run.join(rest.run)
     }
 
     /// Decodes members of the day-log object into `run` until the object ends (false) or the
@@ -490,9 +418,10 @@ extension DocumentDecoder {
         }
         run.lastID = id
         let key = DayLogKey(challengeID: id, day: day)
-        if let log = canonicalDayLog(key: key) {
-            run.append(log)
-        } else if let log = try dayLog(key: key) {
+        if canonicalDayLog(key: key, into: &run) {
+            return
+        }
+        if let log = try dayLog(key: key) {
             run.canonical = false
             run.append(log)
         }
@@ -504,74 +433,82 @@ extension DocumentDecoder {
     /// difference of any kind, valid or not; `dayLog(key:)` then reads it the general way,
     /// reporting whatever is wrong exactly as if this had never been tried. It changes
     /// nothing else (the remembered ids and the value scratch are caches).
-    private func canonicalDayLog(key: DayLogKey) -> DayLog? {
+    private func canonicalDayLog(key: DayLogKey, into run: inout DayLogRun) -> Bool {
         let start = scanner.position
         // The log and its values are two levels below here: let the general way report depth.
         guard scanner.depth + 2 <= scanner.maxDepth,
-            let log = try? canonicalDayLogBody(key: key)
+            (try? canonicalDayLogBody(key: key, into: &run)) == true
         else {
             scanner.position = start
-            return nil
+            return false
         }
-        return log
+        return true
     }
 
-    private func canonicalDayLogBody(key: DayLogKey) throws(ScanError) -> DayLog? {
-        guard scanner.consume(#"{"mood":"#) else { return nil }
+    private func canonicalDayLogBody(key: DayLogKey, into run: inout DayLogRun) throws(ScanError)
+        -> Bool
+    {
+        guard scanner.consume(#"{"mood":"#) else { return false }
         // Values, the mood and the note are held to their rules here as well, so that a
         // canonical log needs no second look at them (`dayLogsHoldOwnRules`); one that breaks
         // a rule goes the general way and is reported from there.
         var mood: Int?
         if !scanner.consume("null") {
             guard let value = scanner.plainInteger(), Rules.mood.contains(value) else {
-                return nil
+                return false
             }
             mood = value
         }
         guard scanner.consume(#","note":"#), scanner.byte(at: scanner.position) == 0x22 else {
-            return nil
+            return false
         }
-        let note = scanner.makeString(try scanner.string())
+        // The note's bytes stay where they are (the input, or the scratch an escaped string is
+        // decoded into, which no later string of a canonical log touches) until the log is
+        // stored.
+        let note = try scanner.string()
         // Within the bound in bytes is within it in characters; past it, the general way counts.
-        guard note.utf8.count <= Rules.noteLength.upperBound else { return nil }
+        guard scanner.withBytes(note, \.count) <= Rules.noteLength.upperBound else { return false }
         // The writer's stamps have exactly three fraction digits: 24 bytes the timestamp
         // parser checks one by one (all ASCII, none a quote or a backslash), then the quote,
         // so the string needs no scan of its own.
-        guard scanner.consume(#","updatedAt":""#) else { return nil }
+        guard scanner.consume(#","updatedAt":""#) else { return false }
         let stamp = scanner.position
         guard stamp + 25 <= scanner.count, scanner.base[stamp + 24] == UInt8(ascii: "\""),
             let updatedAt = Timestamp(
                 utf8: UnsafeBufferPointer(start: scanner.base + stamp, count: 24))
-        else { return nil }
+        else { return false }
         scanner.position = stamp + 25
-        guard scanner.consume(#","values":{"#) else { return nil }
+        guard scanner.consume(#","values":{"#) else { return false }
         valueBuffer.removeAll(keepingCapacity: true)
         var previous: JSONString?
         if !scanner.consume("}") {
             repeat {
-                guard scanner.byte(at: scanner.position) == 0x22 else { return nil }
+                guard scanner.byte(at: scanner.position) == 0x22 else { return false }
                 let name: JSONString
                 let id: Identifier
                 if let recent = recentKey() {
                     (name, id) = recent
                 } else {
                     name = try scanner.string()
-                    guard !name.escaped, let known = rememberedIdentifier(name) else { return nil }
+                    guard !name.escaped, let known = rememberedIdentifier(name) else {
+                        return false
+                    }
                     id = known
                 }
                 // Unescaped, valid, in order (so unique), with a plain integer value.
                 guard previous.map({ scanner.precedes($0, name) }) ?? true, scanner.consume(":"),
                     let value = scanner.plainInteger(), Rules.value.contains(value)
-                else { return nil }
+                else { return false }
                 previous = name
                 valueBuffer.append(TaskValue(taskID: id, value: value))
             } while scanner.consume(",")
-            guard scanner.consume("}") else { return nil }
+            guard scanner.consume("}") else { return false }
         }
-        guard scanner.consume("}") else { return nil }
-        return DayLog(
-            key: key, values: Array(valueBuffer[...]), note: note, mood: mood,
-            updatedAt: updatedAt)
+        guard scanner.consume("}") else { return false }
+        scanner.withBytes(note) { note in
+            run.append(key: key, values: valueBuffer, note: note, mood: mood, updatedAt: updatedAt)
+        }
+        return true
     }
 
     enum DayLogField: Int, ObjectField {
@@ -672,20 +609,12 @@ extension DocumentDecoder {
     }
 }
 
-/// The day logs decoded so far, in storage sized in advance (`capacity(forBytes:)`) or, for
-/// the first half of a split, by a guess with an overflow run behind it; and what the next
-/// log is checked against.
-struct DayLogRun {
-    let storage: UnsafeMutablePointer<DayLog>
-    let capacity: Int
-    /// Logs in `storage`.
-    private(set) var count = 0
-    /// Where logs go once `storage` is full; made on first need, for at most
-    /// `overflowCapacity` logs (0: a full storage is a broken bound).
-    private(set) var overflow: OwnedDayLogs?
-    let overflowCapacity: Int
+/// The day logs decoded so far, and what the next log is checked against.
+struct DayLogRun: Sendable {
+    private(set) var store = DayLogStore()
     /// Sortedness is tracked on the keys as they come, so the usual sorted file never walks
     /// its (large) logs a second time.
+    private(set) var firstKey: DayLogKey?
     private(set) var lastKey: DayLogKey?
     private(set) var inOrder = true
     /// Whether every log so far came the canonical way (see `DocumentDecoder.dayLogsHoldOwnRules`).
@@ -699,56 +628,45 @@ struct DayLogRun {
     /// A decoded day log spans at least its key (`"a/2000-01-01"`, 14 bytes), a colon, and
     /// an object with all four fields at their shortest
     /// (`{"values":{},"note":"","mood":0,"updatedAt":"2000-01-01T00:00:00Z"}`, 67 bytes):
-    /// 82 bytes. Logs that fail to decode are not stored.
+    /// 82 bytes; a value at least `"a":0` and a comma, 6. Logs that fail to decode are not
+    /// stored.
     static let minimumBytes = 82
+    static let minimumValueBytes = 6
 
-    /// Room for every day log `bytes` of input can hold.
-    static func capacity(forBytes bytes: Int) -> Int { bytes / minimumBytes + 1 }
-
-    init(storage: UnsafeMutablePointer<DayLog>, capacity: Int, overflowCapacity: Int = 0) {
-        self.storage = storage
-        self.capacity = capacity
-        self.overflowCapacity = overflowCapacity
+    /// A run with room for everything `bytes` of input can hold.
+    init(reservingFor bytes: Int) {
+        store.reserve(
+            logs: bytes / Self.minimumBytes + 1, values: bytes / Self.minimumValueBytes + 1,
+            noteBytes: bytes)
     }
 
-    /// Logs in `storage` and in the overflow.
-    var total: Int { count + (overflow?.run.count ?? 0) }
-
-    mutating func append(_ log: consuming DayLog) {
-        if let lastKey, !(lastKey < log.key) { inOrder = false }
-        lastKey = log.key
-        if count < capacity {
-            (storage + count).initialize(to: log)
-            count += 1
-            return
-        }
-        precondition(overflowCapacity > 0, "a day log took fewer than \(Self.minimumBytes) bytes")
-        let spill = overflow ?? OwnedDayLogs(capacity: overflowCapacity)
-        overflow = spill
-        spill.run.append(log)
+    private mutating func follow(_ key: DayLogKey) {
+        if let lastKey, !(lastKey < key) { inOrder = false }
+        if firstKey == nil { firstKey = key }
+        lastKey = key
     }
 
-    /// Moves the overflow's logs to `destination` (no copies, no reference counting).
-    mutating func moveOverflow(to destination: UnsafeMutablePointer<DayLog>) {
-        guard let spill = overflow else { return }
-        destination.moveInitialize(from: spill.run.storage, count: spill.run.count)
-        spill.run.count = 0
-        overflow = nil
-    }
-}
-
-/// Storage of an overflow run: whatever is still in it when the last reference goes (an
-/// error) is released with it.
-final class OwnedDayLogs {
-    var run: DayLogRun
-
-    init(capacity: Int) {
-        run = DayLogRun(storage: .allocate(capacity: capacity), capacity: capacity)
+    mutating func append(
+        key: DayLogKey, values: [TaskValue], note: UnsafeBufferPointer<UInt8>, mood: Int?,
+        updatedAt: Timestamp
+    ) {
+        follow(key)
+        store.append(key: key, values: values, note: note, mood: mood, updatedAt: updatedAt)
     }
 
-    deinit {
-        run.storage.deinitialize(count: run.count)
-        run.storage.deallocate()
+    mutating func append(_ log: DayLog) {
+        follow(log.key)
+        store.append(log)
+    }
+
+    /// `later`'s logs after these: the second half joining the first.
+    mutating func join(_ later: DayLogRun) {
+        if let lastKey, let next = later.firstKey, !(lastKey < next) { inOrder = false }
+        inOrder = inOrder && later.inOrder
+        canonical = canonical && later.canonical
+        store.append(contentsOf: later.store)
+        if firstKey == nil { firstKey = later.firstKey }
+        lastKey = later.lastKey ?? lastKey
     }
 }
 
@@ -769,14 +687,10 @@ private struct DayLogsFrom: Sendable {
     let depth: Int
     let path: [DocumentDecoder.Component]
     let start: Int
-    let output: SharedOutput<DayLog>
-    let capacity: Int
 
     struct Decoded: Sendable {
-        /// Logs written at `output`, also when decoding failed.
-        var count: Int
-        var inOrder: Bool
-        var canonical: Bool
+        /// The logs decoded, also when decoding failed.
+        var run: DayLogRun
         var error: ScanError?
         var issues: [ValidationIssue]
         /// Where the scanner is after the object's `}`, and its depth there.
@@ -789,7 +703,7 @@ private struct DayLogsFrom: Sendable {
         scanner.position = start
         scanner.depth = depth
         let decoder = DocumentDecoder(scanner: scanner, maxIssues: maxIssues, path: path)
-        var run = DayLogRun(storage: output.start, capacity: capacity)
+        var run = DayLogRun(reservingFor: input.count - start)
         var error: ScanError?
         do throws(ScanError) {
             _ = try decoder.dayLogMembers(into: &run, stoppingAt: nil)
@@ -797,8 +711,7 @@ private struct DayLogsFrom: Sendable {
             error = failure
         }
         return Decoded(
-            count: run.count, inOrder: run.inOrder, canonical: run.canonical, error: error,
-            issues: decoder.issues.issues,
+            run: run, error: error, issues: decoder.issues.issues,
             position: scanner.position, depth: scanner.depth)
     }
 }

@@ -25,8 +25,6 @@ final class DocumentDecoder {
     /// Inputs with at least this many bytes from the day logs on may have them decoded on
     /// two cores (when a canonical boundary is found past the middle).
     let splitFromBytes: Int
-    /// How much of the first half's day logs `expectedLogs` samples.
-    let densitySampleBytes: Int
     /// Whether every day log `dayLogs()` kept came the canonical way, which admits only
     /// values, moods and notes within their ranges: then their own rules need no second look
     /// (`BackupValidator.DayLogPasses.ownRulesHeld`).
@@ -41,14 +39,12 @@ final class DocumentDecoder {
     private static let recentCapacity = 8
 
     init(
-        scanner: JSONScanner, maxIssues: Int, path: [Component] = [], splitFromBytes: Int = .max,
-        densitySampleBytes: Int = 1 << 18
+        scanner: JSONScanner, maxIssues: Int, path: [Component] = [], splitFromBytes: Int = .max
     ) {
         self.scanner = scanner
         self.issues = IssueList(limit: maxIssues)
         self.path = path
         self.splitFromBytes = splitFromBytes
-        self.densitySampleBytes = densitySampleBytes
         self.path.reserveCapacity(16)
     }
 

@@ -121,11 +121,16 @@ public enum BackupValidator {
     /// `sorted`: the logs and each log's values are already known to be sorted and unique
     /// (the reader sorts them and reports duplicates), so their order is not walked again.
     static func check(
-        _ dayLogs: [DayLog], challengeExists: @escaping @Sendable (ChallengeID) -> Bool,
+        _ dayLogs: DayLogStore, challengeExists: @escaping @Sendable (ChallengeID) -> Bool,
         sorted: Bool = false, into issues: inout IssueList
     ) {
         if !sorted {
-            Rules.checkOrder(dayLogs, key: \.key, at: { Pointer.dayLog($0.key) }, into: &issues)
+            for index in dayLogs.indices.dropFirst()
+            where !(dayLogs.key(at: index - 1) < dayLogs.key(at: index)) {
+                issues.add(
+                    .duplicateKeys, Pointer.dayLog(dayLogs.key(at: index)),
+                    "is out of order or a duplicate (keys must be sorted and unique)")
+            }
         }
         let found = walk(
             dayLogs, DayLogPasses(exists: challengeExists, notesAgainst: nil, sorted: sorted),
@@ -161,43 +166,47 @@ public enum BackupValidator {
     /// One walk over the day logs for the rules and the notes together, each half of the logs
     /// on a core of its own from `twoCoresFrom` logs on: the issues (at most `limit`) and the
     /// notes, in log order. Day logs come grouped by challenge, so one lookup serves a whole
-    /// run of them; indices rather than `for log in`, so a log is read in place, not copied.
+    /// run of them, found by the store's challenge entry rather than by comparing ids: making
+    /// an id per log would retain its storage, and the two halves' atomic counts on shared ids
+    /// cost more than the rest of the walk. A log is made into a value only when its own rules
+    /// or its notes are to be checked.
     static func walk(
-        _ dayLogs: [DayLog], _ passes: DayLogPasses, limit: Int, twoCoresFrom: Int
+        _ dayLogs: DayLogStore, _ passes: DayLogPasses, limit: Int, twoCoresFrom: Int
     ) -> (issues: [ValidationIssue], notes: [ValidationIssue]) {
         let halves = inHalves(dayLogs.indices, minimum: twoCoresFrom) { range in
             var found = IssueList(limit: limit)
             var notes: [ValidationIssue] = []
+            var lastEntry: UInt32?
             var lastID: ChallengeID?
             var lastExists = false
             var run: NoteRun?
-            // The calls below take a log's parts, not the log: passing a log copied it. A
-            // part is only taken when a call needs it: each take retains its storage, and the
-            // two halves' atomic counts on shared ids cost more than the rest of the walk.
-            dayLogs.withUnsafeBufferPointer { logs in
-                for index in range {
-                    if logs[index].key.challengeID != lastID {
-                        let id = logs[index].key.challengeID
-                        lastID = id
-                        lastExists = passes.exists?(id) ?? false
-                        if let challenges = passes.notesAgainst {
-                            run = challenges.find(id).map(NoteRun.init)
-                        }
+            for index in range {
+                let entry = dayLogs.challengeEntry(at: index)
+                if entry != lastEntry {
+                    lastEntry = entry
+                    let id = dayLogs.challengeID(entry: entry)
+                    lastID = id
+                    lastExists = passes.exists?(id) ?? false
+                    if let challenges = passes.notesAgainst {
+                        run = challenges.find(id).map(NoteRun.init)
                     }
-                    if passes.exists != nil {
-                        if !lastExists {
-                            found.add(
-                                passes.missingRule, Pointer.dayLog(logs[index].key),
-                                passes.missing(logs[index].key.challengeID))
-                        }
-                        if !passes.ownRulesHeld {
-                            check(
-                                logs[index].key, logs[index].values, note: logs[index].note,
-                                mood: logs[index].mood, sorted: passes.sorted, into: &found)
-                        }
+                }
+                if passes.exists != nil {
+                    if !lastExists, let lastID {
+                        found.add(
+                            passes.missingRule, Pointer.dayLog(dayLogs.key(at: index)),
+                            passes.missing(lastID))
                     }
-                    // Optional chaining: the parts are taken only when there is a run.
-                    run?.note(logs[index].key, logs[index].values, into: &notes)
+                    if !passes.ownRulesHeld {
+                        let log = dayLogs[index]
+                        check(
+                            log.key, log.values, note: log.note, mood: log.mood,
+                            sorted: passes.sorted, into: &found)
+                    }
+                }
+                if let run {
+                    let log = dayLogs[index]
+                    run.note(log.key, log.values, into: &notes)
                 }
             }
             return (found.issues, notes)

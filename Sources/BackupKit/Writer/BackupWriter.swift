@@ -338,11 +338,11 @@ private struct Slices {
     /// Writes `members` of the container `out` has just opened, `perSlice` at a time, two
     /// slices at once, handing each full pair to `sink` (or keeping it). Afterwards `out`
     /// stands after the last member, holding whatever is not handed over yet.
-    mutating func members<Member: Sendable, Failure: Error>(
-        _ members: [Member], perSlice: Int,
+    mutating func members<Members: RandomAccessCollection & Sendable, Failure: Error>(
+        _ members: Members, perSlice: Int,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void,
-        _ write: @escaping @Sendable (Member, inout JSONOutput) -> Void
-    ) throws(Failure) {
+        _ write: @escaping @Sendable (Members.Element, inout JSONOutput) -> Void
+    ) throws(Failure) where Members.Index == Int {
         precondition(perSlice > 0, "a slice holds at least one member")
         let opening = out.position
         var next = members.startIndex
