@@ -87,8 +87,9 @@ public struct HybridLogicalClock: Equatable, Sendable {
             take(challenge.createdAt, at: Pointer.challenge(challenge.id) + "/createdAt")
             take(challenge.updatedAt, at: Pointer.challenge(challenge.id) + "/updatedAt")
         }
-        for log in document.dayLogs {
-            take(log.updatedAt, at: Pointer.dayLog(log.key) + "/updatedAt")
+        let logs = document.dayLogs
+        for index in logs.indices {
+            take(logs.updatedAt(at: index), at: Pointer.dayLog(logs.key(at: index)) + "/updatedAt")
         }
         for tombstone in document.tombstones {
             take(tombstone.deletedAt, at: Pointer.tombstone(tombstone.id) + "/deletedAt")

@@ -264,6 +264,29 @@ public struct DayLogStore: Sendable {
             updatedAt: Timestamp(millisecondsSince1970: record.updatedAt))
     }
 
+    /// Whether the log at `position` and `other`'s at `otherPosition` are certainly the same
+    /// log, found from their parts: the merge's test before it writes two copies out to compare
+    /// them. Cheap fields first; the note byte by byte.
+    func holdsTheSameLog(at position: Int, as other: DayLogStore, at otherPosition: Int) -> Bool {
+        let mine = records[position]
+        let theirs = other.records[otherPosition]
+        guard !mine.isWhole, !theirs.isWhole else { return self[position] == other[otherPosition] }
+        guard mine.updatedAt == theirs.updatedAt, mine.day == theirs.day, mine.mood == theirs.mood,
+            mine.valueCount == theirs.valueCount, mine.noteCount == theirs.noteCount,
+            challengeIDs[Int(mine.challenge)] == other.challengeIDs[Int(theirs.challenge)]
+        else { return false }
+        for offset in 0..<Int(mine.valueCount) {
+            let here = Int(mine.valueStart) + offset
+            let there = Int(theirs.valueStart) + offset
+            guard valueNumbers[here] == other.valueNumbers[there],
+                taskIDs[Int(valueTasks[here])] == other.taskIDs[Int(other.valueTasks[there])]
+            else { return false }
+        }
+        let note = Int(mine.noteStart)..<Int(mine.noteStart) + Int(mine.noteCount)
+        let otherNote = Int(theirs.noteStart)..<Int(theirs.noteStart) + Int(theirs.noteCount)
+        return noteBytes[note].elementsEqual(other.noteBytes[otherNote])
+    }
+
     // MARK: Reordering
 
     /// Sorts the logs by key, keeping the first of logs with equal keys and telling
@@ -319,6 +342,21 @@ extension DayLogStore: RandomAccessCollection, MutableCollection, RangeReplaceab
         records.append(contentsOf: suffix)
     }
 
+    /// Removes the logs of the challenges `shouldBeRemoved` names, without making any log a
+    /// value: asked once per run of logs of one challenge.
+    mutating func removeAll(where shouldBeRemoved: (ChallengeID) -> Bool) {
+        var answers = ChallengeAnswers()
+        let ids = challengeIDs
+        records.removeAll { answers.answer(for: $0.challenge, in: ids, shouldBeRemoved) }
+    }
+
+    /// How many logs name a challenge `matches` answers true for, asked once per run of logs of
+    /// one challenge.
+    func count(where matches: (ChallengeID) -> Bool) -> Int {
+        var answers = ChallengeAnswers()
+        return records.count { answers.answer(for: $0.challenge, in: challengeIDs, matches) }
+    }
+
     public mutating func removeAll(where shouldBeRemoved: (DayLog) throws -> Bool) rethrows {
         var kept: [Record] = []
         kept.reserveCapacity(records.count)
@@ -340,5 +378,20 @@ extension DayLogStore: Equatable {
     /// The same logs in the same order, however each store holds them.
     public static func == (lhs: DayLogStore, rhs: DayLogStore) -> Bool {
         lhs.count == rhs.count && lhs.indices.allSatisfy { lhs[$0] == rhs[$0] }
+    }
+}
+
+/// A question about a log's challenge, answered once per challenge table entry: logs come
+/// grouped by challenge, so the answer for the previous log's entry is usually the one.
+private struct ChallengeAnswers {
+    private var last: (entry: UInt32, answer: Bool)?
+
+    mutating func answer(
+        for entry: UInt32, in ids: [ChallengeID], _ question: (ChallengeID) -> Bool
+    ) -> Bool {
+        if let last, last.entry == entry { return last.answer }
+        let answer = question(ids[Int(entry)])
+        last = (entry, answer)
+        return answer
     }
 }

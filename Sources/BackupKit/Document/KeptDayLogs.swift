@@ -4,12 +4,8 @@
 extension BackupDocument {
     /// How many day logs name a tombstone rather than a live challenge.
     public var keptDayLogCount: Int {
-        var kept = 0
         var lookup = LiveLookup(challenges: challenges)
-        for index in dayLogs.indices where !lookup.isLive(dayLogs[index].key.challengeID) {
-            kept += 1
-        }
-        return kept
+        return dayLogs.count { !lookup.isLive($0) }
     }
 
     /// The day logs of live challenges only, so the document is a valid version 3
@@ -18,7 +14,7 @@ extension BackupDocument {
     public func droppingKeptDayLogs() -> (document: BackupDocument, dropped: Int) {
         var document = self
         var lookup = LiveLookup(challenges: challenges)
-        document.dayLogs.removeAll { !lookup.isLive($0.key.challengeID) }
+        document.dayLogs.removeAll { !lookup.isLive($0) }
         return (document, dayLogs.count - document.dayLogs.count)
     }
 }

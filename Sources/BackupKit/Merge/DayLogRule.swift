@@ -35,8 +35,8 @@ enum DayLogRule {
 
     /// Settles one day-log key from each side's copy, where its challenge ends (`fate`) and
     /// what the challenge walk noted about it (`challenge`), by the rules of the mode.
-    static func resolve(
-        local: DayLog?, incoming: DayLog?, fate: LogFate, challenge: LogContext?,
+    static func resolve<Log: Copy>(
+        local: Log?, incoming: Log?, fate: LogFate, challenge: LogContext?,
         context: inout Context
     ) -> DayLogResolution {
         switch context.mode {
@@ -50,8 +50,8 @@ enum DayLogRule {
     }
 
     /// FORMAT.md §5.1 for one key.
-    private static func merge(
-        local: DayLog?, incoming: DayLog?, fate: LogFate, challenge: LogContext?,
+    private static func merge<Log: Copy>(
+        local: Log?, incoming: Log?, fate: LogFate, challenge: LogContext?,
         context: inout Context
     ) -> DayLogResolution {
         var resolution = DayLogResolution()
@@ -65,8 +65,8 @@ enum DayLogRule {
     /// Rules 7 and 8: the incoming copy goes where its held-back challenge goes, or is held
     /// back alone when stamped after `now + 24 h` under `--clock-guard`. A future stamp is
     /// reported even when the challenge took the copy already (rule 8: "always reported").
-    private static func holdBack(
-        _ theirs: inout DayLog?, _ challenge: LogContext?, _ context: Context,
+    private static func holdBack<Log: Copy>(
+        _ theirs: inout Log?, _ challenge: LogContext?, _ context: Context,
         _ resolution: inout DayLogResolution
     ) {
         guard let copy = theirs else { return }
@@ -84,8 +84,8 @@ enum DayLogRule {
 
     /// Rule 2, newer wins: of two copies the later `updatedAt`, on equal stamps the higher
     /// canonical bytes; identical copies keep the local one.
-    private static func newerCopy(
-        _ ours: DayLog?, _ theirs: DayLog?, _ tieBreak: inout TieBreak,
+    private static func newerCopy<Log: Copy>(
+        _ ours: Log?, _ theirs: Log?, _ tieBreak: inout TieBreak,
         _ resolution: inout DayLogResolution
     ) -> ChallengeRule.Side? {
         guard let theirs else { return ours == nil ? nil : .local }
@@ -218,8 +218,8 @@ struct DayLogResolution: Equatable, Sendable {
 extension DayLogResolution {
     /// The decisions worth a line, in the order the rules ran, and rule 8's future-stamped item;
     /// `local` and `incoming` are what `resolve` was given.
-    func record(
-        _ key: DayLogKey, local: DayLog?, incoming: DayLog?, decisions: inout [MergeDecision],
+    func record<Log: Copy>(
+        _ key: DayLogKey, local: Log?, incoming: Log?, decisions: inout [MergeDecision],
         futureStamped: inout [FutureStampedItem]
     ) {
         let item = MergeDecision.Item.dayLog(key)

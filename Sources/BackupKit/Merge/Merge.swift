@@ -124,33 +124,35 @@ private struct DayLogWalk: KeyedWalk {
         local localRange: Range<Int>, incoming incomingRange: Range<Int>,
         into output: inout DayLogStore
     ) {
-        var lookup = LogFateCursor(fates)
+        let (local, incoming) = (local, incoming)
         var keys = KeyWalk(
             local: local, incoming: incoming, localRange: localRange,
             incomingRange: incomingRange)
+        var lookup = LogFateCursor(fates)
         var fromLocal = DayLogStore.Transfer()
         var fromIncoming = DayLogStore.Transfer()
-        while let (key, ourPosition, theirPosition) = keys.next() {
-            let ours = ourPosition.map { local[$0] }
-            let theirs = theirPosition.map { incoming[$0] }
-            let (fate, challenge) = lookup.fate(of: key.challengeID)
-            let resolution = DayLogRule.resolve(
-                local: ours, incoming: theirs, fate: fate, challenge: challenge, context: &rules)
-            resolution.record(
-                key, local: ours, incoming: theirs, decisions: &decisions,
-                futureStamped: &futureStamped)
-            report.count(resolution)
-            switch resolution.winner {
-            case .local:
-                if let ourPosition {
-                    output.append(from: local, at: ourPosition, transfer: &fromLocal)
+        withUnsafePointer(to: local) { localStore in
+            withUnsafePointer(to: incoming) { incomingStore in
+                while let (key, ourPosition, theirPosition) = keys.next() {
+                    let ours = ourPosition.map { StoredLog(store: localStore, position: $0) }
+                    let theirs = theirPosition.map { StoredLog(store: incomingStore, position: $0) }
+                    let (fate, challenge) = lookup.fate(of: key.challengeID)
+                    let resolution = DayLogRule.resolve(
+                        local: ours, incoming: theirs, fate: fate, challenge: challenge,
+                        context: &rules)
+                    resolution.record(
+                        key, local: ours, incoming: theirs, decisions: &decisions,
+                        futureStamped: &futureStamped)
+                    report.count(resolution)
+                    switch (resolution.winner, ourPosition, theirPosition) {
+                    case (.local, let position?, _):
+                        output.append(from: local, at: position, transfer: &fromLocal)
+                    case (.incoming, _, let position?):
+                        output.append(from: incoming, at: position, transfer: &fromIncoming)
+                    default:
+                        break
+                    }
                 }
-            case .incoming:
-                if let theirPosition {
-                    output.append(from: incoming, at: theirPosition, transfer: &fromIncoming)
-                }
-            case .nothing:
-                break
             }
         }
     }

@@ -32,7 +32,7 @@ extension MergeOptions {
         }
         for challenge in incoming.challenges { ahead(challenge.updatedAt) }
         for tombstone in incoming.tombstones { ahead(tombstone.deletedAt) }
-        for log in incoming.dayLogs { ahead(log.updatedAt) }
+        for index in incoming.dayLogs.indices { ahead(incoming.dayLogs.updatedAt(at: index)) }
         return until
     }
 }

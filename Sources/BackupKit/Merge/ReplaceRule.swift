@@ -46,8 +46,8 @@ extension ChallengeRule {
 
 extension DayLogRule {
     /// The backup's copy of one key, unless its challenge is gone from the result (rule 5).
-    static func replace(
-        local: DayLog?, incoming: DayLog?, fate: LogFate, context: inout Context
+    static func replace<Log: Copy>(
+        local: Log?, incoming: Log?, fate: LogFate, context: inout Context
     ) -> DayLogResolution {
         var resolution = DayLogResolution()
         guard let theirs = incoming else {

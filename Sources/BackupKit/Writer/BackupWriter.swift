@@ -147,20 +147,23 @@ public enum BackupWriter {
         slices.out.beginObject()
         slices.out.key("challenges")
         slices.out.beginObject()
-        try slices.members(document.challenges, perSlice: slicing.challenges, to: sink) {
-            challenge, out in
-            out.key(id: challenge.id)
-            write(challenge, into: &out)
+        let challenges = document.challenges
+        try slices.members(challenges.count, perSlice: slicing.challenges, to: sink) {
+            index, out in
+            out.key(id: challenges[index].id)
+            write(challenges[index], into: &out)
         }
         slices.out.endObject()
         slices.out.key("dayLogs")
         slices.out.beginObject()
-        try slices.members(document.dayLogs, perSlice: slicing.dayLogs, to: sink) { dayLog, out in
+        let dayLogs = document.dayLogs
+        try slices.members(dayLogs.count, perSlice: slicing.dayLogs, to: sink) { index, out in
             if out.pretty {
+                let dayLog = dayLogs[index]
                 out.key(dayLog.key)
                 write(dayLog, into: &out)
             } else {
-                out.compactDayLog(dayLog, withKey: true)
+                out.compactDayLog(in: dayLogs, at: index, withKey: true)
             }
         }
         slices.out.endObject()
@@ -176,12 +179,13 @@ public enum BackupWriter {
         write(document.settings, into: &slices.out)
         slices.out.key("tombstones")
         slices.out.beginObject()
-        try slices.members(document.tombstones, perSlice: slicing.tombstones, to: sink) {
-            tombstone, out in
-            out.key(id: tombstone.id)
+        let tombstones = document.tombstones
+        try slices.members(tombstones.count, perSlice: slicing.tombstones, to: sink) {
+            index, out in
+            out.key(id: tombstones[index].id)
             out.beginObject()
             out.key("deletedAt")
-            out.timestamp(tombstone.deletedAt)
+            out.timestamp(tombstones[index].deletedAt)
             out.endObject()
         }
         slices.out.endObject()
@@ -335,14 +339,15 @@ private struct Slices {
         self.keepsWhole = keepsWhole
     }
 
-    /// Writes `members` of the container `out` has just opened, `perSlice` at a time, two
+    /// Writes members `0..<count` of the container `out` has just opened, `perSlice` at a time, two
     /// slices at once, handing each full pair to `sink` (or keeping it). Afterwards `out`
     /// stands after the last member, holding whatever is not handed over yet.
-    mutating func members<Members: RandomAccessCollection & Sendable, Failure: Error>(
-        _ members: Members, perSlice: Int,
+    mutating func members<Failure: Error>(
+        _ count: Int, perSlice: Int,
         to sink: (UnsafeRawBufferPointer) throws(Failure) -> Void,
-        _ write: @escaping @Sendable (Members.Element, inout JSONOutput) -> Void
-    ) throws(Failure) where Members.Index == Int {
+        _ write: @escaping @Sendable (Int, inout JSONOutput) -> Void
+    ) throws(Failure) {
+        let members = 0..<count
         precondition(perSlice > 0, "a slice holds at least one member")
         let opening = out.position
         var next = members.startIndex
@@ -357,8 +362,8 @@ private struct Slices {
             let buffer = secondBuffer()
             buffer.output.resume(at: opening, afterMembers: true)
             _ = concurrently(
-                { for member in members[mine] { write(member, &out) } },
-                { for member in members[theirs] { write(member, &buffer.output) } })
+                { for member in mine { write(member, &out) } },
+                { for member in theirs { write(member, &buffer.output) } })
             if keepsWhole {
                 out.append(buffer.output)
             } else {
@@ -367,7 +372,7 @@ private struct Slices {
                 out.resume(at: opening, afterMembers: true)
             }
         }
-        for member in members[next...] { write(member, &out) }
+        for member in next..<members.endIndex { write(member, &out) }
     }
 
     /// `output`'s bytes to `sink`, as one part.

@@ -263,6 +263,49 @@ public struct JSONOutput: Sendable {
     /// A compact day log's member, `"<id>/<day>":{…}`, or with `key` false its object alone,
     /// spelled in one go: the bulk of a large file. Keys in canonical order, as
     /// `BackupWriter.write(_:into:)` has them for the pretty form.
+    /// The log at `position` of `logs`, compact, read from the store's parts without making
+    /// it a value: the same bytes as `compactDayLog(logs[position], withKey:)`.
+    mutating func compactDayLog(in logs: DayLogStore, at position: Int, withKey key: Bool) {
+        let record = logs.records[position]
+        guard !record.isWhole else {
+            compactDayLog(logs[position], withKey: key)
+            return
+        }
+        beforeValue()
+        let values = Int(record.valueStart)..<Int(record.valueStart) + Int(record.valueCount)
+        // Ids are at most 64 bytes, integers at most 20 digits.
+        let bound = 200 + Int(record.noteCount) * 6 + values.count * 90
+        logs.noteBytes.withUnsafeBufferPointer { notes in
+            let note = UnsafeBufferPointer(
+                rebasing: notes[
+                    Int(record.noteStart)..<Int(record.noteStart) + Int(record.noteCount)])
+            spell(upTo: bound) { raw in
+                if key {
+                    raw.byte(UInt8(ascii: "\""))
+                    raw.plain(logs.challengeIDs[Int(record.challenge)].rawValue)
+                    raw.byte(UInt8(ascii: "/"))
+                    raw.day(DayKey(dayNumber: record.day))
+                    raw.plain(#"":"#)
+                }
+                raw.plain(#"{"mood":"#)
+                if record.mood != 0 { raw.integer(Int(record.mood)) } else { raw.plain("null") }
+                raw.plain(#","note":"#)
+                raw.quoted(utf8: note)
+                raw.plain(#","updatedAt":""#)
+                raw.stamp(Timestamp(millisecondsSince1970: record.updatedAt))
+                raw.plain(#"","values":{"#)
+                for index in values {
+                    if index > values.lowerBound { raw.byte(UInt8(ascii: ",")) }
+                    raw.byte(UInt8(ascii: "\""))
+                    raw.plain(logs.taskIDs[Int(logs.valueTasks[index])].rawValue)
+                    raw.plain(#"":"#)
+                    raw.integer(Int(logs.valueNumbers[index]))
+                }
+                raw.plain("}}")
+            }
+        }
+    }
+
     mutating func compactDayLog(_ log: DayLog, withKey key: Bool) {
         beforeValue()
         // Ids are at most 64 bytes, integers at most 20 digits.
@@ -344,30 +387,33 @@ private struct RawBytes {
 
     /// Raw UTF-8, escaping only `"`, `\` and controls below U+0020 (FORMAT.md §4.2).
     mutating func quoted(_ text: String) {
-        byte(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            for value in utf8 {
-                guard value < 0x20 || value == UInt8(ascii: "\"") || value == UInt8(ascii: "\\")
-                else {
-                    byte(value)
-                    continue
-                }
-                byte(UInt8(ascii: "\\"))
-                switch value {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(value)
-                case 0x0A: byte(UInt8(ascii: "n"))
-                case 0x0D: byte(UInt8(ascii: "r"))
-                case 0x09: byte(UInt8(ascii: "t"))
-                case 0x08: byte(UInt8(ascii: "b"))
-                case 0x0C: byte(UInt8(ascii: "f"))
-                default:
-                    // Below 0x20: the high nibble is 0 or 1, the low one lower-case hex.
-                    let low = value & 0xF
-                    plain("u00")
-                    byte(UInt8(ascii: "0") + (value >> 4))
-                    byte(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
-                }
+        text.withUTF8 { quoted(utf8: $0) }
+    }
+
+    /// `quoted` for text already in UTF-8 bytes (a note in the store of day logs).
+    mutating func quoted(utf8: UnsafeBufferPointer<UInt8>) {
+        byte(UInt8(ascii: "\""))
+        for value in utf8 {
+            guard value < 0x20 || value == UInt8(ascii: "\"") || value == UInt8(ascii: "\\")
+            else {
+                byte(value)
+                continue
+            }
+            byte(UInt8(ascii: "\\"))
+            switch value {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte(value)
+            case 0x0A: byte(UInt8(ascii: "n"))
+            case 0x0D: byte(UInt8(ascii: "r"))
+            case 0x09: byte(UInt8(ascii: "t"))
+            case 0x08: byte(UInt8(ascii: "b"))
+            case 0x0C: byte(UInt8(ascii: "f"))
+            default:
+                // Below 0x20: the high nibble is 0 or 1, the low one lower-case hex.
+                let low = value & 0xF
+                plain("u00")
+                byte(UInt8(ascii: "0") + (value >> 4))
+                byte(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
             }
         }
         byte(UInt8(ascii: "\""))

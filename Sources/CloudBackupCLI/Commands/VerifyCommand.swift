@@ -72,8 +72,9 @@ struct VerifyCommand: QuietCommand {
                 local: state.document, incoming: file.document, options: options)
             // STATE holds the revived challenges' tombstones, so all their day logs there
             // are kept ones, and every one returns (as it is or as FILE's newer copy).
+            let logs = state.document.dayLogs
             let keptHere = Dictionary(
-                grouping: state.document.dayLogs.lazy.map(\.key.challengeID), by: { $0 }
+                grouping: logs.indices.lazy.map { logs.key(at: $0).challengeID }, by: { $0 }
             ).mapValues(\.count)
             for decision in outcome.decisions {
                 guard case .challenge(let id) = decision.item else { continue }
