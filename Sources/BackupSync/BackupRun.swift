@@ -179,14 +179,16 @@ public struct BackupRun<Document> {
         case marking
         case readingCopies([DriveFile])
         case readingTarget
-        case taggingKept(KeptCopy)
-        case recordingPending
-        case creating
-        case uploading
+        /// Reading a fresh etag for `target`, the kept copy's being stale, before uploading.
+        case taggingKept(Sending, target: DriveFile)
+        /// Saving the upload's record; the update to `target` under `ifMatch` comes after.
+        case recordingPending(Upload, target: DriveFile, ifMatch: String)
+        case creating(Sending)
+        case uploading(Upload)
         /// A 412: did our upload land anyway?
-        case checkingOwnWrite
+        case checkingOwnWrite(Upload)
         /// The upload's answer (its file, with its head revision and etag).
-        case verifying(DriveFile)
+        case verifying(Upload, answer: DriveFile)
         case backingOff
         case clearing
         case keepingAside([DriveSnapshot])
@@ -310,6 +312,13 @@ public struct BackupRun<Document> {
         }
     }
 
+    /// An upload to our file, from its record to its check: what it sends, and the record
+    /// saved before it (the check's base and checksum).
+    private struct Upload {
+        var sending: Sending
+        var record: PendingVerification
+    }
+
     public let name: String
     public let codec: SyncCodec<Document>
     /// What the run's merges and steps said so far, for the outcome.
@@ -379,7 +388,6 @@ public struct BackupRun<Document> {
     /// other writer's revision it merged (its own uploads are in `known`).
     private var covered: Set<String> = []
     private var base = Base()
-    private var sending: Sending?
     /// What this run last uploaded, checked: merged again into a later round's base, in case
     /// another device's write replaced it.
     private var uploaded: Document?
@@ -631,23 +639,19 @@ public struct BackupRun<Document> {
 
         case (.taggingKept, .gone):
             return nextRound(waiting: false)
-        case (.taggingKept(let kept), .tagged(let file, let etag)):
+        case (.taggingKept(let sending, let target), .tagged(let file, let etag)):
             // The kept copy stands in for bytes read under this etag only if they are the same.
-            guard kept.matches(file) else { return download() }
+            guard kept?.matches(file) == true else { return download() }
             base.etag = etag
-            return upload()
+            return upload(sending, to: target, ifMatch: etag)
 
-        case (.recordingPending, .done):
-            guard let sending, let target, let etag = base.etag else {
-                return fail(.protocolViolation("an upload with no etag"))
-            }
-            phase = .uploading
-            return .update(target, bytes: sending.bytes, ifMatch: etag)
+        case (.recordingPending(let upload, let target, let etag), .done):
+            phase = .uploading(upload)
+            return .update(target, bytes: upload.sending.bytes, ifMatch: etag)
 
-        case (.creating, .created(let file)):
+        case (.creating(let sending), .created(let file)):
             // Not checked against the history: no revision can precede the first one of a
             // file whose id was reserved for us, so the check could only pass.
-            guard let sending else { return fail(.protocolViolation("a create with no bytes")) }
             created = true
             target = file
             uploaded = sending.document
@@ -660,19 +664,18 @@ public struct BackupRun<Document> {
                 ]
             }
             return finishChecks()
-        case (.uploading, .updated(let file)):
-            return verify(file)
-        case (.uploading, .changedSinceRead):
+        case (.uploading(let upload), .updated(let file)):
+            return verify(upload, answer: file)
+        case (.uploading(let upload), .changedSinceRead):
             // Someone wrote since our read, or our upload landed and only its answer was lost
             // (the retry then meets our own new etag): the history tells which.
-            guard let target else { return nextRound(waiting: true) }
-            phase = .checkingOwnWrite
-            return .listRevisions(fileID: target.id)
-        case (.checkingOwnWrite, .revisions(let revisions)):
-            return checked(revisions, answered: nil)
+            phase = .checkingOwnWrite(upload)
+            return .listRevisions(fileID: upload.record.fileId)
+        case (.checkingOwnWrite(let upload), .revisions(let revisions)):
+            return checked(revisions, of: upload, answered: nil)
 
-        case (.verifying(let file), .revisions(let revisions)):
-            return checked(revisions, answered: file)
+        case (.verifying(let upload, let file), .revisions(let revisions)):
+            return checked(revisions, of: upload, answered: file)
 
         case (.backingOff, .done):
             return download()
@@ -933,49 +936,52 @@ public struct BackupRun<Document> {
         guard bytes.count <= maxBytes else {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
-        sending = Sending(document: document, plain: plain, bytes: bytes)
+        let sending = Sending(document: document, plain: plain, bytes: bytes)
         if base.rewrap { rewraps = true }
         if base.reform { reforms = true }
-        if base.etag == nil, let kept, let target {
-            // The kept copy's etag is stale (the version moved): read a fresh one first.
-            phase = .taggingKept(kept)
-            return .readTag(target)
-        }
-        return upload()
-    }
-
-    private mutating func upload() -> Action {
-        guard let sending else { return fail(.protocolViolation("nothing to upload")) }
         guard let target else {
-            phase = .creating
+            phase = .creating(sending)
             return .create(bytes: sending.bytes)
         }
+        guard let etag = base.etag else {
+            // The kept copy's etag is stale (the version moved): read a fresh one first.
+            phase = .taggingKept(sending, target: target)
+            return .readTag(target)
+        }
+        return upload(sending, to: target, ifMatch: etag)
+    }
+
+    private mutating func upload(_ sending: Sending, to target: DriveFile, ifMatch etag: String)
+        -> Action
+    {
         let record = PendingVerification(
             fileId: target.id, baseRevisionId: unprovedBase ?? base.revision,
             uploadedMd5: sending.md5, readPins: readPins.sorted())
         pending = record
         onDisk = record
         pendingOnDisk = true
-        phase = .recordingPending
+        phase = .recordingPending(
+            Upload(sending: sending, record: record), target: target, ifMatch: etag)
         return .record(record)
     }
 
-    private mutating func verify(_ file: DriveFile) -> Action {
+    private mutating func verify(_ upload: Upload, answer file: DriveFile) -> Action {
         target = file
         landed = true
         pending?.uploadedRevisionId = file.headRevisionId
-        phase = .verifying(file)
+        phase = .verifying(upload, answer: file)
         return .listRevisions(fileID: file.id)
     }
 
-    /// What the history says of the upload in flight; `answered`: its answer, when it came.
-    private mutating func checked(_ revisions: [DriveRevision], answered: DriveFile?) -> Action {
-        guard let sending, let pending else {
-            return fail(.protocolViolation("a check with no upload"))
-        }
+    /// What the history says of `upload`; `answered`: its answer, when it came.
+    private mutating func checked(
+        _ revisions: [DriveRevision], of upload: Upload, answered: DriveFile?
+    ) -> Action {
+        let sending = upload.sending
+        let record = upload.record
         lastRevisions = revisions
         let check = RevisionCheck.of(
-            revisions, base: base.revision, uploadedMd5: pending.uploadedMd5,
+            revisions, base: base.revision, uploadedMd5: record.uploadedMd5,
             uploadedRevisionId: answered?.headRevisionId, known: known)
         let ours: DriveRevision
         var others: [DriveRevision] = []
@@ -1004,8 +1010,8 @@ public struct BackupRun<Document> {
         }
         // Others to merge, a write after ours, or a landing learnt only from the history:
         // another round from the head, with our upload and the others folded in.
-        unprovedBase = unprovedBase ?? .some(pending.baseRevisionId)
-        return fetch(others, fileID: pending.fileId, then: .newRound)
+        unprovedBase = unprovedBase ?? .some(record.baseRevisionId)
+        return fetch(others, fileID: record.fileId, then: .newRound)
     }
 
     /// No check is left: release the read pins, clear the record, then keep aside and delete

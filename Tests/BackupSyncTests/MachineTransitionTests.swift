@@ -228,6 +228,41 @@ private let listedRows: [ListedRow] = [
     .init(
         name: "a run given its local document never asks for it", local: lines("a"),
         unchangedUntil: 1_000, events: [listedAt(0)], actions: ["download F1"]),
+    // Each answer to an upload step, out of turn: that step's phase carries what it sends (the
+    // bytes, the record, the target and its etag), so no phase can hold an upload without
+    // them; the answer arriving in another phase is a protocol violation.
+    .init(
+        name: "a create's answer before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .created(file)], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "a record's answer before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .done], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "an etag before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .tagged(file, etag: "e1")],
+        actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "an upload's answer before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .updated(file)], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "a revision listing before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .revisions([])], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "the upload steps in turn: record, update, check", local: lines("a"),
+        events: [
+            listedAt(0), .downloaded(DriveSnapshot(file: file, etag: "e1", bytes: Array("b".utf8))),
+            .done, .changedSinceRead,
+        ],
+        actions: ["download F1", "record F1", "update F1 e1", "listRevisions F1"]),
+    .init(
+        name: "a first backup creates the file, then finishes", local: lines("a"),
+        events: [.listed([], now: Timestamp(millisecondsSince1970: 0)), .created(file)],
+        actions: ["create", "finish"]),
+    // A merge needs the run's clock, which only the listing gives.
+    .init(
+        name: "a download before the listing fails loudly", local: lines("a"),
+        events: [.downloaded(DriveSnapshot(file: file, etag: "e1", bytes: Array("b".utf8)))],
+        actions: ["fail protocolViolation"]),
 ]
 
 @Test(arguments: listedRows)
@@ -257,6 +292,11 @@ private func spelled(_ action: BackupRun<Lines>.Action) -> String {
     case .download(let file): "download \(file.id)"
     case .listRevisions(let id): "listRevisions \(id)"
     case .finish(let outcome) where outcome.quiet: "finish quiet \(outcome.file?.id ?? "nil")"
+    case .finish: "finish"
+    case .record(let record?): "record \(record.fileId)"
+    case .create: "create"
+    case .update(let file, _, let etag): "update \(file.id) \(etag)"
+    case .fail(.protocolViolation): "fail protocolViolation"
     default: "\(action)"
     }
 }
