@@ -155,10 +155,11 @@ public struct BackupRun<Document> {
     }
 
     private enum Phase {
-        case ready
-        case listing
-        /// The first listing, kept while the local document is read.
-        case readingLocal([DriveFile])
+        /// The first listing carries what only it decides on; a later round's carries nil.
+        case listing(Opening?)
+        /// The first listing, kept while the local document is read, and the previous run's
+        /// check it owes.
+        case readingLocal([DriveFile], previous: PendingVerification?)
         /// Finishing a previous run's check: its revision listing.
         case checkingPending(PendingVerification)
         /// Downloading the revisions a check found between a base and an upload.
@@ -199,6 +200,15 @@ public struct BackupRun<Document> {
         /// with, in `resume`, that step's phase.
         indirect case telling([SyncNotice], then: Action, resume: Phase)
         case finished
+    }
+
+    /// What the run's first listing decides on, and no later round's.
+    private struct Opening {
+        /// A previous run's unfinished check, finished first.
+        var previous: PendingVerification?
+        /// Drive's file when the listing and the run's clock show nothing to do (the local
+        /// document is unread until it names none).
+        var unlessUnchanged: (([DriveFile], Timestamp) -> DriveFile?)?
     }
 
     private enum AfterOthers {
@@ -324,9 +334,6 @@ public struct BackupRun<Document> {
     /// What the run's merges and steps said so far, for the outcome.
     private var notices = RunNotices()
     public private(set) var local: Document?
-    /// Drive's file when the listing and the run's clock show nothing to do; asked only while
-    /// `local` is unread.
-    private var unchangedIf: (([DriveFile], Timestamp) -> DriveFile?)?
     public var maxRounds = 8
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
@@ -337,11 +344,9 @@ public struct BackupRun<Document> {
     /// The user's zone, for the days the policy names.
     public var timeZone = TimeZone.current
 
-    private var phase = Phase.ready
+    private var phase: Phase
     private var now: Timestamp?
     private let kept: KeptCopy?
-    /// A previous run's unfinished check, finished first.
-    private var previous: PendingVerification?
     /// This run's record of the upload in flight.
     private var pending: PendingVerification?
     /// A record is on disk and must be cleared once no check is left.
@@ -413,7 +418,7 @@ public struct BackupRun<Document> {
         self.codec = codec
         self.local = local
         self.kept = kept
-        self.previous = pending
+        self.phase = .listing(Opening(previous: pending))
         self.pendingOnDisk = pending != nil
         self.onDisk = pending
         self.readPins = Set(pending?.readPins ?? [])
@@ -427,12 +432,12 @@ public struct BackupRun<Document> {
         pending: PendingVerification? = nil
     ) {
         self.init(name: name, codec: codec, local: nil, kept: kept, pending: pending)
-        unchangedIf = unlessUnchanged
+        phase = .listing(Opening(previous: pending, unlessUnchanged: unlessUnchanged))
     }
 
-    public mutating func start() -> Action {
-        phase = .listing
-        return .list
+    /// The first request; the run is in its first listing from its making.
+    public func start() -> Action {
+        .list
     }
 
     /// `action`'s request failed for good (retries spent). A refusal that answers it (a file
@@ -477,22 +482,21 @@ public struct BackupRun<Document> {
 
     public mutating func handle(_ event: Event) -> Action {
         switch (phase, event) {
-        case (.listing, .listed(let files, let now)):
+        case (.listing(let opening), .listed(let files, let now)):
             self.now = self.now ?? now
-            guard local == nil, let unchangedIf else { return listed(files) }
-            // A previous run's check is owed whatever the listing shows.
-            if previous == nil, let file = unchangedIf(files, self.now ?? now) {
-                return quiet(file)
+            let previous = opening?.previous
+            guard let unlessUnchanged = opening?.unlessUnchanged else {
+                return listed(files, previous: previous)
             }
-            phase = .readingLocal(files)
+            // A previous run's check is owed whatever the listing shows.
+            if previous == nil, let file = unlessUnchanged(files, now) { return quiet(file) }
+            phase = .readingLocal(files, previous: previous)
             return .readLocal
-        case (.readingLocal(let files), .localRead(let document)):
+        case (.readingLocal(let files, let previous), .localRead(let document)):
             local = document
-            unchangedIf = nil
-            return listed(files)
+            return listed(files, previous: previous)
 
         case (.checkingPending(let record), .revisions(let revisions)):
-            previous = nil
             lastRevisions = revisions
             // Whether or not its upload landed, what came after its base may be owed.
             let others = RevisionCheck.since(
@@ -709,19 +713,16 @@ public struct BackupRun<Document> {
 
     // MARK: - Steps
 
-    private mutating func listed(_ files: [DriveFile]) -> Action {
+    private mutating func listed(_ files: [DriveFile], previous: PendingVerification?) -> Action {
         target = files.first
         unread = Array(files.dropFirst())
         duplicates = []
         copies = []
-        if let record = previous {
-            // A previous run's check, unless the file it was about is gone (merged into
-            // another, then deleted): nothing is left to check then.
-            previous = nil
-            if files.contains(where: { $0.id == record.fileId }) {
-                phase = .checkingPending(record)
-                return .listRevisions(fileID: record.fileId)
-            }
+        // A previous run's check, unless the file it was about is gone (merged into another,
+        // then deleted): nothing is left to check then.
+        if let previous, files.contains(where: { $0.id == previous.fileId }) {
+            phase = .checkingPending(previous)
+            return .listRevisions(fileID: previous.fileId)
         }
         return proceed()
     }
@@ -799,7 +800,7 @@ public struct BackupRun<Document> {
             phase = .backingOff
             return .backOff(round: round - 1)
         }
-        phase = .listing
+        phase = .listing(nil)
         return .list
     }
 

@@ -228,6 +228,12 @@ private let listedRows: [ListedRow] = [
     .init(
         name: "a run given its local document never asks for it", local: lines("a"),
         unchangedUntil: 1_000, events: [listedAt(0)], actions: ["download F1"]),
+    // The first listing's phase carries the quiet check and the previous run's check: the
+    // local document, asked for only after it, is out of turn before it.
+    .init(
+        name: "the local document before the first listing fails loudly",
+        unchangedUntil: 1_000, events: [.localRead(lines("a"))],
+        actions: ["fail protocolViolation"]),
     // Each answer to an upload step, out of turn: that step's phase carries what it sends (the
     // bytes, the record, the target and its etag), so no phase can hold an upload without
     // them; the answer arriving in another phase is a protocol violation.
