@@ -123,6 +123,75 @@ private func name(of event: BackupRun<Lines>.Event) -> String {
     }
 }
 
+/// `FetchRun`: the events of one run → the action after each, spelled short.
+struct FetchRunRow: CustomTestStringConvertible, @unchecked Sendable {
+    var name: String
+    var events: [FetchRun<Lines>.Event]
+    var actions: [String]
+    var testDescription: String { name }
+}
+
+private let second = DriveFile(id: "F2", name: "habit-backup.json")
+
+private func snapshot(_ of: DriveFile, _ text: String) -> DriveSnapshot {
+    DriveSnapshot(file: of, etag: "e-\(of.id)", bytes: Array(text.utf8))
+}
+
+private let fetchRuns: [FetchRunRow] = [
+    .init(
+        name: "every file of the listing in turn, merged",
+        events: [
+            .listed([file, second], now: .init(millisecondsSince1970: 0)),
+            .downloaded(snapshot(file, "a")), .downloaded(snapshot(second, "b")),
+        ],
+        actions: ["download F1", "download F2", "finish F1,F2 a,b"]),
+    .init(
+        name: "a file gone meanwhile reads the listing again",
+        events: [
+            .listed([file, second], now: .init(millisecondsSince1970: 0)),
+            .downloaded(snapshot(file, "a")), .gone,
+            .listed([file], now: .init(millisecondsSince1970: 0)),
+            .downloaded(snapshot(file, "a\nb")),
+        ],
+        actions: ["download F1", "download F2", "list", "download F1", "finish F1 a,b"]),
+    // The files to read are the reading phase's, from the listing: nothing is read before it.
+    .init(
+        name: "a download's answer before the listing fails loudly",
+        events: [.downloaded(snapshot(file, "a"))], actions: ["fail protocolViolation"]),
+    .init(
+        name: "a file gone before the listing fails loudly", events: [.gone],
+        actions: ["fail protocolViolation"]),
+    .init(
+        name: "a listing while reading fails loudly",
+        events: [
+            .listed([file], now: .init(millisecondsSince1970: 0)),
+            .listed([file], now: .init(millisecondsSince1970: 0)),
+        ],
+        actions: ["download F1", "fail protocolViolation"]),
+]
+
+@Test(arguments: fetchRuns)
+func aFetchRun(_ row: FetchRunRow) {
+    var machine = FetchRun(name: "habit-backup.json", codec: lineCodec)
+    guard case .list = machine.start() else {
+        Issue.record("a fetch starts with the listing")
+        return
+    }
+    #expect(row.events.map { spelled(machine.handle($0)) } == row.actions)
+}
+
+private func spelled(_ action: FetchRun<Lines>.Action) -> String {
+    switch action {
+    case .list: "list"
+    case .download(let file): "download \(file.id)"
+    case .finish(nil): "finish nil"
+    case .finish(let fetched?):
+        "finish \(fetched.files.map(\.id).joined(separator: ",")) \(fetched.document.items.sorted().joined(separator: ","))"
+    case .fail(.protocolViolation): "fail protocolViolation"
+    case .fail(let error): "fail \(error)"
+    }
+}
+
 /// `RevisionFetch`: the events of one run → the action after each, spelled short.
 struct FetchRow: CustomTestStringConvertible, @unchecked Sendable {
     var name: String
