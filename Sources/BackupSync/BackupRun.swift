@@ -349,8 +349,6 @@ public struct BackupRun<Document> {
     private let kept: KeptCopy?
     /// This run's record of the upload in flight.
     private var pending: PendingVerification?
-    /// A record is on disk and must be cleared once no check is left.
-    private var pendingOnDisk: Bool
     /// The oldest base whose revisions since are not proved to be on Drive (a check found
     /// others, or ours landed unchecked): every record of this run keeps it, so a run cut
     /// short leaves the next one everything it may owe. nil: none; `.some(nil)`: since the
@@ -376,7 +374,7 @@ public struct BackupRun<Document> {
     /// released once their items are in a checked head.
     private var readPins: Set<String>
     /// The pending record on disk as last saved (this run's or a previous run's), which a read
-    /// pin is added to.
+    /// pin is added to; cleared once no check is left. nil: none is on disk.
     private var onDisk: PendingVerification?
     /// The latest revision listing: which pins the policy names, which one may be freed.
     private var lastRevisions: [DriveRevision] = []
@@ -419,7 +417,6 @@ public struct BackupRun<Document> {
         self.local = local
         self.kept = kept
         self.phase = .listing(Opening(previous: pending))
-        self.pendingOnDisk = pending != nil
         self.onDisk = pending
         self.readPins = Set(pending?.readPins ?? [])
     }
@@ -960,7 +957,6 @@ public struct BackupRun<Document> {
             uploadedMd5: sending.md5, readPins: readPins.sorted())
         pending = record
         onDisk = record
-        pendingOnDisk = true
         phase = .recordingPending(
             Upload(sending: sending, record: record), target: target, ifMatch: etag)
         return .record(record)
@@ -1022,8 +1018,7 @@ public struct BackupRun<Document> {
             return release
         }
         pending = nil
-        guard pendingOnDisk else { return keepAside(holdingBack) }
-        pendingOnDisk = false
+        guard onDisk != nil else { return keepAside(holdingBack) }
         onDisk = nil
         phase = .clearing
         return .record(nil)
