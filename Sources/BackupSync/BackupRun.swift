@@ -383,10 +383,10 @@ public struct BackupRun<Document> {
     /// What a check still has to read once the upload of what it read so far is proved and its
     /// read pins released: Drive's cap left no room to pin it all at once.
     private var deferred: Reading?
-    /// The file's mark as the run's listing showed it (`DriveFile.checkedRevision`); whether
-    /// the revisions since it were listed and merged.
-    private var mark: String?
-    private var markChecked = false
+    /// The file's mark as the run's listing showed it (`DriveFile.checkedRevision`), read once,
+    /// as the revisions since it are listed and merged. nil: not read yet; `.some(nil)`: the
+    /// file bore none.
+    private var mark: String??
     /// Revisions whose items are in what this run uploads: every base it read and every
     /// other writer's revision it merged (its own uploads are in `known`).
     private var covered: Set<String> = []
@@ -737,10 +737,9 @@ public struct BackupRun<Document> {
             unread = []
             return owed.isEmpty ? finishChecks() : download()
         }
-        if !markChecked {
-            markChecked = true
-            mark = target.checkedRevision
-            if let mark, mark != target.headRevisionId {
+        if mark == nil {
+            mark = .some(target.checkedRevision)
+            if let mark = target.checkedRevision, mark != target.headRevisionId {
                 // A check some device still owes: what the head may lack is merged first.
                 phase = .checkingMark(mark)
                 return .listRevisions(fileID: target.id)
@@ -910,7 +909,7 @@ public struct BackupRun<Document> {
             // The head holds what the batch read: its pins make room for the next batch.
             if let more = deferred { return readOn(more) }
             // The head held everything owed since the mark already: it is marked as it is.
-            if mark != nil, mark != base.revision, let revision = base.revision,
+            if let mark = mark ?? nil, mark != base.revision, let revision = base.revision,
                 let action = markIfComplete(revision, in: lastRevisions, etag: base.etag)
             {
                 return action
@@ -1035,7 +1034,7 @@ public struct BackupRun<Document> {
         guard let etag, let target, let end = revisions.firstIndex(where: { $0.id == revision })
         else { return nil }
         let held = covered.union(known)
-        let from = mark ?? revisions.first { held.contains($0.id) }?.id
+        let from = (mark ?? nil) ?? revisions.first { held.contains($0.id) }?.id
         let start = from.flatMap { from in revisions.firstIndex { $0.id == from } } ?? 0
         let sums = Set(
             revisions.filter { held.contains($0.id) }.compactMap { $0.md5Checksum?.lowercased() })
