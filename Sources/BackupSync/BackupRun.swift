@@ -155,10 +155,11 @@ public struct BackupRun<Document> {
     }
 
     private enum Phase {
-        case ready
-        case listing
-        /// The first listing, kept while the local document is read.
-        case readingLocal([DriveFile])
+        /// The first listing carries what only it decides on; a later round's carries nil.
+        case listing(Opening?)
+        /// The first listing, kept while the local document is read, and the previous run's
+        /// check it owes.
+        case readingLocal([DriveFile], previous: PendingVerification?)
         /// Finishing a previous run's check: its revision listing.
         case checkingPending(PendingVerification)
         /// Downloading the revisions a check found between a base and an upload.
@@ -179,14 +180,16 @@ public struct BackupRun<Document> {
         case marking
         case readingCopies([DriveFile])
         case readingTarget
-        case taggingKept(KeptCopy)
-        case recordingPending
-        case creating
-        case uploading
+        /// Reading a fresh etag for `target`, the kept copy's being stale, before uploading.
+        case taggingKept(Sending, target: DriveFile)
+        /// Saving the upload's record; the update to `target` under `ifMatch` comes after.
+        case recordingPending(Upload, target: DriveFile, ifMatch: String)
+        case creating(Sending)
+        case uploading(Upload)
         /// A 412: did our upload land anyway?
-        case checkingOwnWrite
+        case checkingOwnWrite(Upload)
         /// The upload's answer (its file, with its head revision and etag).
-        case verifying(DriveFile)
+        case verifying(Upload, answer: DriveFile)
         case backingOff
         case clearing
         case keepingAside([DriveSnapshot])
@@ -197,6 +200,15 @@ public struct BackupRun<Document> {
         /// with, in `resume`, that step's phase.
         indirect case telling([SyncNotice], then: Action, resume: Phase)
         case finished
+    }
+
+    /// What the run's first listing decides on, and no later round's.
+    private struct Opening {
+        /// A previous run's unfinished check, finished first.
+        var previous: PendingVerification?
+        /// Drive's file when the listing and the run's clock show nothing to do (the local
+        /// document is unread until it names none).
+        var unlessUnchanged: (([DriveFile], Timestamp) -> DriveFile?)?
     }
 
     private enum AfterOthers {
@@ -310,14 +322,18 @@ public struct BackupRun<Document> {
         }
     }
 
+    /// An upload to our file, from its record to its check: what it sends, and the record
+    /// saved before it (the check's base and checksum).
+    private struct Upload {
+        var sending: Sending
+        var record: PendingVerification
+    }
+
     public let name: String
     public let codec: SyncCodec<Document>
     /// What the run's merges and steps said so far, for the outcome.
     private var notices = RunNotices()
     public private(set) var local: Document?
-    /// Drive's file when the listing and the run's clock show nothing to do; asked only while
-    /// `local` is unread.
-    private var unchangedIf: (([DriveFile], Timestamp) -> DriveFile?)?
     public var maxRounds = 8
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
@@ -328,15 +344,11 @@ public struct BackupRun<Document> {
     /// The user's zone, for the days the policy names.
     public var timeZone = TimeZone.current
 
-    private var phase = Phase.ready
+    private var phase: Phase
     private var now: Timestamp?
     private let kept: KeptCopy?
-    /// A previous run's unfinished check, finished first.
-    private var previous: PendingVerification?
     /// This run's record of the upload in flight.
     private var pending: PendingVerification?
-    /// A record is on disk and must be cleared once no check is left.
-    private var pendingOnDisk: Bool
     /// The oldest base whose revisions since are not proved to be on Drive (a check found
     /// others, or ours landed unchecked): every record of this run keeps it, so a run cut
     /// short leaves the next one everything it may owe. nil: none; `.some(nil)`: since the
@@ -362,7 +374,7 @@ public struct BackupRun<Document> {
     /// released once their items are in a checked head.
     private var readPins: Set<String>
     /// The pending record on disk as last saved (this run's or a previous run's), which a read
-    /// pin is added to.
+    /// pin is added to; cleared once no check is left. nil: none is on disk.
     private var onDisk: PendingVerification?
     /// The latest revision listing: which pins the policy names, which one may be freed.
     private var lastRevisions: [DriveRevision] = []
@@ -371,15 +383,14 @@ public struct BackupRun<Document> {
     /// What a check still has to read once the upload of what it read so far is proved and its
     /// read pins released: Drive's cap left no room to pin it all at once.
     private var deferred: Reading?
-    /// The file's mark as the run's listing showed it (`DriveFile.checkedRevision`); whether
-    /// the revisions since it were listed and merged.
-    private var mark: String?
-    private var markChecked = false
+    /// The file's mark as the run's listing showed it (`DriveFile.checkedRevision`), read once,
+    /// as the revisions since it are listed and merged. nil: not read yet; `.some(nil)`: the
+    /// file bore none.
+    private var mark: String??
     /// Revisions whose items are in what this run uploads: every base it read and every
     /// other writer's revision it merged (its own uploads are in `known`).
     private var covered: Set<String> = []
     private var base = Base()
-    private var sending: Sending?
     /// What this run last uploaded, checked: merged again into a later round's base, in case
     /// another device's write replaced it.
     private var uploaded: Document?
@@ -405,8 +416,7 @@ public struct BackupRun<Document> {
         self.codec = codec
         self.local = local
         self.kept = kept
-        self.previous = pending
-        self.pendingOnDisk = pending != nil
+        self.phase = .listing(Opening(previous: pending))
         self.onDisk = pending
         self.readPins = Set(pending?.readPins ?? [])
     }
@@ -419,12 +429,12 @@ public struct BackupRun<Document> {
         pending: PendingVerification? = nil
     ) {
         self.init(name: name, codec: codec, local: nil, kept: kept, pending: pending)
-        unchangedIf = unlessUnchanged
+        phase = .listing(Opening(previous: pending, unlessUnchanged: unlessUnchanged))
     }
 
-    public mutating func start() -> Action {
-        phase = .listing
-        return .list
+    /// The first request; the run is in its first listing from its making.
+    public func start() -> Action {
+        .list
     }
 
     /// `action`'s request failed for good (retries spent). A refusal that answers it (a file
@@ -469,22 +479,21 @@ public struct BackupRun<Document> {
 
     public mutating func handle(_ event: Event) -> Action {
         switch (phase, event) {
-        case (.listing, .listed(let files, let now)):
+        case (.listing(let opening), .listed(let files, let now)):
             self.now = self.now ?? now
-            guard local == nil, let unchangedIf else { return listed(files) }
-            // A previous run's check is owed whatever the listing shows.
-            if previous == nil, let file = unchangedIf(files, self.now ?? now) {
-                return quiet(file)
+            let previous = opening?.previous
+            guard let unlessUnchanged = opening?.unlessUnchanged else {
+                return listed(files, previous: previous)
             }
-            phase = .readingLocal(files)
+            // A previous run's check is owed whatever the listing shows.
+            if previous == nil, let file = unlessUnchanged(files, now) { return quiet(file) }
+            phase = .readingLocal(files, previous: previous)
             return .readLocal
-        case (.readingLocal(let files), .localRead(let document)):
+        case (.readingLocal(let files, let previous), .localRead(let document)):
             local = document
-            unchangedIf = nil
-            return listed(files)
+            return listed(files, previous: previous)
 
         case (.checkingPending(let record), .revisions(let revisions)):
-            previous = nil
             lastRevisions = revisions
             // Whether or not its upload landed, what came after its base may be owed.
             let others = RevisionCheck.since(
@@ -631,23 +640,19 @@ public struct BackupRun<Document> {
 
         case (.taggingKept, .gone):
             return nextRound(waiting: false)
-        case (.taggingKept(let kept), .tagged(let file, let etag)):
+        case (.taggingKept(let sending, let target), .tagged(let file, let etag)):
             // The kept copy stands in for bytes read under this etag only if they are the same.
-            guard kept.matches(file) else { return download() }
+            guard kept?.matches(file) == true else { return download() }
             base.etag = etag
-            return upload()
+            return upload(sending, to: target, ifMatch: etag)
 
-        case (.recordingPending, .done):
-            guard let sending, let target, let etag = base.etag else {
-                return fail(.protocolViolation("an upload with no etag"))
-            }
-            phase = .uploading
-            return .update(target, bytes: sending.bytes, ifMatch: etag)
+        case (.recordingPending(let upload, let target, let etag), .done):
+            phase = .uploading(upload)
+            return .update(target, bytes: upload.sending.bytes, ifMatch: etag)
 
-        case (.creating, .created(let file)):
+        case (.creating(let sending), .created(let file)):
             // Not checked against the history: no revision can precede the first one of a
             // file whose id was reserved for us, so the check could only pass.
-            guard let sending else { return fail(.protocolViolation("a create with no bytes")) }
             created = true
             target = file
             uploaded = sending.document
@@ -660,19 +665,18 @@ public struct BackupRun<Document> {
                 ]
             }
             return finishChecks()
-        case (.uploading, .updated(let file)):
-            return verify(file)
-        case (.uploading, .changedSinceRead):
+        case (.uploading(let upload), .updated(let file)):
+            return verify(upload, answer: file)
+        case (.uploading(let upload), .changedSinceRead):
             // Someone wrote since our read, or our upload landed and only its answer was lost
             // (the retry then meets our own new etag): the history tells which.
-            guard let target else { return nextRound(waiting: true) }
-            phase = .checkingOwnWrite
-            return .listRevisions(fileID: target.id)
-        case (.checkingOwnWrite, .revisions(let revisions)):
-            return checked(revisions, answered: nil)
+            phase = .checkingOwnWrite(upload)
+            return .listRevisions(fileID: upload.record.fileId)
+        case (.checkingOwnWrite(let upload), .revisions(let revisions)):
+            return checked(revisions, of: upload, answered: nil)
 
-        case (.verifying(let file), .revisions(let revisions)):
-            return checked(revisions, answered: file)
+        case (.verifying(let upload, let file), .revisions(let revisions)):
+            return checked(revisions, of: upload, answered: file)
 
         case (.backingOff, .done):
             return download()
@@ -706,19 +710,16 @@ public struct BackupRun<Document> {
 
     // MARK: - Steps
 
-    private mutating func listed(_ files: [DriveFile]) -> Action {
+    private mutating func listed(_ files: [DriveFile], previous: PendingVerification?) -> Action {
         target = files.first
         unread = Array(files.dropFirst())
         duplicates = []
         copies = []
-        if let record = previous {
-            // A previous run's check, unless the file it was about is gone (merged into
-            // another, then deleted): nothing is left to check then.
-            previous = nil
-            if files.contains(where: { $0.id == record.fileId }) {
-                phase = .checkingPending(record)
-                return .listRevisions(fileID: record.fileId)
-            }
+        // A previous run's check, unless the file it was about is gone (merged into another,
+        // then deleted): nothing is left to check then.
+        if let previous, files.contains(where: { $0.id == previous.fileId }) {
+            phase = .checkingPending(previous)
+            return .listRevisions(fileID: previous.fileId)
         }
         return proceed()
     }
@@ -736,10 +737,9 @@ public struct BackupRun<Document> {
             unread = []
             return owed.isEmpty ? finishChecks() : download()
         }
-        if !markChecked {
-            markChecked = true
-            mark = target.checkedRevision
-            if let mark, mark != target.headRevisionId {
+        if mark == nil {
+            mark = .some(target.checkedRevision)
+            if let mark = target.checkedRevision, mark != target.headRevisionId {
                 // A check some device still owes: what the head may lack is merged first.
                 phase = .checkingMark(mark)
                 return .listRevisions(fileID: target.id)
@@ -796,7 +796,7 @@ public struct BackupRun<Document> {
             phase = .backingOff
             return .backOff(round: round - 1)
         }
-        phase = .listing
+        phase = .listing(nil)
         return .list
     }
 
@@ -909,7 +909,7 @@ public struct BackupRun<Document> {
             // The head holds what the batch read: its pins make room for the next batch.
             if let more = deferred { return readOn(more) }
             // The head held everything owed since the mark already: it is marked as it is.
-            if mark != nil, mark != base.revision, let revision = base.revision,
+            if let mark = mark ?? nil, mark != base.revision, let revision = base.revision,
                 let action = markIfComplete(revision, in: lastRevisions, etag: base.etag)
             {
                 return action
@@ -933,49 +933,51 @@ public struct BackupRun<Document> {
         guard bytes.count <= maxBytes else {
             return fail(.tooLarge(bytes: bytes.count, limit: maxBytes))
         }
-        sending = Sending(document: document, plain: plain, bytes: bytes)
+        let sending = Sending(document: document, plain: plain, bytes: bytes)
         if base.rewrap { rewraps = true }
         if base.reform { reforms = true }
-        if base.etag == nil, let kept, let target {
-            // The kept copy's etag is stale (the version moved): read a fresh one first.
-            phase = .taggingKept(kept)
-            return .readTag(target)
-        }
-        return upload()
-    }
-
-    private mutating func upload() -> Action {
-        guard let sending else { return fail(.protocolViolation("nothing to upload")) }
         guard let target else {
-            phase = .creating
+            phase = .creating(sending)
             return .create(bytes: sending.bytes)
         }
+        guard let etag = base.etag else {
+            // The kept copy's etag is stale (the version moved): read a fresh one first.
+            phase = .taggingKept(sending, target: target)
+            return .readTag(target)
+        }
+        return upload(sending, to: target, ifMatch: etag)
+    }
+
+    private mutating func upload(_ sending: Sending, to target: DriveFile, ifMatch etag: String)
+        -> Action
+    {
         let record = PendingVerification(
             fileId: target.id, baseRevisionId: unprovedBase ?? base.revision,
             uploadedMd5: sending.md5, readPins: readPins.sorted())
         pending = record
         onDisk = record
-        pendingOnDisk = true
-        phase = .recordingPending
+        phase = .recordingPending(
+            Upload(sending: sending, record: record), target: target, ifMatch: etag)
         return .record(record)
     }
 
-    private mutating func verify(_ file: DriveFile) -> Action {
+    private mutating func verify(_ upload: Upload, answer file: DriveFile) -> Action {
         target = file
         landed = true
         pending?.uploadedRevisionId = file.headRevisionId
-        phase = .verifying(file)
+        phase = .verifying(upload, answer: file)
         return .listRevisions(fileID: file.id)
     }
 
-    /// What the history says of the upload in flight; `answered`: its answer, when it came.
-    private mutating func checked(_ revisions: [DriveRevision], answered: DriveFile?) -> Action {
-        guard let sending, let pending else {
-            return fail(.protocolViolation("a check with no upload"))
-        }
+    /// What the history says of `upload`; `answered`: its answer, when it came.
+    private mutating func checked(
+        _ revisions: [DriveRevision], of upload: Upload, answered: DriveFile?
+    ) -> Action {
+        let sending = upload.sending
+        let record = upload.record
         lastRevisions = revisions
         let check = RevisionCheck.of(
-            revisions, base: base.revision, uploadedMd5: pending.uploadedMd5,
+            revisions, base: base.revision, uploadedMd5: record.uploadedMd5,
             uploadedRevisionId: answered?.headRevisionId, known: known)
         let ours: DriveRevision
         var others: [DriveRevision] = []
@@ -1004,8 +1006,8 @@ public struct BackupRun<Document> {
         }
         // Others to merge, a write after ours, or a landing learnt only from the history:
         // another round from the head, with our upload and the others folded in.
-        unprovedBase = unprovedBase ?? .some(pending.baseRevisionId)
-        return fetch(others, fileID: pending.fileId, then: .newRound)
+        unprovedBase = unprovedBase ?? .some(record.baseRevisionId)
+        return fetch(others, fileID: record.fileId, then: .newRound)
     }
 
     /// No check is left: release the read pins, clear the record, then keep aside and delete
@@ -1015,8 +1017,7 @@ public struct BackupRun<Document> {
             return release
         }
         pending = nil
-        guard pendingOnDisk else { return keepAside(holdingBack) }
-        pendingOnDisk = false
+        guard onDisk != nil else { return keepAside(holdingBack) }
         onDisk = nil
         phase = .clearing
         return .record(nil)
@@ -1033,7 +1034,7 @@ public struct BackupRun<Document> {
         guard let etag, let target, let end = revisions.firstIndex(where: { $0.id == revision })
         else { return nil }
         let held = covered.union(known)
-        let from = mark ?? revisions.first { held.contains($0.id) }?.id
+        let from = (mark ?? nil) ?? revisions.first { held.contains($0.id) }?.id
         let start = from.flatMap { from in revisions.firstIndex { $0.id == from } } ?? 0
         let sums = Set(
             revisions.filter { held.contains($0.id) }.compactMap { $0.md5Checksum?.lowercased() })

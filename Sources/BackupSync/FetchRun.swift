@@ -40,12 +40,24 @@ public struct FetchRun<Document> {
     public let codec: SyncCodec<Document>
     public var maxRounds = 8
     private var notices = RunNotices()
-    private var now: Timestamp?
-    private var files: [DriveFile] = []
-    private var unread: [DriveFile] = []
-    private var merged: Document?
-    private var isGzip = false
     private var round = 0
+    private var phase = Phase.listing(now: nil)
+
+    private enum Phase {
+        /// The run's clock is the first listing's: a later round's listing carries it.
+        case listing(now: Timestamp?)
+        case reading(Reading)
+        case finished
+    }
+
+    /// One listing's files, read in turn, and what those read so far merged into.
+    private struct Reading {
+        var files: [DriveFile]
+        var unread: [DriveFile]
+        var now: Timestamp
+        /// `isGzip`: of the first file's opened bytes.
+        var merged: (document: Document, isGzip: Bool)?
+    }
 
     public init(name: String, codec: SyncCodec<Document>) {
         self.name = name
@@ -57,47 +69,58 @@ public struct FetchRun<Document> {
     /// `action`'s request failed for good. A download refused because the file went is the
     /// `.gone` of another device's merge; any other failure ends the run.
     public mutating func failed(_ error: DriveError, doing action: Action) -> Action {
-        guard case .download = action, error.isGone else { return .fail(.drive(error)) }
+        guard case .download = action, error.isGone else { return fail(.drive(error)) }
         return handle(.gone)
     }
 
     public mutating func handle(_ event: Event) -> Action {
-        switch event {
-        case .listed(let listed, let now):
-            self.now = self.now ?? now
-            files = listed
-            unread = listed
-            merged = nil
-            return next()
-        case .downloaded(let snapshot):
-            unread.removeFirst()
+        switch (phase, event) {
+        case (.listing(let clock), .listed(let listed, let now)):
+            return next(Reading(files: listed, unread: listed, now: clock ?? now))
+        case (.reading(var reading), .downloaded(let snapshot)):
+            reading.unread.removeFirst()
             let document: Document
+            let isGzip: Bool
             do {
                 let opened = try codec.opened(snapshot.bytes, of: snapshot.file, replacing: false)
-                if merged == nil { isGzip = Gzip.isGzip(opened) }
+                isGzip = Gzip.isGzip(opened)
                 document = try codec.decode(opened)
             } catch let error as SyncError {
-                return .fail(error)
+                return fail(error)
             } catch {
-                return .fail(
+                return fail(
                     codec.isRefusal(error)
                         ? .refused(snapshot.file, error) : .invalidRemote(snapshot.file, error))
             }
-            if let into = merged, let now {
-                merged = notices.add(codec.merge(copy: document, into: into, now: now)).document
+            if let into = reading.merged {
+                let folded = codec.merge(copy: document, into: into.document, now: reading.now)
+                reading.merged?.document = notices.add(folded).document
             } else {
-                merged = document
+                reading.merged = (document, isGzip)
             }
-            return next()
-        case .gone:
+            return next(reading)
+        case (.reading(let reading), .gone):
             round += 1
-            guard round < maxRounds else { return .fail(.keepsChanging(rounds: maxRounds)) }
+            guard round < maxRounds else { return fail(.keepsChanging(rounds: maxRounds)) }
+            phase = .listing(now: reading.now)
             return .list
+        default:
+            return fail(.protocolViolation("\(event) while \(phase)"))
         }
     }
 
-    private func next() -> Action {
-        if let file = unread.first { return .download(file) }
-        return .finish(merged.map { ($0, files, isGzip, notices) })
+    private mutating func next(_ reading: Reading) -> Action {
+        if let file = reading.unread.first {
+            phase = .reading(reading)
+            return .download(file)
+        }
+        phase = .finished
+        return .finish(
+            reading.merged.map { ($0.document, reading.files, $0.isGzip, notices) })
+    }
+
+    private mutating func fail(_ error: SyncError) -> Action {
+        phase = .finished
+        return .fail(error)
     }
 }

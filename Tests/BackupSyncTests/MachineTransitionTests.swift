@@ -123,6 +123,75 @@ private func name(of event: BackupRun<Lines>.Event) -> String {
     }
 }
 
+/// `FetchRun`: the events of one run → the action after each, spelled short.
+struct FetchRunRow: CustomTestStringConvertible, @unchecked Sendable {
+    var name: String
+    var events: [FetchRun<Lines>.Event]
+    var actions: [String]
+    var testDescription: String { name }
+}
+
+private let second = DriveFile(id: "F2", name: "habit-backup.json")
+
+private func snapshot(_ of: DriveFile, _ text: String) -> DriveSnapshot {
+    DriveSnapshot(file: of, etag: "e-\(of.id)", bytes: Array(text.utf8))
+}
+
+private let fetchRuns: [FetchRunRow] = [
+    .init(
+        name: "every file of the listing in turn, merged",
+        events: [
+            .listed([file, second], now: .init(millisecondsSince1970: 0)),
+            .downloaded(snapshot(file, "a")), .downloaded(snapshot(second, "b")),
+        ],
+        actions: ["download F1", "download F2", "finish F1,F2 a,b"]),
+    .init(
+        name: "a file gone meanwhile reads the listing again",
+        events: [
+            .listed([file, second], now: .init(millisecondsSince1970: 0)),
+            .downloaded(snapshot(file, "a")), .gone,
+            .listed([file], now: .init(millisecondsSince1970: 0)),
+            .downloaded(snapshot(file, "a\nb")),
+        ],
+        actions: ["download F1", "download F2", "list", "download F1", "finish F1 a,b"]),
+    // The files to read are the reading phase's, from the listing: nothing is read before it.
+    .init(
+        name: "a download's answer before the listing fails loudly",
+        events: [.downloaded(snapshot(file, "a"))], actions: ["fail protocolViolation"]),
+    .init(
+        name: "a file gone before the listing fails loudly", events: [.gone],
+        actions: ["fail protocolViolation"]),
+    .init(
+        name: "a listing while reading fails loudly",
+        events: [
+            .listed([file], now: .init(millisecondsSince1970: 0)),
+            .listed([file], now: .init(millisecondsSince1970: 0)),
+        ],
+        actions: ["download F1", "fail protocolViolation"]),
+]
+
+@Test(arguments: fetchRuns)
+func aFetchRun(_ row: FetchRunRow) {
+    var machine = FetchRun(name: "habit-backup.json", codec: lineCodec)
+    guard case .list = machine.start() else {
+        Issue.record("a fetch starts with the listing")
+        return
+    }
+    #expect(row.events.map { spelled(machine.handle($0)) } == row.actions)
+}
+
+private func spelled(_ action: FetchRun<Lines>.Action) -> String {
+    switch action {
+    case .list: "list"
+    case .download(let file): "download \(file.id)"
+    case .finish(nil): "finish nil"
+    case .finish(let fetched?):
+        "finish \(fetched.files.map(\.id).joined(separator: ",")) \(fetched.document.items.sorted().joined(separator: ","))"
+    case .fail(.protocolViolation): "fail protocolViolation"
+    case .fail(let error): "fail \(error)"
+    }
+}
+
 /// `RevisionFetch`: the events of one run → the action after each, spelled short.
 struct FetchRow: CustomTestStringConvertible, @unchecked Sendable {
     var name: String
@@ -228,6 +297,47 @@ private let listedRows: [ListedRow] = [
     .init(
         name: "a run given its local document never asks for it", local: lines("a"),
         unchangedUntil: 1_000, events: [listedAt(0)], actions: ["download F1"]),
+    // The first listing's phase carries the quiet check and the previous run's check: the
+    // local document, asked for only after it, is out of turn before it.
+    .init(
+        name: "the local document before the first listing fails loudly",
+        unchangedUntil: 1_000, events: [.localRead(lines("a"))],
+        actions: ["fail protocolViolation"]),
+    // Each answer to an upload step, out of turn: that step's phase carries what it sends (the
+    // bytes, the record, the target and its etag), so no phase can hold an upload without
+    // them; the answer arriving in another phase is a protocol violation.
+    .init(
+        name: "a create's answer before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .created(file)], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "a record's answer before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .done], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "an etag before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .tagged(file, etag: "e1")],
+        actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "an upload's answer before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .updated(file)], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "a revision listing before any upload fails loudly", local: lines("a"),
+        events: [listedAt(0), .revisions([])], actions: ["download F1", "fail protocolViolation"]),
+    .init(
+        name: "the upload steps in turn: record, update, check", local: lines("a"),
+        events: [
+            listedAt(0), .downloaded(DriveSnapshot(file: file, etag: "e1", bytes: Array("b".utf8))),
+            .done, .changedSinceRead,
+        ],
+        actions: ["download F1", "record F1", "update F1 e1", "listRevisions F1"]),
+    .init(
+        name: "a first backup creates the file, then finishes", local: lines("a"),
+        events: [.listed([], now: Timestamp(millisecondsSince1970: 0)), .created(file)],
+        actions: ["create", "finish"]),
+    // A merge needs the run's clock, which only the listing gives.
+    .init(
+        name: "a download before the listing fails loudly", local: lines("a"),
+        events: [.downloaded(DriveSnapshot(file: file, etag: "e1", bytes: Array("b".utf8)))],
+        actions: ["fail protocolViolation"]),
 ]
 
 @Test(arguments: listedRows)
@@ -257,6 +367,11 @@ private func spelled(_ action: BackupRun<Lines>.Action) -> String {
     case .download(let file): "download \(file.id)"
     case .listRevisions(let id): "listRevisions \(id)"
     case .finish(let outcome) where outcome.quiet: "finish quiet \(outcome.file?.id ?? "nil")"
+    case .finish: "finish"
+    case .record(let record?): "record \(record.fileId)"
+    case .create: "create"
+    case .update(let file, _, let etag): "update \(file.id) \(etag)"
+    case .fail(.protocolViolation): "fail protocolViolation"
     default: "\(action)"
     }
 }
