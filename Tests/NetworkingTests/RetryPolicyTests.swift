@@ -39,3 +39,18 @@ func delayIsExponentialWithJitterCappedAndRetryAfterWins(
         #expect(givingUp(short, after: failure) == full, "\(String(describing: failure))")
     }
 }
+
+/// The hand-read IMF-fixdate gives Foundation's answer for every spelling it accepts, and
+/// refuses what is not one.
+@Test(arguments: [
+    ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777.0),
+    ("Fri, 15 Jan 2027 08:00:30 GMT", 1_800_000_030),
+    ("Thu, 01 Jan 1970 00:00:00 GMT", 0), ("Tue, 29 Feb 2028 23:59:59 GMT", 1_835_481_599),
+    ("Mon, 29 Feb 2027 00:00:00 GMT", nil), ("Sat, 15 Jan 2027 08:00:30 GMT", nil),
+    ("Fri, 15 Jan 2027 08:00:30 UTC", nil), ("Fri, 15 Jan 2027 8:00:30 GMT", nil),
+    ("Fri, 15 Jan 2027 24:00:00 GMT", nil), ("Fri, 15 Jab 2027 08:00:30 GMT", nil),
+    ("Friday, 15-Jan-27 08:00:30 GMT", nil), ("", nil),
+])
+func anHTTPDateIsReadExactly(text: String, seconds: Double?) {
+    #expect(HTTPDate.parse(text)?.timeIntervalSince1970 == seconds)
+}

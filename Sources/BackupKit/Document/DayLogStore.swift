@@ -35,6 +35,9 @@ public struct DayLogStore: Sendable {
     private(set) var challengeIDs: [ChallengeID] = []
     private(set) var taskIDs: [TaskID] = []
     private var taskIndex: [TaskID: UInt32] = [:]
+    /// The last few task entries made or found: a challenge's logs name the same few tasks, and
+    /// comparing a few short ids costs less than hashing one.
+    private var recentTasks: [(id: TaskID, index: UInt32)] = []
     /// Index into `taskIDs`, per value.
     private(set) var valueTasks: [UInt32] = []
     private(set) var valueNumbers: [UInt16] = []
@@ -207,10 +210,17 @@ public struct DayLogStore: Sendable {
     }
 
     private mutating func taskIndex(_ id: TaskID) -> UInt32 {
-        if let known = taskIndex[id] { return known }
-        let index = UInt32(taskIDs.count)
-        taskIDs.append(id)
-        taskIndex[id] = index
+        for recent in recentTasks where recent.id == id { return recent.index }
+        let index: UInt32
+        if let known = taskIndex[id] {
+            index = known
+        } else {
+            index = UInt32(taskIDs.count)
+            taskIDs.append(id)
+            taskIndex[id] = index
+        }
+        if recentTasks.count == 8 { recentTasks.removeFirst() }
+        recentTasks.append((id, index))
         return index
     }
 
@@ -264,27 +274,48 @@ public struct DayLogStore: Sendable {
             updatedAt: Timestamp(millisecondsSince1970: record.updatedAt))
     }
 
-    /// Whether the log at `position` and `other`'s at `otherPosition` are certainly the same
-    /// log, found from their parts: the merge's test before it writes two copies out to compare
-    /// them. Cheap fields first; the note byte by byte.
-    func holdsTheSameLog(at position: Int, as other: DayLogStore, at otherPosition: Int) -> Bool {
-        let mine = records[position]
-        let theirs = other.records[otherPosition]
-        guard !mine.isWhole, !theirs.isWhole else { return self[position] == other[otherPosition] }
-        guard mine.updatedAt == theirs.updatedAt, mine.day == theirs.day, mine.mood == theirs.mood,
-            mine.valueCount == theirs.valueCount, mine.noteCount == theirs.noteCount,
-            challengeIDs[Int(mine.challenge)] == other.challengeIDs[Int(theirs.challenge)]
-        else { return false }
-        for offset in 0..<Int(mine.valueCount) {
-            let here = Int(mine.valueStart) + offset
-            let there = Int(theirs.valueStart) + offset
-            guard valueNumbers[here] == other.valueNumbers[there],
-                taskIDs[Int(valueTasks[here])] == other.taskIDs[Int(other.valueTasks[there])]
-            else { return false }
+    /// A compact log's parts, read in place: pointers into the store, valid only inside the
+    /// `withParts` call that gave them. What the writer and the merge read a log through, so
+    /// that neither makes a value nor copies the store (each copy retains every buffer, and the
+    /// two cores would count references to the same ones).
+    struct Parts {
+        let challengeID: String
+        let day: DayKey
+        let mood: Int?
+        let updatedAt: Timestamp
+        let note: UnsafeBufferPointer<UInt8>
+        /// Per value, its entry in `taskIDs`, and its number.
+        let tasks: UnsafeBufferPointer<UInt32>
+        let numbers: UnsafeBufferPointer<UInt16>
+        let taskIDs: UnsafeBufferPointer<TaskID>
+    }
+
+    /// `body` given the parts of the log at `position`; false, without calling it, for a log
+    /// kept whole.
+    func withParts(at position: Int, _ body: (Parts) -> Void) -> Bool {
+        let record = records[position]
+        guard !record.isWhole else { return false }
+        let values = Int(record.valueStart)..<Int(record.valueStart) + Int(record.valueCount)
+        let note = Int(record.noteStart)..<Int(record.noteStart) + Int(record.noteCount)
+        noteBytes.withUnsafeBufferPointer { notes in
+            valueTasks.withUnsafeBufferPointer { tasks in
+                valueNumbers.withUnsafeBufferPointer { numbers in
+                    taskIDs.withUnsafeBufferPointer { ids in
+                        body(
+                            Parts(
+                                challengeID: challengeIDs[Int(record.challenge)].rawValue,
+                                day: DayKey(dayNumber: record.day),
+                                mood: record.mood == 0 ? nil : Int(record.mood),
+                                updatedAt: Timestamp(millisecondsSince1970: record.updatedAt),
+                                note: UnsafeBufferPointer(rebasing: notes[note]),
+                                tasks: UnsafeBufferPointer(rebasing: tasks[values]),
+                                numbers: UnsafeBufferPointer(rebasing: numbers[values]),
+                                taskIDs: ids))
+                    }
+                }
+            }
         }
-        let note = Int(mine.noteStart)..<Int(mine.noteStart) + Int(mine.noteCount)
-        let otherNote = Int(theirs.noteStart)..<Int(theirs.noteStart) + Int(theirs.noteCount)
-        return noteBytes[note].elementsEqual(other.noteBytes[otherNote])
+        return true
     }
 
     // MARK: Reordering
@@ -344,7 +375,7 @@ extension DayLogStore: RandomAccessCollection, MutableCollection, RangeReplaceab
 
     /// Removes the logs of the challenges `shouldBeRemoved` names, without making any log a
     /// value: asked once per run of logs of one challenge.
-    mutating func removeAll(where shouldBeRemoved: (ChallengeID) -> Bool) {
+    mutating func removeLogs(ofChallengesWhere shouldBeRemoved: (ChallengeID) -> Bool) {
         var answers = ChallengeAnswers()
         let ids = challengeIDs
         records.removeAll { answers.answer(for: $0.challenge, in: ids, shouldBeRemoved) }
@@ -352,7 +383,7 @@ extension DayLogStore: RandomAccessCollection, MutableCollection, RangeReplaceab
 
     /// How many logs name a challenge `matches` answers true for, asked once per run of logs of
     /// one challenge.
-    func count(where matches: (ChallengeID) -> Bool) -> Int {
+    func countLogs(ofChallengesWhere matches: (ChallengeID) -> Bool) -> Int {
         var answers = ChallengeAnswers()
         return records.count { answers.answer(for: $0.challenge, in: challengeIDs, matches) }
     }

@@ -5,7 +5,7 @@ extension BackupDocument {
     /// How many day logs name a tombstone rather than a live challenge.
     public var keptDayLogCount: Int {
         var lookup = LiveLookup(challenges: challenges)
-        return dayLogs.count { !lookup.isLive($0) }
+        return dayLogs.countLogs(ofChallengesWhere: { !lookup.isLive($0) })
     }
 
     /// The day logs of live challenges only, so the document is a valid version 3
@@ -14,7 +14,7 @@ extension BackupDocument {
     public func droppingKeptDayLogs() -> (document: BackupDocument, dropped: Int) {
         var document = self
         var lookup = LiveLookup(challenges: challenges)
-        document.dayLogs.removeAll { !lookup.isLive($0) }
+        document.dayLogs.removeLogs(ofChallengesWhere: { !lookup.isLive($0) })
         return (document, dayLogs.count - document.dayLogs.count)
     }
 }

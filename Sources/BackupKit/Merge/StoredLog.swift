@@ -1,7 +1,7 @@
 /// A day log read in place from its store, as the merge's rules see a copy: its stamp, and its
 /// canonical bytes only on a tie, without making it a value. A pointer, not the store, so
 /// that making one per key retains nothing: the two halves of the walk would otherwise count
-/// references to the same arrays from two cores. Valid while the walk that made it holds the
+/// references to the same buffers from two cores. Valid while the walk that made it holds the
 /// store (`DayLogWalk.walk`).
 struct StoredLog: Copy {
     let store: UnsafePointer<DayLogStore>
@@ -13,8 +13,24 @@ struct StoredLog: Copy {
         out.compactDayLog(in: store.pointee, at: position, withKey: false)
     }
 
+    /// Cheap fields first, the note byte by byte (`==` on strings allows Unicode equivalence);
+    /// ids are ASCII, where the two agree. A log kept whole is compared as a value.
     func isSurelyIdentical(to other: StoredLog) -> Bool {
-        store.pointee.holdsTheSameLog(at: position, as: other.store.pointee, at: other.position)
+        var same: Bool?
+        _ = store.pointee.withParts(at: position) { mine in
+            _ = other.store.pointee.withParts(at: other.position) { theirs in
+                same =
+                    mine.updatedAt == theirs.updatedAt && mine.day == theirs.day
+                    && mine.mood == theirs.mood && mine.tasks.count == theirs.tasks.count
+                    && mine.challengeID == theirs.challengeID
+                    && mine.numbers.elementsEqual(theirs.numbers)
+                    && mine.tasks.indices.allSatisfy {
+                        mine.taskIDs[Int(mine.tasks[$0])] == theirs.taskIDs[Int(theirs.tasks[$0])]
+                    }
+                    && mine.note.elementsEqual(theirs.note)
+            }
+        }
+        return same ?? (self == other)
     }
 
     static func == (left: StoredLog, right: StoredLog) -> Bool {

@@ -266,43 +266,39 @@ public struct JSONOutput: Sendable {
     /// The log at `position` of `logs`, compact, read from the store's parts without making
     /// it a value: the same bytes as `compactDayLog(logs[position], withKey:)`.
     mutating func compactDayLog(in logs: DayLogStore, at position: Int, withKey key: Bool) {
-        let record = logs.records[position]
-        guard !record.isWhole else {
+        if !logs.withParts(at: position, { compactDayLog($0, withKey: key) }) {
             compactDayLog(logs[position], withKey: key)
-            return
         }
+    }
+
+    /// A compact log from its parts in the store.
+    mutating func compactDayLog(_ log: DayLogStore.Parts, withKey key: Bool) {
         beforeValue()
-        let values = Int(record.valueStart)..<Int(record.valueStart) + Int(record.valueCount)
         // Ids are at most 64 bytes, integers at most 20 digits.
-        let bound = 200 + Int(record.noteCount) * 6 + values.count * 90
-        logs.noteBytes.withUnsafeBufferPointer { notes in
-            let note = UnsafeBufferPointer(
-                rebasing: notes[
-                    Int(record.noteStart)..<Int(record.noteStart) + Int(record.noteCount)])
-            spell(upTo: bound) { raw in
-                if key {
-                    raw.byte(UInt8(ascii: "\""))
-                    raw.plain(logs.challengeIDs[Int(record.challenge)].rawValue)
-                    raw.byte(UInt8(ascii: "/"))
-                    raw.day(DayKey(dayNumber: record.day))
-                    raw.plain(#"":"#)
-                }
-                raw.plain(#"{"mood":"#)
-                if record.mood != 0 { raw.integer(Int(record.mood)) } else { raw.plain("null") }
-                raw.plain(#","note":"#)
-                raw.quoted(utf8: note)
-                raw.plain(#","updatedAt":""#)
-                raw.stamp(Timestamp(millisecondsSince1970: record.updatedAt))
-                raw.plain(#"","values":{"#)
-                for index in values {
-                    if index > values.lowerBound { raw.byte(UInt8(ascii: ",")) }
-                    raw.byte(UInt8(ascii: "\""))
-                    raw.plain(logs.taskIDs[Int(logs.valueTasks[index])].rawValue)
-                    raw.plain(#"":"#)
-                    raw.integer(Int(logs.valueNumbers[index]))
-                }
-                raw.plain("}}")
+        let bound = 200 + log.note.count * 6 + log.tasks.count * 90
+        spell(upTo: bound) { raw in
+            if key {
+                raw.byte(UInt8(ascii: "\""))
+                raw.plain(log.challengeID)
+                raw.byte(UInt8(ascii: "/"))
+                raw.day(log.day)
+                raw.plain(#"":"#)
             }
+            raw.plain(#"{"mood":"#)
+            if let mood = log.mood { raw.integer(mood) } else { raw.plain("null") }
+            raw.plain(#","note":"#)
+            raw.quoted(utf8: log.note)
+            raw.plain(#","updatedAt":""#)
+            raw.stamp(log.updatedAt)
+            raw.plain(#"","values":{"#)
+            for index in log.tasks.indices {
+                if index > 0 { raw.byte(UInt8(ascii: ",")) }
+                raw.byte(UInt8(ascii: "\""))
+                raw.plain(log.taskIDs[Int(log.tasks[index])].rawValue)
+                raw.plain(#"":"#)
+                raw.integer(Int(log.numbers[index]))
+            }
+            raw.plain("}}")
         }
     }
 
