@@ -342,7 +342,9 @@ public struct DayLogStore: Sendable {
 }
 
 extension DayLogStore: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
+    /// 0: positions count the logs in key order.
     public var startIndex: Int { 0 }
+    /// The number of logs.
     public var endIndex: Int { records.count }
 
     /// The log at `position`, made into a value. Setting one replaces it; its old values and
@@ -360,10 +362,13 @@ extension DayLogStore: RandomAccessCollection, MutableCollection, RangeReplaceab
         }
     }
 
+    /// Swaps two logs by their records alone.
     public mutating func swapAt(_ i: Int, _ j: Int) {
         records.swapAt(i, j)
     }
 
+    /// Replaces the logs at `subrange` with `newElements`, whose values and notes are added to
+    /// the shared buffers.
     public mutating func replaceSubrange(
         _ subrange: Range<Int>, with newElements: some Collection<DayLog>
     ) {
@@ -388,6 +393,7 @@ extension DayLogStore: RandomAccessCollection, MutableCollection, RangeReplaceab
         return records.count { answers.answer(for: $0.challenge, in: challengeIDs, matches) }
     }
 
+    /// Removes the logs `shouldBeRemoved` answers true for, keeping the others' records.
     public mutating func removeAll(where shouldBeRemoved: (DayLog) throws -> Bool) rethrows {
         var kept: [Record] = []
         kept.reserveCapacity(records.count)
@@ -424,5 +430,13 @@ private struct ChallengeAnswers {
         let answer = question(ids[Int(entry)])
         last = (entry, answer)
         return answer
+    }
+}
+
+extension DayLogStore: CustomReflectable {
+    /// The logs as values, as an array of them would show: what a failed test or a debugger
+    /// should print, not the records and buffers.
+    public var customMirror: Mirror {
+        Mirror(self, unlabeledChildren: Array(self), displayStyle: .collection)
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A day log read in place from its store, as the merge's rules see a copy: its stamp, and its
 /// canonical bytes only on a tie, without making it a value. A pointer, not the store, so
 /// that making one per key retains nothing: the two halves of the walk would otherwise count
@@ -23,11 +25,11 @@ struct StoredLog: Copy {
                     mine.updatedAt == theirs.updatedAt && mine.day == theirs.day
                     && mine.mood == theirs.mood && mine.tasks.count == theirs.tasks.count
                     && mine.challengeID == theirs.challengeID
-                    && mine.numbers.elementsEqual(theirs.numbers)
+                    && sameMemory(mine.numbers, theirs.numbers)
                     && mine.tasks.indices.allSatisfy {
                         mine.taskIDs[Int(mine.tasks[$0])] == theirs.taskIDs[Int(theirs.tasks[$0])]
                     }
-                    && mine.note.elementsEqual(theirs.note)
+                    && sameMemory(mine.note, theirs.note)
             }
         }
         return same ?? (self == other)
@@ -36,4 +38,14 @@ struct StoredLog: Copy {
     static func == (left: StoredLog, right: StoredLog) -> Bool {
         left.store.pointee[left.position] == right.store.pointee[right.position]
     }
+}
+
+/// Whether two buffers hold the same elements, compared as memory (`memcmp`): the generic
+/// element-by-element comparison cost more than the rest of the tie-break.
+private func sameMemory<Element: BitwiseCopyable>(
+    _ left: UnsafeBufferPointer<Element>, _ right: UnsafeBufferPointer<Element>
+) -> Bool {
+    guard left.count == right.count else { return false }
+    guard let a = left.baseAddress, let b = right.baseAddress else { return true }
+    return memcmp(a, b, left.count * MemoryLayout<Element>.stride) == 0
 }
