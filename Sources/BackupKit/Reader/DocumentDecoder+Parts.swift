@@ -421,9 +421,8 @@ extension DocumentDecoder {
         if canonicalDayLog(key: key, into: &run) {
             return
         }
-        if let log = try dayLog(key: key) {
+        if try dayLog(key: key, into: &run) {
             run.canonical = false
-            run.append(log)
         }
     }
 
@@ -517,15 +516,17 @@ extension DocumentDecoder {
         static let required: FieldSet<Self> = .all
     }
 
-    private func dayLog(key: DayLogKey) throws(ScanError) -> DayLog? {
-        var values: [TaskValue]?
+    /// A day log read the general way into `run`, from its parts: false when it did not decode
+    /// (what is wrong is reported).
+    private func dayLog(key: DayLogKey, into run: inout DayLogRun) throws(ScanError) -> Bool {
+        var valuesRead = false
         var note: String?
         var mood: Int?
         var moodValid = true
         var updatedAt: Timestamp?
         let complete = try object(required: DayLogField.required) { field throws(ScanError) in
             switch field {
-            case .values: values = try self.values()
+            case .values: valuesRead = try self.values()
             case .note: note = try string()
             case .mood:
                 if try null() { return }
@@ -534,13 +535,17 @@ extension DocumentDecoder {
             case .updatedAt: updatedAt = try timestamp()
             }
         }
-        guard complete, moodValid, let values, let note, let updatedAt else { return nil }
-        return DayLog(key: key, values: values, note: note, mood: mood, updatedAt: updatedAt)
+        guard complete, moodValid, valuesRead, var note, let updatedAt else { return false }
+        // The values are in `valueBuffer`, where `values()` left them.
+        note.withUTF8 { note in
+            run.append(key: key, values: valueBuffer, note: note, mood: mood, updatedAt: updatedAt)
+        }
+        return true
     }
 
-    private func values() throws(ScanError) -> [TaskValue]? {
-        // Collected in a reused buffer and copied out at their exact size: one allocation
-        // per day log instead of one per growth step.
+    /// The log's values into `valueBuffer`, sorted; false when they did not decode.
+    private func values() throws(ScanError) -> Bool {
+        // Collected in a reused buffer that the store copies from: no allocation per log.
         valueBuffer.removeAll(keepingCapacity: true)
         var broken = false
         // Ids are ASCII, so the order of their input bytes is their order: comparing the
@@ -565,14 +570,14 @@ extension DocumentDecoder {
                 broken = true
             }
         }
-        guard isMap, !broken else { return nil }
+        guard isMap, !broken else { return false }
         let before = valueBuffer.count
         if !inOrder {
             sortAndDropDuplicates(
                 &valueBuffer, by: { $0.taskID < $1.taskID },
                 pointer: { self.pointer + "/" + $0.taskID.rawValue })
         }
-        return valueBuffer.count == before ? Array(valueBuffer[...]) : nil
+        return valueBuffer.count == before
     }
 
     enum TombstoneField: Int, ObjectField {
@@ -652,11 +657,6 @@ struct DayLogRun: Sendable {
     ) {
         follow(key)
         store.append(key: key, values: values, note: note, mood: mood, updatedAt: updatedAt)
-    }
-
-    mutating func append(_ log: DayLog) {
-        follow(log.key)
-        store.append(log)
     }
 
     /// `later`'s logs after these: the second half joining the first.
