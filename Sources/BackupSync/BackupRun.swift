@@ -212,7 +212,7 @@ public struct BackupRun<Document> {
         case finished
     }
 
-    /// What the run's first listing decides on, and no later round's.
+    /// What the run starts with, and what its first listing decides on and no later round's.
     private struct Opening {
         /// The local document given at the start (nil: read on request, or a settling run).
         var local: Document?
@@ -343,7 +343,8 @@ public struct BackupRun<Document> {
 
     public let name: String
     public let codec: SyncCodec<Document>
-    /// Set before the start: the run proper takes its settings at the first listing.
+    /// The rounds before the run gives up (`.keepsChanging`). This and the settings below are
+    /// set before the start: the run proper takes them at its first listing.
     public var maxRounds = 8
     /// The most bytes a device reads a backup with (`--max-bytes`): a larger upload would
     /// leave every device refusing the backup from the next run on, so it is refused here.
