@@ -338,6 +338,19 @@ private let listedRows: [ListedRow] = [
         name: "a download before the listing fails loudly", local: lines("a"),
         events: [.downloaded(DriveSnapshot(file: file, etag: "e1", bytes: Array("b".utf8)))],
         actions: ["fail protocolViolation"]),
+    // The run proper starts with the first listing's clock and keeps it: a later round's
+    // listing (here after the file went) does not move it, so a side file of that round is
+    // named by the first listing's time, as every merge of the run is stamped with it.
+    .init(
+        name: "a later round's listing keeps the first listing's clock", local: lines("a"),
+        events: [
+            listedAt(0), .gone, listedAt(86_400_000),
+            .downloaded(DriveSnapshot(file: file, etag: "e1", bytes: Array("!".utf8))),
+        ],
+        actions: [
+            "download F1", "list", "download F1",
+            "keepAside habit-backup.json.invalid-19700101T000000Z-F1",
+        ]),
 ]
 
 @Test(arguments: listedRows)
@@ -371,6 +384,7 @@ private func spelled(_ action: BackupRun<Lines>.Action) -> String {
     case .record(let record?): "record \(record.fileId)"
     case .create: "create"
     case .update(let file, _, let etag): "update \(file.id) \(etag)"
+    case .keepAside(_, _, let name, _): "keepAside \(name)"
     case .fail(.protocolViolation): "fail protocolViolation"
     default: "\(action)"
     }
