@@ -135,7 +135,9 @@ public struct BackupRun<Document> {
         /// The listing, and the run's clock: known once Drive has first answered (its `Date`
         /// corrects ours), and fixed by the first listing for the rest of the run.
         case listed([DriveFile], now: Timestamp)
-        case localRead(Document)
+        /// The local document, and the profile's kept copy when the run was made without one:
+        /// a run made `unlessUnchanged` reads both only now, as a quiet night needs neither.
+        case localRead(Document, kept: KeptCopy? = nil)
         case downloaded(DriveSnapshot)
         case gone
         case tagged(DriveFile, etag: String)
@@ -460,7 +462,7 @@ public struct BackupRun<Document> {
         let maxBytes: Int
         let retention: RetentionPolicy?
         let timeZone: TimeZone
-        private let kept: KeptCopy?
+        private var kept: KeptCopy?
         /// What the run's merges and steps said so far, for the outcome.
         private var notices = RunNotices()
         private(set) var local: Document?
@@ -574,8 +576,9 @@ public struct BackupRun<Document> {
             case (.listing, .listed(let files, _)):
                 // A later round's listing: the run's clock stays the first listing's.
                 return listed(files, previous: nil)
-            case (.readingLocal(let files, let previous), .localRead(let document)):
+            case (.readingLocal(let files, let previous), .localRead(let document, let readKept)):
                 local = document
+                kept = kept ?? readKept
                 return listed(files, previous: previous)
 
             case (.checkingPending(let record), .revisions(let revisions)):

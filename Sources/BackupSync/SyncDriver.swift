@@ -30,23 +30,26 @@ public struct SyncDriver {
     {
         try run(
             machine,
-            readLocal: { () throws(SyncError) -> Document in
+            readLocal: { () throws(SyncError) -> (Document, KeptCopy?) in
                 throw .protocolViolation("a run given its local document asked for it")
             }, lift: { $0 })
     }
 
     /// A run that reads its local document only when it asks (`BackupRun.Action.readLocal`),
-    /// through `readLocal`: what that throws (the caller's own error, such as an invalid file)
-    /// ends the run and comes out as it was thrown.
+    /// through `readLocal`, which gives the profile's kept copy too when the run was made
+    /// without one: what that throws (the caller's own error, such as an invalid file) ends the
+    /// run and comes out as it was thrown.
     public func run<Document>(
-        _ machine: BackupRun<Document>, readLocal: () throws -> Document
+        _ machine: BackupRun<Document>,
+        readLocal: () throws -> (document: Document, kept: KeptCopy?)
     ) throws -> BackupOutcome<Document> {
         try run(machine, readLocal: readLocal, lift: { $0 })
     }
 
     /// The run; `lift` makes the run's own failures the caller's error type.
     private func run<Document, Failure: Error>(
-        _ machine: BackupRun<Document>, readLocal: () throws(Failure) -> Document,
+        _ machine: BackupRun<Document>,
+        readLocal: () throws(Failure) -> (document: Document, kept: KeptCopy?),
         lift: (SyncError) -> Failure
     ) throws(Failure) -> BackupOutcome<Document> {
         var machine = machine
@@ -56,7 +59,8 @@ public struct SyncDriver {
             case .finish(let outcome): return outcome
             case .fail(let error): throw lift(error)
             case .readLocal:
-                action = machine.handle(.localRead(try readLocal()))
+                let (document, kept) = try readLocal()
+                action = machine.handle(.localRead(document, kept: kept))
             case .record(let pending):
                 do {
                     try record(pending)

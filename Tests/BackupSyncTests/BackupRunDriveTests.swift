@@ -110,7 +110,7 @@ private struct Unreadable: Error {}
 /// counts its calls and fails when `failing`.
 private func runReading(
     _ transport: ScriptedTransport, unchanged: Bool, failing: Bool = false,
-    reads: inout Int
+    keptWithIt: KeptCopy? = nil, reads: inout Int
 ) throws -> BackupOutcome<Lines> {
     let machine = BackupRun(
         name: "habit-backup.json", codec: lineCodec,
@@ -122,7 +122,7 @@ private func runReading(
         readLocal: {
             reads += 1
             if failing { throw Unreadable() }
-            return lines("b")
+            return (lines("b"), keptWithIt)
         })
 }
 
@@ -140,6 +140,18 @@ private func runReading(
     let outcome = try runReading(transport, unchanged: false, reads: &reads)
     #expect(!outcome.quiet && !outcome.uploaded && outcome.document == lines("a", "b"))
     #expect(reads == 1)
+}
+
+/// The kept copy comes with the local document (a quiet night reads neither): it stands in
+/// for the download as the copy a run is made with does.
+@Test func aKeptCopyReadWithTheLocalDocumentSparesTheDownload() throws {
+    let transport = ScriptedTransport([listed("F1", version: 1, holding: "a\nb")])
+    var reads = 0
+    let outcome = try runReading(
+        transport, unchanged: false, keptWithIt: kept("a\nb", version: 1, etag: "e1"),
+        reads: &reads)
+    #expect(!outcome.quiet && outcome.fromKeptCopy && outcome.document == lines("a", "b"))
+    #expect(reads == 1 && transport.sent.count == 1)
 }
 
 @Test func aLocalDocumentThatCannotBeReadEndsTheRunWithItsOwnError() throws {

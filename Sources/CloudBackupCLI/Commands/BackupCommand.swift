@@ -129,7 +129,12 @@ struct BackupCommand: Command {
                 (state ?? readState()).document, codec: codec, driver: driver, session: session,
                 context: context, warn: warn)
         }
-        let kept = KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
+        // A quiet night reads neither STATE nor the kept copy (hashing it costs more than the
+        // rest of the night): a run that may be one gets it with STATE, if it asks.
+        let loadKept = {
+            KeptCopy.load(from: session.profile.keptCopyPath, maxBytes: readOptions.maxBytes)
+        }
+        var kept = state == nil ? nil : loadKept()
         let name = session.profile.fileName
         let pending = session.pendingVerification
         var machine =
@@ -150,7 +155,8 @@ struct BackupCommand: Command {
             readLocal: {
                 let read = try readState()
                 state = read
-                return read.document
+                kept = loadKept()
+                return (read.document, kept)
             })
         if ran.quiet, let remote = ran.file, let steady = quiet {
             return quietNight(
