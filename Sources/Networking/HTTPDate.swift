@@ -32,34 +32,23 @@ public enum HTTPDate {
         guard
             separators.allSatisfy({ at, text in bytes[at...].starts(with: text.utf8) }),
             let weekday = weekdays.firstIndex(of: word(0)),
-            let day = number(5, 2), let monthIndex = months.firstIndex(of: word(8)),
+            let day = number(5, 2), let month = months.firstIndex(of: word(8)),
             let year = number(12, 4), let hour = number(17, 2), let minute = number(20, 2),
-            let second = number(23, 2),
-            (1...daysIn(month: monthIndex + 1, year: year)).contains(day), hour < 24,
-            minute < 60, second < 61
+            let second = number(23, 2), hour < 24, minute < 60, second < 61
         else { return nil }
-        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
-        // 1970-01-01 was a Thursday (index 3 from Monday).
-        guard (days % 7 + 7 + 3) % 7 == weekday else { return nil }
-        return Date(
-            timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        var fields = tm()
+        (fields.tm_year, fields.tm_mon, fields.tm_mday) = (
+            Int32(year - 1900), Int32(month), Int32(day)
+        )
+        (fields.tm_hour, fields.tm_min, fields.tm_sec) = (Int32(hour), Int32(minute), Int32(second))
+        var time = timegm(&fields)
+        // `timegm` carries a day past its month's end into the next: a real date comes back as
+        // it went in, and with the weekday it was spelled with (`tm_wday` counts from Sunday).
+        var back = tm()
+        guard gmtime_r(&time, &back) != nil, back.tm_mday == Int32(day),
+            back.tm_mon == Int32(month),
+            back.tm_wday == Int32((weekday + 1) % 7)
+        else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(time))
     }
 }

@@ -260,73 +260,61 @@ public struct JSONOutput: Sendable {
         spell(upTo: 24) { $0.stamp(stamp) }
     }
 
-    /// A compact day log's member, `"<id>/<day>":{…}`, or with `key` false its object alone,
-    /// spelled in one go: the bulk of a large file. Keys in canonical order, as
-    /// `BackupWriter.write(_:into:)` has them for the pretty form.
     /// The log at `position` of `logs`, compact, read from the store's parts without making
     /// it a value: the same bytes as `compactDayLog(logs[position], withKey:)`.
     mutating func compactDayLog(in logs: DayLogStore, at position: Int, withKey key: Bool) {
-        if !logs.withParts(at: position, { compactDayLog($0, withKey: key) }) {
-            compactDayLog(logs[position], withKey: key)
+        let spelled = logs.withParts(at: position) { log in
+            compactDayLog(
+                key: key ? (log.challengeID, log.day) : nil, mood: log.mood, note: log.note,
+                updatedAt: log.updatedAt, values: log.tasks.count
+            ) { (log.taskIDs[Int(log.tasks[$0])].rawValue, Int(log.numbers[$0])) }
         }
-    }
-
-    /// A compact log from its parts in the store.
-    mutating func compactDayLog(_ log: DayLogStore.Parts, withKey key: Bool) {
-        beforeValue()
-        // Ids are at most 64 bytes, integers at most 20 digits.
-        let bound = 200 + log.note.count * 6 + log.tasks.count * 90
-        spell(upTo: bound) { raw in
-            if key {
-                raw.byte(UInt8(ascii: "\""))
-                raw.plain(log.challengeID)
-                raw.byte(UInt8(ascii: "/"))
-                raw.day(log.day)
-                raw.plain(#"":"#)
-            }
-            raw.plain(#"{"mood":"#)
-            if let mood = log.mood { raw.integer(mood) } else { raw.plain("null") }
-            raw.plain(#","note":"#)
-            raw.quoted(utf8: log.note)
-            raw.plain(#","updatedAt":""#)
-            raw.stamp(log.updatedAt)
-            raw.plain(#"","values":{"#)
-            for index in log.tasks.indices {
-                if index > 0 { raw.byte(UInt8(ascii: ",")) }
-                raw.byte(UInt8(ascii: "\""))
-                raw.plain(log.taskIDs[Int(log.tasks[index])].rawValue)
-                raw.plain(#"":"#)
-                raw.integer(Int(log.numbers[index]))
-            }
-            raw.plain("}}")
-        }
+        if !spelled { compactDayLog(logs[position], withKey: key) }
     }
 
     mutating func compactDayLog(_ log: DayLog, withKey key: Bool) {
+        var note = log.note
+        note.withUTF8 { note in
+            compactDayLog(
+                key: key ? (log.key.challengeID.rawValue, log.key.day) : nil, mood: log.mood,
+                note: note, updatedAt: log.updatedAt, values: log.values.count
+            ) { (log.values[$0].taskID.rawValue, log.values[$0].value) }
+        }
+    }
+
+    /// A compact day log's member, `"<id>/<day>":{…}`, or without `key` its object alone,
+    /// spelled in one go from its parts: the bulk of a large file, and the one spelling of a
+    /// stored log and a log value. Keys in canonical order, as `BackupWriter.write(_:into:)`
+    /// has them for the pretty form.
+    private mutating func compactDayLog(
+        key: (id: String, day: DayKey)?, mood: Int?, note: UnsafeBufferPointer<UInt8>,
+        updatedAt: Timestamp, values: Int, value: (Int) -> (task: String, value: Int)
+    ) {
         beforeValue()
         // Ids are at most 64 bytes, integers at most 20 digits.
-        let bound = 200 + RawBytes.quotedBound(log.note) + log.values.count * 90
+        let bound = 200 + note.count * 6 + values * 90
         spell(upTo: bound) { raw in
-            if key {
+            if let key {
                 raw.byte(UInt8(ascii: "\""))
-                raw.plain(log.key.challengeID.rawValue)
+                raw.plain(key.id)
                 raw.byte(UInt8(ascii: "/"))
-                raw.day(log.key.day)
+                raw.day(key.day)
                 raw.plain(#"":"#)
             }
             raw.plain(#"{"mood":"#)
-            if let mood = log.mood { raw.integer(mood) } else { raw.plain("null") }
+            if let mood { raw.integer(mood) } else { raw.plain("null") }
             raw.plain(#","note":"#)
-            raw.quoted(log.note)
+            raw.quoted(utf8: note)
             raw.plain(#","updatedAt":""#)
-            raw.stamp(log.updatedAt)
+            raw.stamp(updatedAt)
             raw.plain(#"","values":{"#)
-            for index in log.values.indices {
+            for index in 0..<values {
                 if index > 0 { raw.byte(UInt8(ascii: ",")) }
+                let (task, number) = value(index)
                 raw.byte(UInt8(ascii: "\""))
-                raw.plain(log.values[index].taskID.rawValue)
+                raw.plain(task)
                 raw.plain(#"":"#)
-                raw.integer(log.values[index].value)
+                raw.integer(number)
             }
             raw.plain("}}")
         }
