@@ -5,8 +5,8 @@
 /// 250 bytes a log in small heap blocks; here a log is one 32-byte record in one contiguous
 /// buffer, its values two small integers each in two shared arrays, its note bytes in one
 /// shared buffer, and each challenge and task id one table entry however many logs name it.
-/// A log is made into a value only when read through the subscript; the reader, the validator
-/// and the writer use `record(at:)` and its parts without making one.
+/// A log is made into a value only when read through the subscript; the validator, the writer
+/// and the merge read it through `withParts(at:_:)` without making one.
 ///
 /// A log the compact form cannot hold exactly (a value or mood out of its small range, a note
 /// over 65,535 bytes) is kept whole beside the records, so the store holds every `DayLog`
@@ -154,33 +154,11 @@ public struct DayLogStore: Sendable {
     /// Adds the logs of `other` after these, its ids folded into these tables: the reader's
     /// second half joining the first.
     mutating func append(contentsOf other: DayLogStore) {
-        var tasks: [UInt32] = []
-        tasks.reserveCapacity(other.taskIDs.count)
-        for id in other.taskIDs { tasks.append(taskIndex(id)) }
-        let valueBase = UInt32(valueTasks.count)
-        let noteBase = UInt32(noteBytes.count)
-        let wholeBase = UInt32(wholeLogs.count)
-        var lastOther: UInt32?
-        var lastHere: UInt32 = 0
         records.reserveCapacity(records.count + other.records.count)
-        for var record in other.records {
-            if record.challenge != lastOther {
-                lastOther = record.challenge
-                lastHere = challengeIndex(other.challengeIDs[Int(record.challenge)])
-            }
-            record.challenge = lastHere
-            if record.isWhole {
-                record.valueStart += wholeBase
-            } else {
-                record.valueStart += valueBase
-                record.noteStart += noteBase
-            }
-            records.append(record)
+        var transfer = Transfer()
+        for position in other.indices {
+            append(from: other, at: position, transfer: &transfer)
         }
-        valueTasks.append(contentsOf: other.valueTasks.lazy.map { tasks[Int($0)] })
-        valueNumbers.append(contentsOf: other.valueNumbers)
-        noteBytes.append(contentsOf: other.noteBytes)
-        wholeLogs.append(contentsOf: other.wholeLogs)
     }
 
     private mutating func appendWhole(_ log: DayLog) {
@@ -243,17 +221,6 @@ public struct DayLogStore: Sendable {
     /// When the log at `position` was last edited, without making the log.
     public func updatedAt(at position: Int) -> Timestamp {
         Timestamp(millisecondsSince1970: records[position].updatedAt)
-    }
-
-    /// Where a log with key `target` is, or would go.
-    func lowerBound(of target: DayLogKey) -> Int {
-        var low = 0
-        var high = records.count
-        while low < high {
-            let middle = (low + high) / 2
-            if key(at: middle) < target { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     private func makeLog(_ record: Record) -> DayLog {
@@ -327,17 +294,7 @@ public struct DayLogStore: Sendable {
         let key = { (record: Record) in
             DayLogKey(challengeID: ids[Int(record.challenge)], day: DayKey(dayNumber: record.day))
         }
-        records.sort { key($0) < key($1) }
-        var kept = 0
-        for index in records.indices {
-            if kept > 0, !(key(records[kept - 1]) < key(records[index])) {
-                duplicate(key(records[index]))
-                continue
-            }
-            records.swapAt(kept, index)
-            kept += 1
-        }
-        records.removeSubrange(kept...)
+        records.sortDroppingDuplicates(by: { key($0) < key($1) }, dropped: { duplicate(key($0)) })
     }
 }
 

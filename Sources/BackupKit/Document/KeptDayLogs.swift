@@ -4,8 +4,8 @@
 extension BackupDocument {
     /// How many day logs name a tombstone rather than a live challenge.
     public var keptDayLogCount: Int {
-        var lookup = LiveLookup(challenges: challenges)
-        return dayLogs.countLogs(ofChallengesWhere: { !lookup.isLive($0) })
+        let live = ChallengeLookup(challenges)
+        return dayLogs.countLogs(ofChallengesWhere: { live.find($0) == nil })
     }
 
     /// The day logs of live challenges only, so the document is a valid version 3
@@ -13,26 +13,8 @@ extension BackupDocument {
     /// logs went.
     public func droppingKeptDayLogs() -> (document: BackupDocument, dropped: Int) {
         var document = self
-        var lookup = LiveLookup(challenges: challenges)
-        document.dayLogs.removeLogs(ofChallengesWhere: { !lookup.isLive($0) })
+        let live = ChallengeLookup(challenges)
+        document.dayLogs.removeLogs(ofChallengesWhere: { live.find($0) == nil })
         return (document, dayLogs.count - document.dayLogs.count)
-    }
-}
-
-/// Whether a challenge id is live, remembering the last answer: day logs come grouped by
-/// challenge, so a million logs cost one binary search per challenge.
-struct LiveLookup {
-    let challenges: ChallengeLookup
-    private var last: (ChallengeID, Bool)?
-
-    init(challenges: [Challenge]) {
-        self.challenges = ChallengeLookup(challenges)
-    }
-
-    mutating func isLive(_ id: ChallengeID) -> Bool {
-        if let (lastID, answer) = last, lastID == id { return answer }
-        let answer = challenges.find(id) != nil
-        last = (id, answer)
-        return answer
     }
 }

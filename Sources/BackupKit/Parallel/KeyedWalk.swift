@@ -36,8 +36,11 @@ extension KeyedWalk {
         }
         let (localMiddle, incomingMiddle) =
             local.count >= incoming.count
-            ? (local.count / 2, incoming.lowerBound(of: local.key(at: local.count / 2)))
-            : (local.lowerBound(of: incoming.key(at: incoming.count / 2)), incoming.count / 2)
+            ? (local.count / 2, incoming.lowerBound(of: local.key(at: local.count / 2), by: \.key))
+            : (
+                local.lowerBound(of: incoming.key(at: incoming.count / 2), by: \.key),
+                incoming.count / 2
+            )
         let second = fresh()
         let (localCount, incomingCount) = (local.count, incoming.count)
         var (first, (later, laterOutput)) = concurrently(

@@ -316,8 +316,7 @@ extension DocumentDecoder {
         }
         var logs = run.store
         if !run.inOrder {
-            logs.sortByKey { key in issues.add(.duplicateKeys, Pointer.dayLog(key), "duplicate key")
-            }
+            logs.sortByKey { duplicateKey(at: Pointer.dayLog($0)) }
         }
         dayLogsHoldOwnRules = run.canonical
         return logs

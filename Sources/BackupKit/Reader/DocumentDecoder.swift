@@ -172,23 +172,12 @@ final class DocumentDecoder {
     func sortAndDropDuplicates<Item>(
         _ items: inout [Item], by less: (Item, Item) -> Bool, pointer: (Item) -> String
     ) {
-        var sorted = true
-        for index in items.indices.dropFirst() where !less(items[index - 1], items[index]) {
-            sorted = false
-            break
-        }
-        guard !sorted else { return }
-        items.sort(by: less)
-        var kept = 0
-        for index in items.indices {
-            if kept > 0, !less(items[kept - 1], items[index]) {
-                issues.add(.duplicateKeys, pointer(items[index]), "duplicate key")
-                continue
-            }
-            items.swapAt(kept, index)
-            kept += 1
-        }
-        items.removeSubrange(kept...)
+        items.sortDroppingDuplicates(by: less) { duplicateKey(at: pointer($0)) }
+    }
+
+    /// A key met twice in one object: the later is dropped.
+    func duplicateKey(at pointer: String) {
+        issues.add(.duplicateKeys, pointer, "duplicate key")
     }
 
     // MARK: Scalars
