@@ -405,6 +405,7 @@ public struct BackupRun<Document> {
             stage = .finished
             return .fail(.drive(error))
         }
+        stage = .finished  // the run is held once while it changes (see `handle`)
         let next = run.failed(error, doing: action)
         stage = .listed(run)
         return next
@@ -441,6 +442,9 @@ public struct BackupRun<Document> {
             stage = .listed(run)
             return next
         case (.listed(var run), _):
+            // Out of `stage` while it changes: held twice, every collection the run appends
+            // to would be copied first.
+            stage = .finished
             let next = run.handle(event)
             stage = .listed(run)
             return next

@@ -144,8 +144,7 @@ struct BackupCommand: Command {
             } else {
                 BackupRun(
                     name: name, codec: codec,
-                    unlessUnchanged: { quiet?.unchangedFile(in: $0, now: $1) }, kept: kept,
-                    pending: pending)
+                    unlessUnchanged: { quiet?.unchangedFile(in: $0, now: $1) }, pending: pending)
             }
         machine.maxBytes = readOptions.maxBytes
         machine.retention = session.profile.retention
