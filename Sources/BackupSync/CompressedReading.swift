@@ -12,4 +12,17 @@ extension BackupReader {
     {
         try read(Gzip.plain(bytes, maxBytes: options.maxBytes), options: options)
     }
+
+    /// `read(plainOrGzip:options:)` for a caller that has no more use for the bytes (pass
+    /// them with `consume`): see `read(consuming:options:)`. Gzip's inflated bytes are
+    /// always this read's own.
+    public static func read(
+        consumingPlainOrGzip bytes: consuming [UInt8], options: ReadOptions = ReadOptions()
+    ) throws -> ReadResult {
+        if Gzip.isGzip(bytes) {
+            return try read(
+                consuming: Gzip.decompress(bytes, maxBytes: options.maxBytes), options: options)
+        }
+        return try read(consuming: consume bytes, options: options)
+    }
 }

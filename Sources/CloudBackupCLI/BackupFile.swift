@@ -39,7 +39,8 @@ enum BackupFile {
         _ path: String, options: ReadOptions = ReadOptions(), in context: Context? = nil
     ) throws(CLIError) -> ReadResult {
         let bytes = try loadBytes(path, options: options, in: context)
-        return try decode(bytes, file: context == nil ? path : shown(path), options: options)
+        return try decode(
+            consuming: bytes, file: context == nil ? path : shown(path), options: options)
     }
 
     /// `load` for a caller that shows the problems itself (`validate --json`): the file's
@@ -50,7 +51,7 @@ enum BackupFile {
         -> ReadResult
     {
         let bytes = try loadBytes(path, options: options, in: context)
-        return try BackupReader.read(plainOrGzip: bytes, options: reading(options))
+        return try BackupReader.read(consumingPlainOrGzip: bytes, options: reading(options))
     }
 
     /// `load`, also handing back the file's bytes (restore keeps them as `.bak`).
@@ -92,6 +93,18 @@ enum BackupFile {
     {
         do {
             return try BackupReader.read(plainOrGzip: bytes, options: reading(options))
+        } catch {
+            throw describe(reading: error, file: file, limit: options.maxIssues)
+        }
+    }
+
+    /// `decode` for a caller that has no more use for the bytes: their memory goes back to
+    /// the system as the document takes shape (`BackupReader.read(consuming:)`).
+    static func decode(consuming bytes: consuming [UInt8], file: String, options: ReadOptions)
+        throws(CLIError) -> ReadResult
+    {
+        do {
+            return try BackupReader.read(consumingPlainOrGzip: bytes, options: reading(options))
         } catch {
             throw describe(reading: error, file: file, limit: options.maxIssues)
         }

@@ -14,11 +14,19 @@ import Testing
         case refused(BackupFileError)
     }
 
-    static func outcome(_ bytes: [UInt8], twoCores: Bool, maxIssues: Int = 100) -> Outcome {
-        let options = ReadOptions(
+    /// Reading `bytes`; when `releasing`, as `read(consuming:)` does, giving pages back at
+    /// every page read past (so a small file has many released).
+    static func outcome(
+        _ bytes: [UInt8], twoCores: Bool, maxIssues: Int = 100, releasing: Bool = false
+    ) -> Outcome {
+        var options = ReadOptions(
             maxIssues: maxIssues, collectsNotes: true, twoCoresFromBytes: twoCores ? 0 : .max)
+        options.releaseStep = JSONScanner.pageSize
         do {
-            return .read(try BackupReader.read(bytes, options: options))
+            return .read(
+                try releasing
+                    ? BackupReader.read(consuming: bytes, options: options)
+                    : BackupReader.read(bytes, options: options))
         } catch {
             return .refused(error)
         }

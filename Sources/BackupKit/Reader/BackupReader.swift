@@ -17,6 +17,40 @@ public enum BackupReader {
     public static func read(
         _ bytes: UnsafeRawBufferPointer, options: ReadOptions = ReadOptions()
     ) throws(BackupFileError) -> ReadResult {
+        try read(bytes, options: options, releaseStep: nil)
+    }
+
+    /// `read(_:options:)` over an array, for callers that hold the file's bytes as one.
+    public static func read(
+        _ bytes: [UInt8], options: ReadOptions = ReadOptions()
+    ) throws(BackupFileError) -> ReadResult {
+        // Array.withUnsafeBytes is untyped `rethrows`, so carry the typed error out by hand.
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(BackupFileError) in try read(buffer, options: options) }
+        }
+        return try result.get()
+    }
+
+    /// `read(_:options:)` for a caller that has no more use for the bytes (pass them with
+    /// `consume`): the day logs' pages go back to the system as they move into the
+    /// document, so a large file is not held twice, once as bytes and once as a document.
+    /// Storage the array shares with another copy is copied first (as any mutation is).
+    public static func read(
+        consuming bytes: consuming [UInt8], options: ReadOptions = ReadOptions()
+    ) throws(BackupFileError) -> ReadResult {
+        let result = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(BackupFileError) in
+                try read(
+                    UnsafeRawBufferPointer(buffer), options: options,
+                    releaseStep: options.releaseStep)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func read(
+        _ bytes: UnsafeRawBufferPointer, options: ReadOptions, releaseStep: Int?
+    ) throws(BackupFileError) -> ReadResult {
         guard bytes.count <= options.maxBytes else {
             throw .tooLarge(size: bytes.count, limit: options.maxBytes)
         }
@@ -27,7 +61,8 @@ public enum BackupReader {
         if let problem = encodingProblem(UnsafeBufferPointer(start: base, count: bytes.count)) {
             throw .syntax(line: 1, column: 1, message: problem)
         }
-        let scanner = JSONScanner(base: base, count: bytes.count, maxDepth: options.maxDepth)
+        let scanner = JSONScanner(
+            base: base, count: bytes.count, maxDepth: options.maxDepth, releaseStep: releaseStep)
         let decoder = DocumentDecoder(
             scanner: scanner, maxIssues: options.maxIssues,
             splitFromBytes: options.twoCoresFromBytes)
@@ -55,17 +90,6 @@ public enum BackupReader {
             return ReadResult(
                 document: migrated.document, sourceVersion: version, notes: migrated.notes)
         }
-    }
-
-    /// `read(_:options:)` over an array, for callers that hold the file's bytes as one.
-    public static func read(
-        _ bytes: [UInt8], options: ReadOptions = ReadOptions()
-    ) throws(BackupFileError) -> ReadResult {
-        // Array.withUnsafeBytes is untyped `rethrows`, so carry the typed error out by hand.
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(BackupFileError) in try read(buffer, options: options) }
-        }
-        return try result.get()
     }
 
     /// RFC 8259 §8.1: JSON between systems is UTF-8, without a byte order mark.

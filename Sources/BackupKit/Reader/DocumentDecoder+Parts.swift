@@ -305,6 +305,7 @@ extension DocumentDecoder {
         // copied while it grows.
         var run = DayLogRun(reservingFor: scanner.count - scanner.position)
         if try scanner.openObject() {
+            scanner.startReleasing(at: scanner.position)
             let input = UnsafeBufferPointer(start: scanner.base, count: scanner.count)
             if let split = Self.splitPoint(
                 in: input, after: scanner.position, minimum: splitFromBytes)
@@ -313,6 +314,7 @@ extension DocumentDecoder {
             } else {
                 _ = try dayLogMembers(into: &run, stoppingAt: nil)
             }
+            scanner.release(upTo: scanner.position, newlineFree: run.newlineFree)
         }
         var logs = run.store
         if !run.inOrder {
@@ -376,13 +378,27 @@ extension DocumentDecoder {
     }
 
     /// Decodes members of the day-log object into `run` until the object ends (false) or the
-    /// next member starts at `split` (true).
+    /// next member starts at `split` (true). Behind it, the bytes read are released when the
+    /// scanner may (only this thread's scanner: a second half's range waits until the first
+    /// half has confirmed it, then `dayLogs()` releases it whole).
     fileprivate func dayLogMembers(into run: inout DayLogRun, stoppingAt split: Int?)
         throws(ScanError) -> Bool
     {
+        // Where the previous member ended (one before the first key's quote at the start):
+        // a key right after it and a comma is a member without whitespace.
+        var end = scanner.position - 1
         repeat {
             let key = try scanner.key()
+            if key.start != end + 2 { run.newlineFree = false }
+            if let released = scanner.releasedUpTo, let step = scanner.releaseStep,
+                key.start - released >= step
+            {
+                // The previous key's bytes stay: the next key is compared with them.
+                scanner.release(
+                    upTo: min(key.start, run.lastIDStart), newlineFree: run.newlineFree)
+            }
             try within(.key(key)) { () throws(ScanError) in try dayLogMember(key, into: &run) }
+            end = scanner.position
             guard try scanner.nextMember() else { return false }
         } while scanner.position != split
         return true
@@ -622,7 +638,13 @@ struct DayLogRun: Sendable {
     private(set) var lastKey: DayLogKey?
     private(set) var inOrder = true
     /// Whether every log so far came the canonical way (see `DocumentDecoder.dayLogsHoldOwnRules`).
-    var canonical = true
+    var canonical = true {
+        didSet { if !canonical { newlineFree = false } }
+    }
+    /// Whether the bytes read so far surely hold no newline: every log canonical (no
+    /// whitespace inside) and every member right after a comma. Releasing such bytes needs
+    /// no count of their lines.
+    var newlineFree = true
     /// The challenge id of the previous key and where its bytes are in the input (count -1:
     /// nothing to compare with, as for an escaped key).
     var lastID: ChallengeID?
@@ -663,6 +685,7 @@ struct DayLogRun: Sendable {
         if let lastKey, let next = later.firstKey, !(lastKey < next) { inOrder = false }
         inOrder = inOrder && later.inOrder
         canonical = canonical && later.canonical
+        newlineFree = newlineFree && later.newlineFree
         store.append(contentsOf: later.store)
         if firstKey == nil { firstKey = later.firstKey }
         lastKey = later.lastKey ?? lastKey

@@ -38,13 +38,30 @@ final class JSONScanner {
     @exclusivity(unchecked) var depth = 0
     let maxDepth: Int
     @exclusivity(unchecked) private var scratch: [UInt8] = []
+    /// When the caller handed the input over, how far the reader moves past bytes before it
+    /// gives their pages back to the system (`release(upTo:newlineFree:)`); nil: never.
+    let releaseStep: Int?
+    /// The input's bytes before this were given back, or none when nil; only the day logs'
+    /// are, as nothing reads them twice.
+    private(set) var releasedUpTo: Int?
+    /// What was given back, in order, with what `lineAndColumn` needs of it.
+    private var released: [Released] = []
+
+    struct Released {
+        var range: Range<Int>
+        var newlines: Int
+        /// Just past the range's last newline, when it has one.
+        var lineStart: Int?
+    }
 
     /// `base` must stay valid while the scanner is used; an empty input never gets here
-    /// (an empty buffer may have no base address).
-    init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    /// (an empty buffer may have no base address). With a `releaseStep`, the caller gives up
+    /// the bytes: whole pages of them may read as zeros once released.
+    init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int, releaseStep: Int? = nil) {
         self.base = base
         self.count = count
         self.maxDepth = maxDepth
+        self.releaseStep = releaseStep
     }
 
     /// The byte at `index`, or 0 past the end (0 is never valid outside a string).
@@ -635,14 +652,60 @@ final class JSONScanner {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// 1-based line and byte column of `offset`.
+    /// 1-based line and byte column of `offset`, which is past every released byte.
     func lineAndColumn(of offset: Int) -> (line: Int, column: Int) {
         var line = 1
         var lineStart = 0
-        for index in 0..<min(offset, count) where base[index] == 0x0A {
-            line += 1
-            lineStart = index + 1
+        var index = 0
+        func countLines(to end: Int) {
+            while index < end {
+                if base[index] == 0x0A {
+                    line += 1
+                    lineStart = index + 1
+                }
+                index += 1
+            }
         }
+        for part in released where part.range.upperBound <= offset {
+            countLines(to: part.range.lowerBound)
+            line += part.newlines
+            lineStart = part.lineStart ?? lineStart
+            index = part.range.upperBound
+        }
+        countLines(to: min(offset, count))
         return (line, offset - lineStart + 1)
     }
+
+    // MARK: Giving read bytes back
+
+    /// Starts releasing at `offset`: bytes before it stay.
+    func startReleasing(at offset: Int) {
+        if releaseStep != nil, releasedUpTo == nil { releasedUpTo = offset }
+    }
+
+    /// Gives the whole pages between `releasedUpTo` and `end` back to the system
+    /// (`MADV_DONTNEED`: a private anonymous page reads as zeros after it), so that a large
+    /// file's memory shrinks as its day logs move into the store instead of being held to
+    /// the end. The newlines in it are counted first unless the caller knows there are none
+    /// (`newlineFree`), so that an error past them still gets its line right.
+    func release(upTo end: Int, newlineFree: Bool) {
+        guard let from = releasedUpTo else { return }
+        let address = Int(bitPattern: base)
+        let mask = Self.pageSize - 1
+        let start = ((address + from + mask) & ~mask) - address
+        let stop = ((address + min(end, count)) & ~mask) - address
+        guard start < stop else { return }
+        var part = Released(range: start..<stop, newlines: 0, lineStart: nil)
+        if !newlineFree {
+            for index in part.range where base[index] == 0x0A {
+                part.newlines += 1
+                part.lineStart = index + 1
+            }
+        }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), stop - start, MADV_DONTNEED)
+        released.append(part)
+        releasedUpTo = stop
+    }
+
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 }

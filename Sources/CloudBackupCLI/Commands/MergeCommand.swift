@@ -277,12 +277,14 @@ struct MergeCommand: QuietCommand {
         var sha256: String?
     }
 
-    private func input(_ bytes: [UInt8], file: String, options: ReadOptions) throws(CLIError)
-        -> Input
+    private func input(_ bytes: consuming [UInt8], file: String, options: ReadOptions)
+        throws(CLIError) -> Input
     {
-        Input(
-            result: try BackupFile.decode(bytes, file: file, options: options), size: bytes.count,
-            sha256: logPath == nil ? nil : Digest.hex(Digest.sha256(bytes)))
+        let size = bytes.count
+        let sha256 = logPath == nil ? nil : Digest.hex(Digest.sha256(bytes))
+        return Input(
+            result: try BackupFile.decode(consuming: bytes, file: file, options: options),
+            size: size, sha256: sha256)
     }
 
     /// One JSON line for `--log`: when, which inputs (device, size, SHA-256), the counts and
