@@ -425,6 +425,20 @@ def measure_cold(cli, files, runs, out_folder):
     return rows, figures
 
 
+# Where this run leaves a whole `merge -o`'s CPU beside each pair, for requests.py to set a
+# one-change backup of the same file against (issue 41: at most 1.5× of it).
+MERGE_CPU_FILE = "merge-cpu.json"
+
+
+def record_merge_cpu(folder, cold):
+    path = Path(folder) / MERGE_CPU_FILE
+    if "merge" in cold:
+        path.write_text(json.dumps({"seconds": cold["merge"].cpu,
+                                    "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}))
+    elif path.exists():
+        path.unlink()
+
+
 def print_cold_table(size, rows, runs):
     print(f"\n{size:,} day logs, whole processes started cold (files in the page cache):"
           f" medians of {runs} runs, taken in turn; peak RSS the highest")
@@ -574,8 +588,10 @@ def print_gzip_targets(all_results):
 
 
 def print_cold_targets(size, results, files):
-    """The goals of issue 21, read off this run at the largest size measured: ratios of
-    whole processes timed side by side, so the host's load weighs on both sides alike."""
+    """The goals of issues 21 and 41 (which took over 21's open ones and tightened the
+    merge's memory), read off this run at the largest size measured: ratios of whole
+    processes timed side by side, so the host's load weighs on both sides alike. Issue 41's
+    last goal, a one-change backup's CPU against `merge -o`'s, is requests.py's."""
     cold = results.get("cold", {})
     file_bytes = files[0].stat().st_size
     pair_bytes = file_bytes + files[1].stat().st_size
@@ -601,13 +617,13 @@ def print_cold_targets(size, results, files):
         line("merge at least 5× faster than a whole orjson process on A and B",
              f"{speedup:.1f}×", speedup >= 5)
         peak = cold["merge"].peak_rss / pair_bytes
-        line("merge peak RSS at most 1.8× the two inputs", f"{peak:.2f}×", peak <= 1.8)
+        line("merge peak RSS at most 1.6× the two inputs", f"{peak:.2f}×", peak <= 1.6)
     if "validate" in cold and "read" in results:
         ratio = cold["validate"].wall / results["read"]
         line("read + validate cold (whole validate) over warm at most 1.5×",
              f"{ratio:.2f}×", ratio <= 1.5)
     if lines:
-        print(f"\nTargets (issue 21), whole processes at {size:,} day logs:")
+        print(f"\nTargets (issues 21 and 41), whole processes at {size:,} day logs:")
         print("\n".join(lines))
 
 
@@ -649,6 +665,7 @@ def main():
         slow_runs = runs if size <= 200000 else 1
         cold_rows, cold = measure_cold(cli, files, runs, files[0].parent)
         print_cold_table(size, cold_rows, runs)
+        record_merge_cpu(files[0].parent, cold)
         rows, results, pair_mb = measure(binary, files, runs, slow_runs, files[0].parent)
         results["phoneMB"] = files[0].stat().st_size / 1e6
         results["cold"] = cold
