@@ -92,6 +92,23 @@ import Testing
         #expect(rest.hasPrefix("\"\(key)\":{\"mood\":"))
     }
 
+    /// The boundary is looked for within `splitSearch` bytes of the middle, not to the end
+    /// of a file spelled another way (where it never comes).
+    @Test func theGuessIsLookedForNearTheMiddleOnly() {
+        let size = 4 * DocumentDecoder.splitSearch
+        func split(boundaryAt offset: Int) -> Int? {
+            var bytes = [UInt8](repeating: UInt8(ascii: " "), count: size)
+            bytes.replaceSubrange(offset..<(offset + 4), with: Array(#"}},""#.utf8))
+            return bytes.withUnsafeBufferPointer {
+                DocumentDecoder.splitPoint(in: $0, after: 0, minimum: 0)
+            }
+        }
+        let middle = size / 2
+        #expect(split(boundaryAt: middle + 1000) == middle + 1003)
+        #expect(split(boundaryAt: middle + DocumentDecoder.splitSearch - 1) != nil)
+        #expect(split(boundaryAt: middle + DocumentDecoder.splitSearch + 10) == nil)
+    }
+
     @Test(arguments: 0..<20)
     func aValidFileReadsTheSameOnTwoCores(seed: UInt64) throws {
         let bytes = Self.file(seed: seed)

@@ -328,19 +328,26 @@ extension DocumentDecoder {
     /// middle of what is left after `position`, found by the bytes the canonical writer puts
     /// between two day logs (`}},"`). Only a guess: nothing is trusted until the first half
     /// arrives there (see `decodeInHalves`). Nil below `minimum` bytes, where a thread costs
-    /// more than it saves.
+    /// more than it saves, and when no boundary comes within `splitSearch` bytes of the
+    /// middle: a file spelled another way (`json.dumps` puts a space after each comma) would
+    /// otherwise be searched to its end for nothing, on every read.
     static func splitPoint(in input: UnsafeBufferPointer<UInt8>, after position: Int, minimum: Int)
         -> Int?
     {
         let remaining = input.count - position
         guard remaining >= max(minimum, 8) else { return nil }
         var index = position + remaining / 2
-        while index + 3 < input.count {
+        let end = min(input.count - 3, index + splitSearch)
+        while index < end {
             if isBoundary(in: input, at: index) { return index + 3 }
             index += 1
         }
         return nil
     }
+
+    /// Far more than a day log spans but for a note of a book's length; past it the rest
+    /// is read on one core, with the same result.
+    static let splitSearch = 1 << 20
 
     /// Whether `input` holds, at `index`, the bytes the canonical writer puts between two day
     /// logs: `}},"` (the end of a log's values and of the log, the comma, the next key's quote).
