@@ -25,9 +25,10 @@ import Testing
         }
     }
 
-    /// Every `:{"mood":` (where a day log starts) as `: {"mood":`.
-    static func spaced(_ bytes: [UInt8]) -> [UInt8] {
-        let start = Array(#":{"mood":"#.utf8)
+    /// Every `:{"mood":` (where a day log starts) as `: {"mood":`: a space after the colon of
+    /// each `start`, byte by byte (a mutated file need not be UTF-8).
+    static func spaced(_ bytes: [UInt8], start: String = #":{"mood":"#) -> [UInt8] {
+        let start = Array(start.utf8)
         var result: [UInt8] = []
         var index = 0
         while index < bytes.count {

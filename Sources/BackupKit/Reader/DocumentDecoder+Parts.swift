@@ -325,21 +325,21 @@ extension DocumentDecoder {
     }
 
     /// Where a second core may start on the day logs: the key of the first day log past the
-    /// middle of what is left after `position`, found by the bytes the canonical writer puts
-    /// between two day logs (`}},"`). Only a guess: nothing is trusted until the first half
+    /// middle of what is left after `position`, found by the bytes a writer puts between two
+    /// day logs (`boundary(in:at:)`). Only a guess: nothing is trusted until the first half
     /// arrives there (see `decodeInHalves`). Nil below `minimum` bytes, where a thread costs
     /// more than it saves, and when no boundary comes within `splitSearch` bytes of the
-    /// middle: a file spelled another way (`json.dumps` puts a space after each comma) would
-    /// otherwise be searched to its end for nothing, on every read.
+    /// middle: a file spelled another way (pretty, say) would otherwise be searched to its
+    /// end for nothing, on every read.
     static func splitPoint(in input: UnsafeBufferPointer<UInt8>, after position: Int, minimum: Int)
         -> Int?
     {
         let remaining = input.count - position
         guard remaining >= max(minimum, 8) else { return nil }
         var index = position + remaining / 2
-        let end = min(input.count - 3, index + splitSearch)
+        let end = min(input.count - 4, index + splitSearch)
         while index < end {
-            if isBoundary(in: input, at: index) { return index + 3 }
+            if let length = boundary(in: input, at: index) { return index + length - 1 }
             index += 1
         }
         return nil
@@ -349,12 +349,18 @@ extension DocumentDecoder {
     /// is read on one core, with the same result.
     static let splitSearch = 1 << 20
 
-    /// Whether `input` holds, at `index`, the bytes the canonical writer puts between two day
-    /// logs: `}},"` (the end of a log's values and of the log, the comma, the next key's quote).
+    /// The length of the bytes a writer puts between two day logs at `index`, through the
+    /// next key's quote: `}},"` (the end of a log's values and of the log, the comma, the
+    /// quote), or `}}, "` (a space after the comma, as Python's `json.dumps` writes); nil
+    /// when `index` holds neither. At most 5 bytes are read, so `index + 4` must be inside.
     @inline(__always)
-    static func isBoundary(in input: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
-        input[index] == UInt8(ascii: "}") && input[index + 1] == UInt8(ascii: "}")
-            && input[index + 2] == UInt8(ascii: ",") && input[index + 3] == UInt8(ascii: "\"")
+    static func boundary(in input: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        guard input[index] == UInt8(ascii: "}"), input[index + 1] == UInt8(ascii: "}"),
+            input[index + 2] == UInt8(ascii: ",")
+        else { return nil }
+        if input[index + 3] == UInt8(ascii: "\"") { return 4 }
+        return input[index + 3] == UInt8(ascii: " ") && input[index + 4] == UInt8(ascii: "\"")
+            ? 5 : nil
     }
 
     /// The day logs on two cores: this thread decodes from the start and stops when it reaches
@@ -392,11 +398,15 @@ extension DocumentDecoder {
         throws(ScanError) -> Bool
     {
         // Where the previous member ended (one before the first key's quote at the start):
-        // a key right after it and a comma is a member without whitespace.
+        // the bytes from there to the key's quote are a comma and what whitespace came.
         var end = scanner.position - 1
         repeat {
             let key = try scanner.key()
-            if key.start != end + 2 { run.newlineFree = false }
+            if key.start - end > 2,
+                (end..<(key.start - 1)).contains(where: { scanner.base[$0] == 0x0A })
+            {
+                run.newlineFree = false
+            }
             if let released = scanner.releasedUpTo, let step = scanner.releaseStep,
                 key.start - released >= step
             {
@@ -448,9 +458,10 @@ extension DocumentDecoder {
         }
     }
 
-    /// A day log spelled exactly as the canonical writer spells it, read without the
-    /// general machinery (no field lookup, no path, no reports): nearly every day log of a
-    /// file this library wrote. Nil, with the position back where it was, at the first
+    /// A day log spelled exactly as the canonical writer spells it, or the same with a space
+    /// after each colon and comma (`LogSpelling`), read without the general machinery (no
+    /// field lookup, no path, no reports): nearly every day log of a file this library wrote,
+    /// or Python's `json.dumps` rewrote. Nil, with the position back where it was, at the first
     /// difference of any kind, valid or not; `dayLog(key:)` then reads it the general way,
     /// reporting whatever is wrong exactly as if this had never been tried. It changes
     /// nothing else (the remembered ids and the value scratch are caches).
@@ -469,7 +480,9 @@ extension DocumentDecoder {
     private func canonicalDayLogBody(key: DayLogKey, into run: inout DayLogRun) throws(ScanError)
         -> Bool
     {
-        guard scanner.consume(#"{"mood":"#) else { return false }
+        // A space after the key's colon announces the spaced spelling.
+        let spelling: LogSpelling = scanner.consume(" ") ? .spaced : .compact
+        guard scanner.consume(spelling.open) else { return false }
         // Values, the mood and the note are held to their rules here as well, so that a
         // canonical log needs no second look at them (`dayLogsHoldOwnRules`); one that breaks
         // a rule goes the general way and is reported from there.
@@ -480,7 +493,7 @@ extension DocumentDecoder {
             }
             mood = value
         }
-        guard scanner.consume(#","note":"#), scanner.byte(at: scanner.position) == 0x22 else {
+        guard scanner.consume(spelling.note), scanner.byte(at: scanner.position) == 0x22 else {
             return false
         }
         // The note's bytes stay where they are (the input, or the scratch an escaped string is
@@ -492,14 +505,14 @@ extension DocumentDecoder {
         // The writer's stamps have exactly three fraction digits: 24 bytes the timestamp
         // parser checks one by one (all ASCII, none a quote or a backslash), then the quote,
         // so the string needs no scan of its own.
-        guard scanner.consume(#","updatedAt":""#) else { return false }
+        guard scanner.consume(spelling.updatedAt) else { return false }
         let stamp = scanner.position
         guard stamp + 25 <= scanner.count, scanner.base[stamp + 24] == UInt8(ascii: "\""),
             let updatedAt = Timestamp(
                 utf8: UnsafeBufferPointer(start: scanner.base + stamp, count: 24))
         else { return false }
         scanner.position = stamp + 25
-        guard scanner.consume(#","values":{"#) else { return false }
+        guard scanner.consume(spelling.values) else { return false }
         valueBuffer.removeAll(keepingCapacity: true)
         var previous: JSONString?
         if !scanner.consume("}") {
@@ -517,12 +530,13 @@ extension DocumentDecoder {
                     id = known
                 }
                 // Unescaped, valid, in order (so unique), with a plain integer value.
-                guard previous.map({ scanner.precedes($0, name) }) ?? true, scanner.consume(":"),
+                guard previous.map({ scanner.precedes($0, name) }) ?? true,
+                    scanner.consume(spelling.colon),
                     let value = scanner.plainInteger(), Rules.value.contains(value)
                 else { return false }
                 previous = name
                 valueBuffer.append(TaskValue(taskID: id, value: value))
-            } while scanner.consume(",")
+            } while scanner.consume(spelling.comma)
             guard scanner.consume("}") else { return false }
         }
         guard scanner.consume("}") else { return false }
@@ -530,6 +544,25 @@ extension DocumentDecoder {
             run.append(key: key, values: valueBuffer, note: note, mood: mood, updatedAt: updatedAt)
         }
         return true
+    }
+
+    /// The bytes between a day log's parts on the fast way: the canonical writer's, or the
+    /// same with a space after each colon and comma, as Python's `json.dumps` spells JSON by
+    /// default (keeping the writer's key order, as a script that edits a file does).
+    private struct LogSpelling {
+        let open: StaticString
+        let note: StaticString
+        let updatedAt: StaticString
+        let values: StaticString
+        let colon: StaticString
+        let comma: StaticString
+
+        static let compact = LogSpelling(
+            open: #"{"mood":"#, note: #","note":"#, updatedAt: #","updatedAt":""#,
+            values: #","values":{"#, colon: ":", comma: ",")
+        static let spaced = LogSpelling(
+            open: #"{"mood": "#, note: #", "note": "#, updatedAt: #", "updatedAt": ""#,
+            values: #", "values": {"#, colon: ": ", comma: ", ")
     }
 
     enum DayLogField: Int, ObjectField {
@@ -648,8 +681,9 @@ struct DayLogRun: Sendable {
     var canonical = true {
         didSet { if !canonical { newlineFree = false } }
     }
-    /// Whether the bytes read so far surely hold no newline: every log canonical (no
-    /// whitespace inside) and every member right after a comma. Releasing such bytes needs
+    /// Whether the bytes read so far surely hold no newline: every log on the shortcut (which
+    /// admits no whitespace but a space of the spaced spelling) and no newline between
+    /// members. Releasing such bytes needs
     /// no count of their lines.
     var newlineFree = true
     /// The challenge id of the previous key and where its bytes are in the input (count -1:

@@ -696,11 +696,11 @@ final class JSONScanner {
         let stop = ((address + min(end, count)) & ~mask) - address
         guard start < stop else { return }
         var part = Released(range: start..<stop, newlines: 0, lineStart: nil)
-        if !newlineFree {
-            for index in part.range where base[index] == 0x0A {
-                part.newlines += 1
-                part.lineStart = index + 1
-            }
+        var index = start
+        while !newlineFree, index < stop, let found = memchr(base + index, 0x0A, stop - index) {
+            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+            part.newlines += 1
+            part.lineStart = index
         }
         _ = madvise(UnsafeMutableRawPointer(mutating: base + start), stop - start, MADV_DONTNEED)
         released.append(part)
