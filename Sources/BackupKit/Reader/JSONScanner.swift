@@ -43,9 +43,9 @@ final class JSONScanner {
     let releaseStep: Int?
     /// The input's bytes before this were given back, or none when nil; only the day logs'
     /// are, as nothing reads them twice.
-    private(set) var releasedUpTo: Int?
+    @exclusivity(unchecked) private(set) var releasedUpTo: Int?
     /// What was given back, in order, with what `lineAndColumn` needs of it.
-    private var released: [Released] = []
+    @exclusivity(unchecked) private var released: [Released] = []
 
     struct Released {
         var range: Range<Int>
