@@ -42,8 +42,9 @@ import Testing
 
     /// A stray byte after the day logs, in a file whose pages before it went back: counted
     /// from the file's start, on its real line. The pretty file has a line per field, the
-    /// compact one a single line, and the third a newline between two day logs two pages
-    /// into them (past the first page released), which only a count of the released bytes'
+    /// compact one a single line; the third has a newline between two day logs two pages
+    /// into them (past the first page released), the fourth one inside a day log there
+    /// (which sends that log the general way), which only a count of the released bytes'
     /// newlines sees.
     @Test(arguments: [0, 2, 6, 8] as [UInt64])
     func anErrorPastReleasedBytesKeepsItsLineAndColumn(seed: UInt64) throws {
@@ -51,10 +52,13 @@ import Testing
         let compact = BackupWriter.write(document)
         let pretty = BackupWriter.write(document, pretty: true)
         let dayLogs = try #require(compact.firstRange(of: Array(#""dayLogs":{"#.utf8)))
-        let early = try TwoCoreReadTests.edit(
-            compact, #"}},""#, "}},\n  \"", near: dayLogs.upperBound + 2 * JSONScanner.pageSize)
+        let twoPagesIn = dayLogs.upperBound + 2 * JSONScanner.pageSize
+        let early = try TwoCoreReadTests.edit(compact, #"}},""#, "}},\n  \"", near: twoPagesIn)
+        let inside = try TwoCoreReadTests.edit(
+            compact, #"{"mood":"#, "{\n\"mood\":", near: twoPagesIn)
         for (name, file, lines) in [
             ("compact", compact, 1), ("pretty", pretty, 0), ("early", early, 2),
+            ("inside", inside, 2),
         ] {
             let text = String(decoding: file, as: UTF8.self)
             let end = try #require(text.range(of: #""deviceId""#))

@@ -405,7 +405,7 @@ extension DocumentDecoder {
             if key.start - end > 2,
                 (end..<(key.start - 1)).contains(where: { scanner.base[$0] == 0x0A })
             {
-                run.newlineFree = false
+                run.newlineBetweenMembers = true
             }
             if let released = scanner.releasedUpTo, let step = scanner.releaseStep,
                 key.start - released >= step
@@ -462,15 +462,15 @@ extension DocumentDecoder {
     /// after each colon and comma (as Python's `json.dumps` spells JSON by default, keeping
     /// the keys in the order they came, as a script that edits a file does), read without
     /// the general machinery (no field lookup, no path, no reports): nearly every day log of
-    /// a file this library wrote, or `json.dumps` rewrote. Nil, with the position back where it was, at the first
-    /// difference of any kind, valid or not; `dayLog(key:)` then reads it the general way,
-    /// reporting whatever is wrong exactly as if this had never been tried. It changes
-    /// nothing else (the remembered ids and the value scratch are caches).
+    /// a file this library wrote, or `json.dumps` rewrote. Nil, with the position back where
+    /// it was, at the first difference of any kind, valid or not; `dayLog(key:)` then reads
+    /// it the general way, reporting whatever is wrong exactly as if this had never been
+    /// tried. It changes nothing else (the remembered ids and the value scratch are caches).
     private func canonicalDayLog(key: DayLogKey, into run: inout DayLogRun) -> Bool {
         let start = scanner.position
-        // The log and its values are two levels below here: let the general way report depth.
         // A space after the key's colon announces the spaced spelling.
         let spaced = scanner.byte(at: scanner.position) == UInt8(ascii: " ")
+        // The log and its values are two levels below here: let the general way report depth.
         guard scanner.depth + 2 <= scanner.maxDepth,
             (try? spaced
                 ? canonicalDayLogBody(key: key, into: &run, spelling: Spaced.self)
@@ -500,9 +500,7 @@ extension DocumentDecoder {
             }
             mood = value
         }
-        guard scanner.consume(S.note),
-            scanner.byte(at: scanner.position) == 0x22
-        else {
+        guard scanner.consume(S.note), scanner.byte(at: scanner.position) == 0x22 else {
             return false
         }
         // The note's bytes stay where they are (the input, or the scratch an escaped string is
@@ -514,9 +512,7 @@ extension DocumentDecoder {
         // The writer's stamps have exactly three fraction digits: 24 bytes the timestamp
         // parser checks one by one (all ASCII, none a quote or a backslash), then the quote,
         // so the string needs no scan of its own.
-        guard scanner.consume(S.updatedAt) else {
-            return false
-        }
+        guard scanner.consume(S.updatedAt) else { return false }
         let stamp = scanner.position
         guard stamp + 25 <= scanner.count, scanner.base[stamp + 24] == UInt8(ascii: "\""),
             let updatedAt = Timestamp(
@@ -703,14 +699,13 @@ struct DayLogRun: Sendable {
     private(set) var lastKey: DayLogKey?
     private(set) var inOrder = true
     /// Whether every log so far came the canonical way (see `DocumentDecoder.dayLogsHoldOwnRules`).
-    var canonical = true {
-        didSet { if !canonical { newlineFree = false } }
-    }
+    var canonical = true
+    /// Whether a newline came between two members so far.
+    var newlineBetweenMembers = false
     /// Whether the bytes read so far surely hold no newline: every log on the shortcut (which
-    /// admits no whitespace but a space of the spaced spelling) and no newline between
-    /// members. Releasing such bytes needs
-    /// no count of their lines.
-    var newlineFree = true
+    /// admits no whitespace but the spaced spelling's spaces) and none between members.
+    /// Releasing such bytes needs no count of their lines.
+    var newlineFree: Bool { canonical && !newlineBetweenMembers }
     /// The challenge id of the previous key and where its bytes are in the input (count -1:
     /// nothing to compare with, as for an escaped key).
     var lastID: ChallengeID?
@@ -751,7 +746,7 @@ struct DayLogRun: Sendable {
         if let lastKey, let next = later.firstKey, !(lastKey < next) { inOrder = false }
         inOrder = inOrder && later.inOrder
         canonical = canonical && later.canonical
-        newlineFree = newlineFree && later.newlineFree
+        newlineBetweenMembers = newlineBetweenMembers || later.newlineBetweenMembers
         store.append(contentsOf: later.store)
         if firstKey == nil { firstKey = later.firstKey }
         lastKey = later.lastKey ?? lastKey
