@@ -15,13 +15,13 @@ extension BackupReader {
 
     /// `read(plainOrGzip:options:)` for a caller that has no more use for the bytes (pass
     /// them with `consume`): see `read(consuming:options:)`. Gzip's inflated bytes are
-    /// always this read's own.
+    /// always this read's own, and the compressed ones go once inflated.
     public static func read(
         consumingPlainOrGzip bytes: consuming [UInt8], options: ReadOptions = ReadOptions()
     ) throws -> ReadResult {
         if Gzip.isGzip(bytes) {
-            return try read(
-                consuming: Gzip.decompress(bytes, maxBytes: options.maxBytes), options: options)
+            let plain = try Gzip.decompress(consume bytes, maxBytes: options.maxBytes)
+            return try read(consuming: plain, options: options)
         }
         return try read(consuming: consume bytes, options: options)
     }

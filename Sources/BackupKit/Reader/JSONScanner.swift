@@ -702,6 +702,7 @@ final class JSONScanner {
             part.newlines += 1
             part.lineStart = index
         }
+        // Refused, the pages merely stay: nothing depends on their going.
         _ = madvise(UnsafeMutableRawPointer(mutating: base + start), stop - start, MADV_DONTNEED)
         released.append(part)
         releasedUpTo = stop
