@@ -56,6 +56,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from bench import MERGE_CPU_FILE
+
 ROOT = Path(__file__).resolve().parents[2]
 EMULATOR = ROOT / "Tests" / "Emulator" / "google_emulator.py"
 BROWSER = ROOT / "Tests" / "Emulator" / "fake_browser.py"
@@ -306,7 +308,7 @@ def main():
         print(f"  target (issue 40): a compressed backup's CPU at most 1.2× a plain one's"
               f" (one change): {ratio:.2f}×  {verdict(ratio <= 1.2)}")
         cpu = {row[0]: row[5] for row in measured}
-        merge_file = state.parent / "merge-cpu.json"
+        merge_file = state.parent / MERGE_CPU_FILE
         if merge_file.exists():
             merge = json.loads(merge_file.read_text())
             ratio = cpu["one change"] / merge["seconds"]
